@@ -1,0 +1,20 @@
+# One image for every service (engines, gateway, workers): the command picks the role.
+FROM python:3.11-slim AS build
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY protos ./protos
+RUN pip install --no-cache-dir "grpcio-tools>=1.70,<2" "mypy-protobuf>=3.6" \
+ && mkdir -p gen \
+ && python -m grpc_tools.protoc -Iprotos --python_out=gen --grpc_python_out=gen protos/cultists/v1/*.proto \
+ && touch gen/cultists/__init__.py gen/cultists/v1/__init__.py
+COPY services ./services
+COPY workers ./workers
+RUN pip wheel --no-cache-dir --wheel-dir /wheels .
+
+FROM python:3.11-slim
+RUN useradd --create-home cultist
+COPY --from=build /wheels /wheels
+RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
+USER cultist
+ENV PYTHONUNBUFFERED=1
+CMD ["cultists", "--help"]

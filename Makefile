@@ -1,0 +1,48 @@
+# A newcomer types `make run` or `make test`; both install first when needed.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+PROTOS := $(wildcard protos/cultists/v1/*.proto)
+export PYTHONDONTWRITEBYTECODE := 1
+export PATH := $(abspath $(BIN)):$(PATH)
+
+.PHONY: install proto run test bench lint format clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml $(PROTOS) deploy/system-packages.sh
+	bash deploy/system-packages.sh
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -U pip
+	$(BIN)/pip install -q --disable-pip-version-check "grpcio-tools>=1.70,<2" "mypy-protobuf>=3.6"
+	$(MAKE) --no-print-directory proto
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+# Generated code lands in gen/ (git-ignored) and is never edited by hand.
+proto:
+	rm -rf gen && mkdir -p gen
+	$(BIN)/python -m grpc_tools.protoc -Iprotos \
+		--python_out=gen --grpc_python_out=gen --mypy_out=gen --mypy_grpc_out=gen $(PROTOS)
+	touch gen/cultists/__init__.py gen/cultists/v1/__init__.py
+
+run: install
+	$(BIN)/cultists run
+
+test: install
+	$(BIN)/pytest -q -p no:cacheprovider
+
+bench: install
+	$(BIN)/python -m bench.run
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+clean:
+	rm -rf $(VENV) gen .pytest_cache .ruff_cache

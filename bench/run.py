@@ -1,0 +1,52 @@
+"""`make bench`: every speed and strength figure, measured in one run, written to
+bench/results.json. Machines here are noisy, so targets are checked as ratios measured in
+the same run (Apply vs an empty call on the same server), never as timed unit tests.
+
+`python -m bench.run engines grpc` runs only the named sections.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+import time
+from pathlib import Path
+
+from . import engines, grpc_latency
+
+SECTIONS = {
+    "engines": engines.run,
+    "grpc": grpc_latency.run,
+}
+RESULTS = Path(__file__).with_name("results.json")
+
+
+def main(argv: list[str]) -> int:
+    chosen = argv or list(SECTIONS)
+    unknown = [s for s in chosen if s not in SECTIONS]
+    if unknown:
+        print(f"unknown section(s) {unknown}; known: {list(SECTIONS)}", file=sys.stderr)
+        return 2
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    results["machine"] = {
+        "python": platform.python_version(),
+        "cpu": platform.processor() or platform.machine(),
+    }
+    failed = []
+    for name in chosen:
+        print(f"== {name}", flush=True)
+        start = time.perf_counter()
+        section = SECTIONS[name]()
+        section["wall_seconds"] = round(time.perf_counter() - start, 2)
+        results[name] = section
+        failed += [f"{name}: {t}" for t, ok in section.get("targets", {}).items() if not ok]
+        RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
+    print(f"written to {RESULTS}")
+    for line in failed:
+        print(f"TARGET MISSED  {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

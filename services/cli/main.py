@@ -1,0 +1,44 @@
+"""`cultists`: the one command line for the platform.
+
+Each subcommand lives in its own module and registers itself here; this file only wires
+argparse and turns the library's errors into a one-line message and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+
+from services.engines.core.errors import EngineError
+
+from . import replay_cmd, run_cmd, serve_cmd, simulate_cmd
+
+COMMANDS = [simulate_cmd, replay_cmd, serve_cmd, run_cmd]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="cultists", description="Host and balance-test the three cult card games."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for module in COMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except EngineError as exc:
+        print(f"cultists: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

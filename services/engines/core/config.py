@@ -1,0 +1,104 @@
+"""Game configs are frozen dataclasses whose defaults come from rulings.md.
+
+Sweeps, the CLI's `--set key=value`, the gateway's JSON bodies and the protobuf config
+messages all arrive as a mapping of field name to value; `config_from_mapping` is the one
+place that turns such a mapping into a config, so every entry point refuses the same bad
+input with the same message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from collections.abc import Mapping
+from typing import Any, TypeVar
+
+from .errors import BadConfig
+
+C = TypeVar("C")
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+def _coerce(name: str, kind: Any, value: Any) -> Any:
+    origin = typing.get_origin(kind)
+    if origin in (typing.Union, types.UnionType):
+        options = [k for k in typing.get_args(kind) if k is not type(None)]
+        if value is None or value == "":
+            return None
+        return _coerce(name, options[0], value)
+    if origin is tuple:
+        (inner, *_rest) = typing.get_args(kind)
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, (list, tuple)):
+            raise BadConfig(f"config field {name!r} wants a list, got {value!r}")
+        return tuple(_coerce(name, inner, v) for v in value)
+    if kind is bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.lower() in _TRUE | _FALSE:
+            return value.lower() in _TRUE
+        raise BadConfig(f"config field {name!r} wants true or false, got {value!r}")
+    if kind is int:
+        if isinstance(value, bool):
+            raise BadConfig(f"config field {name!r} wants a whole number, got {value!r}")
+        try:
+            as_int = int(value)
+        except (TypeError, ValueError):
+            raise BadConfig(f"config field {name!r} wants a whole number, got {value!r}") from None
+        if isinstance(value, float) and value != as_int:
+            raise BadConfig(f"config field {name!r} wants a whole number, got {value!r}")
+        return as_int
+    if kind is float:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise BadConfig(f"config field {name!r} wants a number, got {value!r}") from None
+    if kind is str:
+        if not isinstance(value, (str, int)):
+            raise BadConfig(f"config field {name!r} wants text, got {value!r}")
+        return str(value)
+    raise BadConfig(f"config field {name!r} has an unsupported type {kind!r}")
+
+
+def config_from_mapping(cls: type[C], values: Mapping[str, Any] | None) -> C:
+    """Build `cls` from defaults plus `values`, refusing unknown fields and wrong kinds.
+
+    After construction the dataclass's own `validate()` (if any) checks ranges, so a
+    config object that exists is always a playable one.
+    """
+    values = dict(values or {})
+    hints = typing.get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(values) - fields)
+    if unknown:
+        raise BadConfig(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")
+    coerced = {k: _coerce(k, hints[k], v) for k, v in values.items()}
+    config = cls(**coerced)
+    validate = getattr(config, "validate", None)
+    if validate is not None:
+        validate()
+    return config
+
+
+def config_to_dict(config: Any) -> dict[str, Any]:
+    """Plain JSON-ready dict (tuples become lists)."""
+    out = {}
+    for f in dataclasses.fields(config):
+        v = getattr(config, f.name)
+        out[f.name] = list(v) if isinstance(v, tuple) else v
+    return out
+
+
+def parse_set_options(pairs: list[str]) -> dict[str, str]:
+    """`["a=1", "b=x"]` (the CLI's repeated --set) into a mapping; values stay strings."""
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise BadConfig(f"--set wants key=value, got {pair!r}")
+        out[key.strip()] = value.strip()
+    return out

@@ -1,0 +1,247 @@
+"""The game protocol every rules engine implements.
+
+Shaped after OpenSpiel's Python games: a `GameSpec` holds the game's facts as data and makes
+states; a `State` answers a small, fixed vocabulary (`to_act`, `legal_actions`, `apply`,
+`is_terminal`, `returns`, `view`). The state always names the seat(s) that must decide now,
+including out-of-turn answers (architecture decision 4), so engines, bots, the gateway and
+sweeps drive every game with the same loop.
+
+Actions are small integers whose meaning each game defines (`action_label`,
+`action_detail`); integers keep random play fast and make an action list a compact,
+replayable record (rulings G-2).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from .config import config_from_mapping, config_to_dict
+from .errors import BadState, IllegalAction
+from .rng import Rng
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One line of the public event log. Never holds hidden information (G-3)."""
+
+    kind: str
+    seat: int
+    text: str
+
+
+class State(ABC):
+    """A whole game position: config, RNG, zones and the pending decision.
+
+    Subclasses list their own mutable fields in `FIELDS`; the base class uses that list to
+    clone, serialise and restore, so a game cannot forget a field in one of the three.
+    Field values must be JSON-shaped: ints, strings, bools, None, and lists/dicts of them.
+    """
+
+    FIELDS: ClassVar[tuple[str, ...]] = ()
+    spec: ClassVar[GameSpec]
+
+    def __init__(self, config: Any, num_players: int, seed: int) -> None:
+        self.config = config
+        self.num_players = num_players
+        self.seed = seed
+        self.rng = Rng(seed)
+        self.turn = 0  # turns begun, counted for G-5's cap
+        self.decisions = 0  # actions applied, by any seat
+        self.log: list[Event] | None = None  # None: don't format events (simulation)
+
+    # --- the decision vocabulary --------------------------------------------------------
+    @abstractmethod
+    def to_act(self) -> Sequence[int]:
+        """Seats that must decide now; empty only when terminal."""
+
+    @abstractmethod
+    def legal_actions(self, seat: int) -> list[int]:
+        """Legal actions for `seat` now; empty if it is not asked to decide."""
+
+    @abstractmethod
+    def _apply(self, seat: int, action: int) -> None:
+        """Apply an action already known to be legal."""
+
+    @abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abstractmethod
+    def winners(self) -> list[int]:
+        """Winning seats once terminal; empty for a draw (G-5)."""
+
+    @abstractmethod
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What `seat` may see (G-3); `None` is a spectator's public view."""
+
+    @abstractmethod
+    def action_label(self, action: int) -> str:
+        """Words for an action, for logs, buttons and error messages."""
+
+    def action_detail(self, action: int) -> dict[str, Any]:
+        """Structured form of an action (fields of the game's ActionDetail message)."""
+        return {}
+
+    @abstractmethod
+    def check_invariants(self) -> None:
+        """Raise BadState if the position is impossible (lost or doubled cards...)."""
+
+    @abstractmethod
+    def resample_hidden(self, observer: int, rng: Rng) -> None:
+        """Re-deal every card `observer` cannot see, keeping zone sizes and public facts.
+
+        Used by IS-MCTS determinisation and by leak tests: `view(observer)` must not change.
+        """
+
+    # --- provided -----------------------------------------------------------------------
+    def apply(self, seat: int, action: int) -> None:
+        """Apply `action` for `seat` after checking it is legal now (the checked path)."""
+        if self.is_terminal():
+            raise IllegalAction("the game is over")
+        if seat not in self.to_act():
+            raise IllegalAction(
+                f"seat {seat} is not asked to decide now (waiting for seats {list(self.to_act())})"
+            )
+        legal = self.legal_actions(seat)
+        if action not in legal:
+            raise IllegalAction(
+                f"action {action} is not legal for seat {seat} now; legal: "
+                + "; ".join(f"{a}={self.action_label(a)}" for a in legal[:20])
+            )
+        self._apply(seat, action)
+        self.decisions += 1
+
+    def emit(self, kind: str, seat: int, text: str) -> None:
+        if self.log is not None:
+            self.log.append(Event(kind, seat, text))
+
+    def returns(self) -> list[float]:
+        """1 for a winner, 0 for a loser; a draw shares one point equally."""
+        n = self.num_players
+        if not self.is_terminal():
+            return [0.0] * n
+        won = self.winners()
+        if not won:
+            return [1.0 / n] * n
+        return [1.0 if s in won else 0.0 for s in range(n)]
+
+    def clone(self) -> State:
+        new = self.__class__.__new__(self.__class__)
+        new.config = self.config
+        new.num_players = self.num_players
+        new.seed = self.seed
+        new.rng = Rng.from_state(self.rng.state)
+        new.turn = self.turn
+        new.decisions = self.decisions
+        new.log = None
+        for name in self.FIELDS:
+            setattr(new, name, _copy(getattr(self, name)))
+        return new
+
+    def to_json(self) -> dict[str, Any]:
+        """The documented JSON form (docs/state-json.md)."""
+        doc: dict[str, Any] = {
+            "game": self.spec.name,
+            "format": FORMAT,
+            "players": self.num_players,
+            "seed": self.seed,
+            "config": config_to_dict(self.config),
+            "rng": self.rng.state,
+            "turn": self.turn,
+            "decisions": self.decisions,
+        }
+        for name in self.FIELDS:
+            doc[name] = _copy(getattr(self, name))
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> State:
+        """Rebuild and validate; any inconsistency is BadState, never a crash later."""
+        try:
+            if doc.get("format") != FORMAT:
+                raise BadState(f"unknown state format {doc.get('format')!r}, expected {FORMAT}")
+            if doc.get("game") != cls.spec.name:
+                raise BadState(f"state is for game {doc.get('game')!r}, not {cls.spec.name!r}")
+            config = config_from_mapping(cls.spec.config_class, doc["config"])
+            players = doc["players"]
+            if not isinstance(players, int) or not (cls.spec.min_players <= players <= cls.spec.max_players):
+                raise BadState(f"bad player count {players!r}")
+            new = cls.__new__(cls)
+            new.config = config
+            new.num_players = players
+            new.seed = int(doc["seed"])
+            new.rng = Rng.from_state(int(doc["rng"]))
+            new.turn = int(doc["turn"])
+            new.decisions = int(doc["decisions"])
+            new.log = None
+            for name in cls.FIELDS:
+                setattr(new, name, _copy(doc[name]))
+            new.check_invariants()
+        except BadState:
+            raise
+        except KeyError as exc:
+            raise BadState(f"state is missing field {exc.args[0]!r}") from None
+        except (TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise BadState(f"state is unreadable: {exc}") from None
+        return new
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, State):
+            return NotImplemented
+        return self.to_json() == other.to_json()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+FORMAT = 1
+
+
+def _copy(value: Any) -> Any:
+    """Deep copy for JSON-shaped values; much faster than copy.deepcopy."""
+    if type(value) is list:
+        if value and type(value[0]) in (list, dict):
+            return [_copy(v) for v in value]
+        return value[:]
+    if type(value) is dict:
+        return {k: _copy(v) for k, v in value.items()}
+    return value
+
+
+BotFactory = Callable[..., Any]
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A game's facts as data, and the one way to start a state of it."""
+
+    name: str
+    title: str
+    min_players: int
+    max_players: int
+    default_players: int
+    config_class: type
+    state_class: type[State]
+    variants: tuple[str, ...] = ()
+    # Bots beyond `random` that this game provides, by name (e.g. "heuristic").
+    bots: dict[str, BotFactory] = field(default_factory=dict)
+    summary: str = ""
+
+    def __post_init__(self) -> None:
+        self.state_class.spec = self
+
+    def make_config(self, values: dict[str, Any] | None = None) -> Any:
+        return config_from_mapping(self.config_class, values)
+
+    def new_state(self, config: Any = None, num_players: int | None = None, seed: int = 0) -> State:
+        from .errors import BadConfig
+
+        players = self.default_players if num_players is None else num_players
+        if not (self.min_players <= players <= self.max_players):
+            raise BadConfig(
+                f"{self.title} takes {self.min_players}-{self.max_players} players, not {players}"
+            )
+        if config is None or isinstance(config, dict):
+            config = self.make_config(config)
+        return self.state_class(config, players, seed)

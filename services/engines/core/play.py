@@ -1,0 +1,98 @@
+"""Playing and replaying whole games in-process: the loop the CLI, sweeps and bench share."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from .bots import Bot, make_bot
+from .config import config_to_dict
+from .game import GameSpec, State
+from .rng import mix_seed
+
+
+@dataclass
+class GameRecord:
+    """Everything needed to report a game and to replay it (rulings G-2)."""
+
+    game: str
+    players: int
+    seed: int
+    config: dict[str, Any]
+    bots: list[str]
+    winners: list[int]
+    turns: int
+    decisions: int
+    returns: list[float]
+    capped: bool
+    actions: list[list[int]] = field(default_factory=list)  # [seat, action] pairs
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "seed": self.seed,
+            "players": self.players,
+            "bots": self.bots,
+            "winners": self.winners,
+            "turns": self.turns,
+            "decisions": self.decisions,
+            "returns": self.returns,
+            "capped": self.capped,
+        }
+
+
+def bot_seed(game_seed: int, seat: int) -> int:
+    """Each seat's bot gets its own stream, fixed by the game seed."""
+    return mix_seed(game_seed, "bot", seat)
+
+
+def play_game(
+    spec: GameSpec,
+    config: Any,
+    players: int,
+    seed: int,
+    bot_specs: Sequence[str],
+    record_actions: bool = True,
+) -> GameRecord:
+    """Play one game to the end with the named bots, one per seat."""
+    if len(bot_specs) != players:
+        raise ValueError(f"need {players} bots, got {len(bot_specs)}")
+    state = spec.new_state(config, players, seed)
+    bots: list[Bot] = [make_bot(spec, b, bot_seed(seed, i)) for i, b in enumerate(bot_specs)]
+    actions: list[list[int]] = []
+    record = actions.append
+    while not state.is_terminal():
+        seat = state.to_act()[0]
+        legal = state.legal_actions(seat)
+        action = bots[seat].choose(state, seat, legal) if len(legal) > 1 else legal[0]
+        state._apply(seat, action)
+        state.decisions += 1
+        if record_actions:
+            record([seat, action])
+    return _record(spec, state, list(bot_specs), actions)
+
+
+def _record(spec: GameSpec, state: State, bots: list[str], actions: list[list[int]]) -> GameRecord:
+    winners = state.winners()
+    return GameRecord(
+        game=spec.name,
+        players=state.num_players,
+        seed=state.seed,
+        config=config_to_dict(state.config),
+        bots=bots,
+        winners=winners,
+        turns=state.turn,
+        decisions=state.decisions,
+        returns=state.returns(),
+        capped=not winners and state.turn >= getattr(state.config, "max_turns", 1 << 62),
+        actions=actions,
+    )
+
+
+def replay(spec: GameSpec, config: Any, players: int, seed: int, actions: Sequence[Sequence[int]]) -> State:
+    """Rebuild a game from its record, checking every action (raises IllegalAction)."""
+    state = spec.new_state(config, players, seed)
+    for seat, action in actions:
+        state.apply(seat, action)
+    return state

@@ -1,0 +1,74 @@
+"""The one seeded random generator that lives inside a game state (rulings G-2).
+
+Python's `random.Random` carries 2.5 KB of state, which would blow the 4 KB budget for a
+serialised game, so the state holds a SplitMix64 generator instead: one 64-bit integer,
+the same sequence on every machine and Python version, and cheap enough in pure Python
+for the few draws a card game makes (shuffles, random steals).
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence, Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
+
+_MASK = (1 << 64) - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+def mix_seed(*parts: int | str) -> int:
+    """Fold several seed parts (master seed, chunk, game index...) into one 64-bit seed."""
+    h = 0x243F6A8885A308D3
+    for part in parts:
+        if isinstance(part, str):
+            part = int.from_bytes(part.encode(), "little")
+        h = _splitmix((h ^ (part & _MASK)) & _MASK)
+    return h
+
+
+def _splitmix(x: int) -> int:
+    z = (x + _GAMMA) & _MASK
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+class Rng:
+    """SplitMix64: the whole generator state is `self.state`, a 64-bit integer."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int = 0) -> None:
+        self.state = mix_seed(seed)
+
+    @classmethod
+    def from_state(cls, state: int) -> Rng:
+        rng = cls.__new__(cls)
+        rng.state = state & _MASK
+        return rng
+
+    def next_u64(self) -> int:
+        self.state = s = (self.state + _GAMMA) & _MASK
+        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A number in [0, n): Lemire's multiply-shift, bias < n / 2**64."""
+        if n <= 0:
+            raise ValueError("below() needs n >= 1")
+        return (self.next_u64() * n) >> 64
+
+    def choice(self, items: Sequence[T]) -> T:
+        return items[self.below(len(items))]
+
+    def shuffle(self, items: MutableSequence[T]) -> None:
+        """Fisher-Yates in place."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def fork(self, salt: int) -> Rng:
+        """An independent generator (e.g. for a bot) that does not disturb this one."""
+        return Rng.from_state(mix_seed(self.state, salt))

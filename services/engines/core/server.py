@@ -1,0 +1,243 @@
+"""The gRPC adapter and server bootstrap every engine shares.
+
+The servicer holds no rules and no state (architecture decisions 1 and 2): it decodes the
+state bytes, calls the rules library, and encodes the result. Everything a production gRPC
+service is expected to have is here once: the standard health service (which says
+NOT_SERVING while draining, unlike a health check that always says yes), server reflection,
+Prometheus metrics on their own port, and graceful shutdown on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from concurrent import futures
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from cultists.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
+
+from ..registry import load_game
+from .bots import bot_names, make_bot
+from .config import config_to_dict
+from .errors import BadConfig, BadState, IllegalAction
+from .game import GameSpec, State
+from .messages import GameMessages, load_messages
+from .metrics import ACTIONS_APPLIED, GAMES_FINISHED, GAMES_STARTED, RPC_ERRORS, RPC_SECONDS, SERVING
+from .serial import state_from_bytes, state_to_bytes
+
+log = logging.getLogger("cultists.engine")
+
+SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["GameEngine"].full_name
+
+
+def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Time the call, and turn the library's errors into the contract's status codes."""
+    name = method.__name__
+    histogram_by_game: dict[str, Any] = {}
+
+    @functools.wraps(method)
+    def wrapper(self: EngineServicer, request: Any, context: grpc.ServicerContext) -> Any:
+        timer = histogram_by_game.get(self.spec.name)
+        if timer is None:
+            timer = histogram_by_game[self.spec.name] = RPC_SECONDS.labels(self.spec.name, name)
+        start = time.perf_counter()
+        code: grpc.StatusCode | None = None
+        try:
+            return method(self, request, context)
+        except (BadState, BadConfig) as exc:
+            code, detail = grpc.StatusCode.INVALID_ARGUMENT, str(exc)
+        except IllegalAction as exc:
+            code, detail = grpc.StatusCode.FAILED_PRECONDITION, str(exc)
+        except Exception:
+            log.exception("%s.%s failed", self.spec.name, name)
+            code, detail = grpc.StatusCode.INTERNAL, f"internal error in {name}"
+        finally:
+            timer.observe(time.perf_counter() - start)
+            if code is not None:
+                RPC_ERRORS.labels(self.spec.name, name, code.name).inc()
+        context.abort(code, detail)
+
+    return wrapper
+
+
+class EngineServicer(engine_pb2_grpc.GameEngineServicer):
+    """GameEngine for one game."""
+
+    def __init__(self, spec: GameSpec, messages: GameMessages) -> None:
+        self.spec = spec
+        self.messages = messages
+
+    # -- helpers -------------------------------------------------------------------------
+    def _load(self, data: bytes) -> State:
+        state = state_from_bytes(data, expected_game=self.spec.name)
+        state.log = []
+        return state
+
+    def _step(self, state: State) -> common_pb2.Step:
+        terminal = state.is_terminal()
+        return common_pb2.Step(
+            state=state_to_bytes(state),
+            to_act=state.to_act(),
+            terminal=terminal,
+            returns=state.returns() if terminal else (),
+            winners=state.winners() if terminal else (),
+            events=[common_pb2.Event(kind=e.kind, seat=e.seat, text=e.text) for e in state.log or ()],
+            turn=state.turn,
+            decisions=state.decisions,
+        )
+
+    def _action(self, state: State, action: int) -> common_pb2.Action:
+        return common_pb2.Action(
+            id=action,
+            label=state.action_label(action),
+            detail=self.messages.action_to_any(state.action_detail(action)),
+        )
+
+    def _seat(self, state: State, seat: int) -> None:
+        if not 0 <= seat < state.num_players:
+            raise IllegalAction(f"seat {seat} is not at this {state.num_players}-player table")
+
+    # -- RPCs ----------------------------------------------------------------------------
+    @_rpc
+    def Describe(self, request: Any, context: Any) -> engine_pb2.GameDescription:
+        spec = self.spec
+        return engine_pb2.GameDescription(
+            game=spec.name,
+            title=spec.title,
+            min_players=spec.min_players,
+            max_players=spec.max_players,
+            default_players=spec.default_players,
+            default_config=self.messages.config_to_any(config_to_dict(spec.make_config())),
+            variants=spec.variants,
+            bots=bot_names(spec),
+            summary=spec.summary,
+        )
+
+    @_rpc
+    def NewGame(self, request: engine_pb2.NewGameRequest, context: Any) -> common_pb2.Step:
+        config = self.spec.make_config(self.messages.config_from_any(request.config))
+        state = self.spec.new_state(config, request.players or None, request.seed)
+        state.log = []
+        GAMES_STARTED.labels(self.spec.name).inc()
+        return self._step(state)
+
+    @_rpc
+    def Apply(self, request: engine_pb2.ApplyRequest, context: Any) -> common_pb2.Step:
+        state = self._load(request.state)
+        self._seat(state, request.seat)
+        state.apply(request.seat, request.action)
+        ACTIONS_APPLIED.labels(self.spec.name).inc()
+        if state.is_terminal():
+            GAMES_FINISHED.labels(self.spec.name).inc()
+        return self._step(state)
+
+    @_rpc
+    def View(self, request: engine_pb2.ViewRequest, context: Any) -> common_pb2.PlayerView:
+        state = self._load(request.state)
+        seat = None if request.seat < 0 else request.seat
+        if seat is not None:
+            self._seat(state, seat)
+        to_act = state.to_act()
+        legal = state.legal_actions(seat) if seat is not None and seat in to_act else []
+        terminal = state.is_terminal()
+        return common_pb2.PlayerView(
+            seat=request.seat,
+            view=self.messages.view_to_any(state.view(seat)),
+            legal_actions=[self._action(state, a) for a in legal],
+            to_act=to_act,
+            terminal=terminal,
+            winners=state.winners() if terminal else (),
+            turn=state.turn,
+            decisions=state.decisions,
+        )
+
+    @_rpc
+    def SuggestAction(self, request: engine_pb2.BotRequest, context: Any) -> common_pb2.Action:
+        state = self._load(request.state)
+        self._seat(state, request.seat)
+        if request.seat not in state.to_act():
+            raise IllegalAction(f"seat {request.seat} is not asked to decide now")
+        bot = make_bot(self.spec, request.bot or "random", request.seed)
+        legal = state.legal_actions(request.seat)
+        return self._action(state, bot.choose(state, request.seat, legal))
+
+    @_rpc
+    def Ping(self, request: Any, context: Any) -> engine_pb2.PingReply:
+        return engine_pb2.PingReply()
+
+
+@dataclass
+class RunningEngine:
+    """A started engine: its ports, and how to drain and stop it."""
+
+    game: str
+    port: int
+    metrics_port: int | None
+    server: grpc.Server
+    health: health.HealthServicer
+    metrics_server: Any = None
+
+    def stop(self, grace: float = 5.0) -> None:
+        """Say NOT_SERVING first so balancers drain us, then finish in-flight calls."""
+        self.health.enter_graceful_shutdown()
+        SERVING.labels(self.game).set(0)
+        self.server.stop(grace).wait()
+        if self.metrics_server is not None:
+            self.metrics_server.shutdown()
+            self.metrics_server.server_close()
+
+
+def start_engine(
+    game: str,
+    port: int = 0,
+    host: str = "127.0.0.1",
+    metrics_port: int | None = None,
+    max_workers: int = 8,
+) -> RunningEngine:
+    """Start serving `game`; port 0 picks a free port (tests). Returns at once."""
+    spec = load_game(game)
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers))
+    engine_pb2_grpc.add_GameEngineServicer_to_server(EngineServicer(spec, load_messages(game)), server)
+    health_servicer = health.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
+        server,
+    )
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise OSError(f"could not bind {host}:{port}")
+    metrics_server = None
+    actual_metrics = None
+    if metrics_port is not None:
+        metrics_server, _thread = start_http_server(metrics_port, addr=host)
+        actual_metrics = metrics_server.server_port
+    server.start()
+    for name in ("", SERVICE_NAME):
+        health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    SERVING.labels(game).set(1)
+    return RunningEngine(game, bound, actual_metrics, server, health_servicer, metrics_server)
+
+
+def serve_forever(game: str, port: int, host: str, metrics_port: int | None) -> None:
+    """Run until SIGTERM or SIGINT, then drain gracefully (what `cultists serve` does)."""
+    engine = start_engine(game, port=port, host=host, metrics_port=metrics_port)
+    log.info(
+        "%s engine serving on %s:%d (metrics on %s)", game, host, engine.port, engine.metrics_port or "-"
+    )
+    stop = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+    stop.wait()
+    log.info("%s engine draining", game)
+    engine.stop()
+    log.info("%s engine stopped", game)

@@ -1,0 +1,29 @@
+"""Where each part of the platform listens, in one place.
+
+Every address can be overridden by an environment variable, which is how docker-compose
+and Kubernetes point the gateway and workers at engines and Redis; the defaults are what
+`cultists run` uses on a laptop.
+"""
+
+from __future__ import annotations
+
+import os
+
+ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists": 50053}
+ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
+GATEWAY_PORT = int(os.environ.get("GATEWAY_PORT", "8000"))
+WORKER_METRICS_PORT = int(os.environ.get("WORKER_METRICS_PORT", "9104"))
+GATEWAY_URL_DEFAULT = f"http://127.0.0.1:{GATEWAY_PORT}"
+
+
+def engine_address(game: str) -> str:
+    """`host:port` of `game`'s engine: ENGINE_ADDR_<GAME> or the local default."""
+    return os.environ.get(f"ENGINE_ADDR_{game.upper()}", f"127.0.0.1:{ENGINE_PORTS[game]}")
+
+
+def redis_url() -> str | None:
+    return os.environ.get("REDIS_URL") or None
+
+
+def gateway_url() -> str:
+    return os.environ.get("GATEWAY_URL", GATEWAY_URL_DEFAULT)

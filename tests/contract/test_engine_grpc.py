@@ -1,0 +1,164 @@
+"""The GameEngine contract, checked against every installed game's real gRPC server.
+
+No mocks: each engine is served on a free loopback port and called through generated stubs.
+"""
+
+from __future__ import annotations
+
+import random
+import urllib.request
+
+import grpc
+import orjson
+import pytest
+from cultists.v1 import engine_pb2, engine_pb2_grpc
+from google.protobuf import descriptor_pool
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
+    ProtoReflectionDescriptorDatabase,
+)
+
+from services.engines.core.messages import load_messages
+from services.engines.registry import available_games
+
+GAMES = available_games()
+
+
+@pytest.fixture(params=GAMES)
+def game(request, engines):
+    engine = engines[request.param]
+    channel = grpc.insecure_channel(f"127.0.0.1:{engine.port}")
+    yield request.param, engine, channel, engine_pb2_grpc.GameEngineStub(channel)
+    channel.close()
+
+
+def test_health_reports_serving(game):
+    _, _, channel, _ = game
+    health = health_pb2_grpc.HealthStub(channel)
+    for service in ("", "cultists.v1.GameEngine"):
+        reply = health.Check(health_pb2.HealthCheckRequest(service=service), timeout=5)
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def test_reflection_lists_the_service(game):
+    _, _, channel, _ = game
+    db = ProtoReflectionDescriptorDatabase(channel)
+    assert "cultists.v1.GameEngine" in db.get_services()
+    pool = descriptor_pool.DescriptorPool(db)
+    service = pool.FindServiceByName("cultists.v1.GameEngine")
+    assert {m.name for m in service.methods} >= {"Describe", "NewGame", "Apply", "View", "SuggestAction"}
+
+
+def test_describe_gives_defaults_that_start_a_game(game):
+    name, _, _, stub = game
+    desc = stub.Describe(engine_pb2.DescribeRequest(), timeout=5)
+    assert desc.game == name and desc.min_players <= desc.default_players <= desc.max_players
+    assert "random" in desc.bots
+    step = stub.NewGame(engine_pb2.NewGameRequest(config=desc.default_config, seed=3), timeout=5)
+    assert step.to_act and not step.terminal
+
+
+def test_a_whole_game_plays_over_grpc(game):
+    name, _, _, stub = game
+    step = stub.NewGame(engine_pb2.NewGameRequest(seed=11), timeout=5)
+    messages = load_messages(name)
+    pick = random.Random(11)
+    calls = 0
+    while not step.terminal:
+        seat = step.to_act[0]
+        view = stub.View(engine_pb2.ViewRequest(state=step.state, seat=seat), timeout=5)
+        assert view.legal_actions, "a seat asked to act has legal actions"
+        assert view.view.Is(messages.view.DESCRIPTOR)
+        if calls % 5 == 0:
+            suggestion = stub.SuggestAction(
+                engine_pb2.BotRequest(state=step.state, seat=seat, bot="random", seed=calls), timeout=5
+            )
+            action = suggestion.id
+            assert action in {a.id for a in view.legal_actions}
+        else:
+            action = pick.choice(view.legal_actions).id
+        step = stub.Apply(engine_pb2.ApplyRequest(state=step.state, seat=seat, action=action), timeout=5)
+        calls += 1
+        assert calls < 20_000, "game did not end"
+    assert len(step.returns) >= 2
+    assert sum(step.returns) == pytest.approx(1.0 if name != "tricky_cultists" else 2.0)
+    public = stub.View(engine_pb2.ViewRequest(state=step.state, seat=-1), timeout=5)
+    assert public.terminal and list(public.winners) == list(step.winners)
+    assert not public.legal_actions
+
+
+def test_unreadable_state_is_invalid_argument_and_server_keeps_serving(game):
+    name, _, _, stub = game
+    step = stub.NewGame(engine_pb2.NewGameRequest(seed=5), timeout=5)
+    doc = orjson.loads(step.state)
+    doc["rng"] = "not a number"
+    bad_inputs = [b"\x00garbage", b"[]", orjson.dumps({"game": name}), orjson.dumps(doc)]
+    for bad in bad_inputs:
+        with pytest.raises(grpc.RpcError) as err:
+            stub.Apply(engine_pb2.ApplyRequest(state=bad, seat=0, action=0), timeout=5)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert err.value.details()
+    with pytest.raises(grpc.RpcError) as err:
+        stub.View(engine_pb2.ViewRequest(state=b"{}", seat=0), timeout=5)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    stub.Ping(engine_pb2.PingRequest(), timeout=5)
+    assert stub.Describe(engine_pb2.DescribeRequest(), timeout=5).game == name
+
+
+def test_tampered_cards_are_refused(game):
+    """A state that duplicates a card fails validation rather than playing on."""
+    _, _, _, stub = game
+    step = stub.NewGame(engine_pb2.NewGameRequest(seed=5), timeout=5)
+    doc = orjson.loads(step.state)
+    zones = [k for k, v in doc.items() if isinstance(v, list) and v and isinstance(v[0], int)]
+    assert zones, "state has a card zone"
+    doc[zones[0]] = doc[zones[0]] + doc[zones[0]][:1]
+    with pytest.raises(grpc.RpcError) as err:
+        stub.View(engine_pb2.ViewRequest(state=orjson.dumps(doc), seat=0), timeout=5)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_illegal_action_is_failed_precondition_with_reason(game):
+    _name, _, _, stub = game
+    step = stub.NewGame(engine_pb2.NewGameRequest(seed=9), timeout=5)
+    seat = step.to_act[0]
+    view = stub.View(engine_pb2.ViewRequest(state=step.state, seat=seat), timeout=5)
+    illegal = max(a.id for a in view.legal_actions) + 100_000
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Apply(engine_pb2.ApplyRequest(state=step.state, seat=seat, action=illegal), timeout=5)
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "not legal" in err.value.details()
+    idle = next(s for s in range(8) if s not in step.to_act)
+    with pytest.raises(grpc.RpcError) as err:
+        stub.Apply(engine_pb2.ApplyRequest(state=step.state, seat=idle, action=0), timeout=5)
+    assert err.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "not asked" in err.value.details() or "not at this" in err.value.details()
+    ok = stub.Apply(
+        engine_pb2.ApplyRequest(state=step.state, seat=seat, action=view.legal_actions[0].id), timeout=5
+    )
+    assert ok.decisions == step.decisions + 1
+
+
+def test_unknown_bot_and_bad_config_are_invalid_argument(game):
+    _name, _, _, stub = game
+    step = stub.NewGame(engine_pb2.NewGameRequest(seed=1), timeout=5)
+    with pytest.raises(grpc.RpcError) as err:
+        stub.SuggestAction(
+            engine_pb2.BotRequest(state=step.state, seat=step.to_act[0], bot="nonsense"), timeout=5
+        )
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    with pytest.raises(grpc.RpcError) as err:
+        stub.NewGame(engine_pb2.NewGameRequest(players=99), timeout=5)
+    assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+def test_metrics_are_exported_per_game_and_method(game):
+    name, engine, _, stub = game
+    stub.Ping(engine_pb2.PingRequest(), timeout=5)
+    with pytest.raises(grpc.RpcError):
+        stub.Apply(engine_pb2.ApplyRequest(state=b"nope"), timeout=5)
+    body = (
+        urllib.request.urlopen(f"http://127.0.0.1:{engine.metrics_port}/metrics", timeout=5).read().decode()
+    )
+    assert f'cultists_engine_rpc_duration_seconds_bucket{{game="{name}",le="0.001",method="Ping"}}' in body
+    assert f'cultists_engine_rpc_errors_total{{code="INVALID_ARGUMENT",game="{name}",method="Apply"}}' in body
