@@ -1,0 +1,23 @@
+"""Tricky Cultists: four cultists in two partnerships play tricks for secret agendas."""
+
+from __future__ import annotations
+
+from ..core.game import GameSpec
+from .bots import HeuristicBot
+from .config import PLAYERS, TrickyCultistsConfig
+from .rules import TrickyCultistsState
+
+GAME = GameSpec(
+    name="tricky_cultists",
+    title="Tricky Cultists",
+    min_players=PLAYERS,
+    max_players=PLAYERS,
+    default_players=PLAYERS,
+    config_class=TrickyCultistsConfig,
+    state_class=TrickyCultistsState,
+    bots={"heuristic": HeuristicBot},
+    summary=(
+        "Two partnerships play four rounds of tricks; each cultist drafts a secret agenda, "
+        "and the second-highest card of the led suit triggers that suit's ability."
+    ),
+)

@@ -1,0 +1,713 @@
+"""Tricky Cultists: two partnerships, four rounds of tricks, secret agendas, suit abilities.
+
+A round, top to bottom as the book plays it:
+
+1. deal 10 cards to each hand and 3 to each Codex (TK-1);
+2. draft agendas: the Start Player gets 5, keeps one or declines for a Suspicion, passes the
+   rest left, and so on (TK-4); choices stay secret until every seat has drafted;
+3. reveal: Lead First Trick leads and takes a Suspicion, Choose Bonus Suit picks the Round
+   Bonus suit (TK-5);
+4. tricks: follow suit if able, highest trump else highest led card wins, the winner stacks
+   the trick with the winning card on top (TK-6), and the seat with the second-highest
+   led-suit card resolves that suit's ability (TK-7); the round ends after the first trick
+   that empties a hand (TK-9);
+5. score in the book's five steps: agendas (TK-3) and the Win No Tricks steal (TK-8), trick
+   values, Round Bonus, Suspicion discard (TK-10), Suspicion penalty.
+
+After the last round the team with the higher total wins; equal totals draw (TK-11).
+
+Actions are `kind * STRIDE + argument` (see the table below), so one integer says what is
+done and to what, and decoding is a single divmod.
+"""
+
+from __future__ import annotations
+
+from bisect import insort
+from typing import Any
+
+from ..core.decks import check_conservation, redeal
+from ..core.errors import BadState
+from ..core.game import State
+from ..core.rng import Rng
+from .cards import (
+    AGENDAS,
+    BONUS_SUIT,
+    EXACTLY_THREE,
+    LAST_TRICK,
+    LEAD_FIRST,
+    MOST_ABILITIES,
+    MOST_TRICKS,
+    NO_TRICKS,
+    agenda_kind,
+    agenda_name,
+)
+from .config import TrickyCultistsConfig
+
+# --- actions: kind * STRIDE + argument -------------------------------------------------
+STRIDE = 10_000
+PLAY = 0  # + card: play it to the trick
+KEEP = 1  # + agenda kind: keep one agenda of that kind from the pack (TK-4)
+DECLINE = 2  # decline an agenda and take a Suspicion (TK-4)
+BONUS = 3  # + suit: the Round Bonus suit (TK-5)
+TRUMP = 4  # + suit: Red ability, set trump (TK-7)
+TAKE = 5  # + card: Green ability, take that Codex card into hand (TK-7)
+SWAP = 6  # + hand_card * cards + codex_card: Blue ability (TK-7)
+GIVE = 7  # + seat: Purple ability, give that seat a Suspicion (TK-7)
+STEAL = 8  # + top card of the trick: Win No Tricks steal (TK-8)
+PASS = 9  # decline an optional ability or the steal
+
+# --- phases: what the seat named by `actor` must decide ---------------------------------
+DRAFT, CHOOSE_BONUS, PLAYING, STEALING, OVER = "draft", "bonus", "play", "steal", "over"
+RED, GREEN, BLUE, PURPLE = "red", "green", "blue", "purple"  # the suit abilities (TK-7)
+ABILITY_PHASES = {"Red": RED, "Green": GREEN, "Blue": BLUE, "Purple": PURPLE}
+PHASES = frozenset({DRAFT, CHOOSE_BONUS, PLAYING, STEALING, OVER, RED, GREEN, BLUE, PURPLE})
+
+
+class TrickyCultistsState(State):
+    FIELDS = (
+        "round",
+        "start",
+        "phase",
+        "actor",
+        "hands",
+        "codex",
+        "undealt",
+        "trick",
+        "leader",
+        "won",
+        "last_winner",
+        "final_trick",
+        "trump",
+        "bonus",
+        "suspicion",
+        "abilities",
+        "agendas",
+        "pack",
+        "agenda_out",
+        "stealers",
+        "breakdown",
+        "capped",
+    )
+    config: TrickyCultistsConfig
+
+    def __init__(self, config: TrickyCultistsConfig, num_players: int, seed: int) -> None:
+        super().__init__(config, num_players, seed)
+        self.suspicion = [0] * num_players  # carries over between rounds (TK-10)
+        self.breakdown: list[list[list[int]]] = []  # per round, per seat: agenda, tricks, bonus, suspicion
+        self.capped = False
+        self.stealers: list[int] = []
+        self._deal_round(0)
+
+    # --- setup --------------------------------------------------------------------------
+    def _deal_round(self, round_index: int) -> None:
+        """TK-1, TK-2, TK-4: a fresh deal, Start Player = round index, the draft begins."""
+        cfg, n = self.config, self.num_players
+        self.round = round_index
+        self.start = round_index % n
+        deck = list(range(cfg.cards))
+        self.rng.shuffle(deck)
+        h, c = cfg.hand_size, cfg.codex_size
+        self.hands = [sorted(deck[i * h : (i + 1) * h]) for i in range(n)]
+        at = n * h
+        self.codex = [sorted(deck[at + i * c : at + (i + 1) * c]) for i in range(n)]
+        self.undealt = deck[at + n * c :]
+        self.trick: list[int] = []
+        self.leader = self.start
+        self.won: list[list[int]] = [[] for _ in range(n)]  # tricks of n cards, winning card first
+        self.last_winner = -1
+        self.final_trick = False
+        self.trump = -1  # no trump at round start (TK-7)
+        self.bonus = -1
+        self.abilities = [0] * n
+        self.agendas = [-1] * n  # agenda card id, -1 none (not drafted yet, or declined)
+        agendas = list(range(cfg.agenda_cards))
+        self.rng.shuffle(agendas)
+        self.pack = agendas[: cfg.draft_size]
+        self.agenda_out = agendas[cfg.draft_size :]
+        self.phase = DRAFT
+        self.actor = self.start
+
+    # --- the decision vocabulary ----------------------------------------------------------
+    def to_act(self) -> list[int]:
+        return [] if self.phase == OVER else [self.actor]
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def legal_actions(self, seat: int) -> list[int]:
+        if seat != self.actor:
+            return []
+        phase = self.phase
+        if phase == PLAYING:
+            hand = self.hands[seat]
+            if self.trick:
+                ranks = self.config.ranks
+                led = self.trick[0] // ranks
+                follow = [c for c in hand if c // ranks == led]
+                if follow:
+                    return follow
+            return hand[:]
+        if phase == DRAFT:
+            kinds = sorted({agenda_kind(a) for a in self.pack})
+            return [KEEP * STRIDE + k for k in kinds] + [DECLINE * STRIDE]
+        if phase in (CHOOSE_BONUS, RED):
+            base = (BONUS if phase == CHOOSE_BONUS else TRUMP) * STRIDE
+            return [base + s for s in range(len(self.config.suits))]
+        if phase == PURPLE:
+            return [GIVE * STRIDE + s for s in range(self.num_players)]
+        if phase == GREEN:
+            return [TAKE * STRIDE + c for c in self.codex[seat]] + [PASS * STRIDE]
+        if phase == BLUE:
+            cards = self.config.cards
+            codex = self.codex[seat]
+            swaps = [SWAP * STRIDE + h * cards + c for h in self.hands[seat] for c in codex]
+            return [*swaps, PASS * STRIDE]
+        if phase == STEALING:
+            n = self.num_players
+            tops = [STEAL * STRIDE + top for v in range(n) if v % 2 != seat % 2 for top in self.won[v][::n]]
+            return [*tops, PASS * STRIDE]
+        return []
+
+    def _apply(self, seat: int, action: int) -> None:
+        kind, arg = divmod(action, STRIDE)
+        if kind == PLAY:
+            self._play(seat, arg)
+        elif kind == KEEP:
+            agenda = next(a for a in self.pack if agenda_kind(a) == arg)
+            self.pack.remove(agenda)
+            self.agendas[seat] = agenda
+            self.emit("draft", seat, f"seat {seat} keeps an agenda")
+            self._pass_pack(seat)
+        elif kind == DECLINE:
+            self.suspicion[seat] += self.config.decline_suspicion
+            self.emit("draft", seat, f"seat {seat} declines an agenda and takes a Suspicion")
+            self._pass_pack(seat)
+        elif kind == BONUS:
+            self.bonus = arg
+            self.emit("bonus", seat, f"seat {seat} chooses {self.config.suits[arg]} as the Round Bonus suit")
+            self._begin_trick(self.leader)
+        elif kind == TRUMP:
+            self.trump = arg
+            self.emit("ability", seat, f"seat {seat} sets trump to {self.config.suits[arg]}")
+            self._after_trick()
+        elif kind == TAKE:
+            self.codex[seat].remove(arg)
+            insort(self.hands[seat], arg)
+            self.emit("ability", seat, f"seat {seat} takes a card from their Codex")
+            self._after_trick()
+        elif kind == SWAP:
+            hand_card, codex_card = divmod(arg, self.config.cards)
+            self.hands[seat].remove(hand_card)
+            self.codex[seat].remove(codex_card)
+            insort(self.hands[seat], codex_card)
+            insort(self.codex[seat], hand_card)
+            self.emit("ability", seat, f"seat {seat} swaps a card with their Codex")
+            self._after_trick()
+        elif kind == GIVE:
+            self.suspicion[arg] += self.config.purple_suspicion
+            self.emit("ability", seat, f"seat {seat} gives seat {arg} a Suspicion")
+            self._after_trick()
+        elif kind == STEAL:
+            self._steal(seat, arg)
+        elif self.phase == STEALING:  # PASS
+            self._next_stealer()
+        else:
+            self._after_trick()
+
+    # --- draft and reveal ---------------------------------------------------------------
+    def _pass_pack(self, seat: int) -> None:
+        """TK-4: pass left; once every seat has drafted, leftovers go out and all reveal."""
+        nxt = (seat + 1) % self.num_players
+        if nxt != self.start:
+            self.actor = nxt
+            return
+        self.agenda_out.extend(self.pack)
+        self.pack = []
+        self._reveal()
+
+    def _reveal(self) -> None:
+        """The book's step 3, with TK-5 for duplicate agendas (config `agenda_copies`)."""
+        n = self.num_players
+        order = [(self.start + i) % n for i in range(n)]
+        kinds = [agenda_kind(a) if a >= 0 else -1 for a in self.agendas]
+        if self.log is not None:
+            for s in order:
+                held = agenda_name(self.agendas[s]) if kinds[s] >= 0 else "no agenda"
+                self.emit("reveal", s, f"seat {s} reveals {held}")
+        leaders = [s for s in order if kinds[s] == LEAD_FIRST]
+        for s in leaders:
+            self.suspicion[s] += self.config.lead_first_suspicion
+        self.leader = leaders[0] if leaders else self.start
+        choosers = [s for s in order if kinds[s] == BONUS_SUIT]
+        if choosers:
+            self.phase = CHOOSE_BONUS
+            self.actor = choosers[0]
+        else:
+            self._begin_trick(self.leader)
+
+    # --- tricks -------------------------------------------------------------------------
+    def _begin_trick(self, leader: int) -> None:
+        """A new trick is a new turn; G-5's cap ends the game before it begins."""
+        if self.turn >= self.config.max_turns:
+            self.phase = OVER
+            self.actor = -1
+            self.capped = True
+            self.emit("over", -1, "the turn cap is reached: the game ends in a draw (G-5)")
+            return
+        self.turn += 1
+        self.leader = leader
+        self.phase = PLAYING
+        self.actor = leader
+
+    def _play(self, seat: int, card: int) -> None:
+        self.hands[seat].remove(card)
+        trick = self.trick
+        trick.append(card)
+        if len(trick) < self.num_players:
+            self.actor = (seat + 1) % self.num_players
+        else:
+            self._gather()
+
+    def _gather(self) -> None:
+        """TK-6 and TK-7: who wins the trick, and who triggers the led suit's ability."""
+        cfg, n = self.config, self.num_players
+        ranks = cfg.ranks
+        trick = self.trick
+        led = trick[0] // ranks
+        led_cards = sorted((c for c in trick if c // ranks == led), reverse=True)
+        trumps = [c for c in trick if c // ranks == self.trump] if self.trump >= 0 else ()
+        top = max(trumps) if trumps else led_cards[0]
+        # The book's example: a lone led card triggers its own ability.
+        second = led_cards[1] if len(led_cards) > 1 else led_cards[0]
+        winner = (self.leader + trick.index(top)) % n
+        trigger = (self.leader + trick.index(second)) % n
+        pile = self.won[winner]
+        pile.append(top)
+        pile.extend(c for c in trick if c != top)
+        self.trick = []
+        self.last_winner = winner
+        self.leader = winner
+        self.abilities[trigger] += 1
+        self.final_trick = not all(self.hands)  # TK-9
+        suit = cfg.suits[led]
+        if self.log is not None:
+            names = cfg.card_names
+            self.emit(
+                "trick",
+                winner,
+                f"seat {winner} wins the trick with {names[top]} ({', '.join(names[c] for c in trick)}); "
+                f"seat {trigger} triggers {suit}",
+            )
+        phase = ABILITY_PHASES[suit]
+        if (phase == GREEN and not self.codex[trigger]) or (
+            phase == BLUE and not (self.hands[trigger] and self.codex[trigger])
+        ):
+            self._after_trick()  # triggered, but the optional ability has nothing to act on
+            return
+        self.phase = phase
+        self.actor = trigger
+
+    def _after_trick(self) -> None:
+        """The ability is the end of the trick; then the next trick or the scoring (TK-9)."""
+        if self.final_trick:
+            self._judge_agendas()
+        else:
+            self._begin_trick(self.leader)
+
+    # --- scoring ------------------------------------------------------------------------
+    def _judge_agendas(self) -> None:
+        """Scoring step 1 (TK-3); trick counts are taken before any steal (TK-8)."""
+        n = self.num_players
+        tricks = [len(pile) // n for pile in self.won]
+        entry = [[0, 0, 0, 0] for _ in range(n)]
+        order = [(self.start + i) % n for i in range(n)]
+        stealers = []
+        for s in order:
+            if self.agendas[s] < 0:
+                continue
+            kind = agenda_kind(self.agendas[s])
+            met = self._agenda_met(kind, s, tricks)
+            if met is not None:
+                entry[s][0] = self.config.agenda_points[kind][0 if met else 1]
+            if kind == NO_TRICKS and met:
+                stealers.append(s)
+        self.breakdown.append(entry)
+        self.stealers = stealers
+        self._next_stealer(first=True)
+
+    def _agenda_met(self, kind: int, seat: int, tricks: list[int]) -> bool | None:
+        """True met, False failed, None when a tie decides it (TK-3)."""
+        if kind == LEAD_FIRST:
+            return True
+        if kind == BONUS_SUIT:
+            ranks = self.config.ranks
+            return any(top // ranks == self.bonus for top in self.won[seat][:: self.num_players])
+        if kind == MOST_TRICKS:
+            return _strictly(tricks, seat, max)
+        if kind == NO_TRICKS:
+            return tricks[seat] == 0
+        if kind == LAST_TRICK:
+            return self.last_winner == seat
+        if kind == EXACTLY_THREE:
+            return tricks[seat] == self.config.exactly_three_target
+        if kind == MOST_ABILITIES:
+            return _strictly(self.abilities, seat, max)
+        return _strictly(self.suspicion, seat, min)  # CLEAN_HANDS, at scoring step 1
+
+    def _next_stealer(self, first: bool = False) -> None:
+        """TK-8: each successful Win No Tricks seat in turn order steals, if it has a target."""
+        if not first:
+            self.stealers.pop(0)
+        n = self.num_players
+        while self.stealers:
+            s = self.stealers[0]
+            if any(self.won[v] for v in range(n) if v % 2 != s % 2):
+                self.phase = STEALING
+                self.actor = s
+                return
+            self.stealers.pop(0)
+        self._score_round()
+
+    def _steal(self, seat: int, top: int) -> None:
+        n = self.num_players
+        for victim in range(n):
+            pile = self.won[victim]
+            if victim % 2 != seat % 2 and top in pile:
+                at = pile.index(top)
+                self.won[seat].extend(pile[at : at + n])
+                del pile[at : at + n]
+                self.emit(
+                    "steal",
+                    seat,
+                    f"seat {seat} steals seat {victim}'s trick won by {self.config.card_names[top]}",
+                )
+                break
+        self._next_stealer()
+
+    def _score_round(self) -> None:
+        """Scoring steps 2-5, then the next round or the end of the game (TK-2, TK-10)."""
+        cfg, n = self.config, self.num_players
+        entry = self.breakdown[-1]
+        ranks, values = cfg.ranks, cfg.card_values
+        for s in range(n):
+            tops = self.won[s][::n]
+            entry[s][1] = sum(values[t] for t in tops)
+            if self.bonus >= 0:
+                entry[s][2] = cfg.bonus_per_trick * sum(1 for t in tops if t // ranks == self.bonus)
+        most = max(self.suspicion)
+        if self.suspicion.count(most) == 1:  # TK-10: only a strict highest holder discards
+            holder = self.suspicion.index(most)
+            self.suspicion[holder] = 0
+            self.emit("score", holder, f"seat {holder} holds the most Suspicion and discards it all")
+        for s in range(n):
+            entry[s][3] = -cfg.suspicion_penalty * self.suspicion[s]
+        self.emit("score", -1, f"round {self.round + 1} scores: {[sum(part) for part in entry]}")
+        if self.round + 1 >= cfg.rounds:
+            self.phase = OVER
+            self.actor = -1
+        else:
+            self._deal_round(self.round + 1)
+
+    # --- results ------------------------------------------------------------------------
+    def totals(self) -> list[int]:
+        """Each seat's score so far: the sum of every part of every round's breakdown."""
+        return [sum(sum(entry[s]) for entry in self.breakdown) for s in range(self.num_players)]
+
+    def team_totals(self) -> list[int]:
+        per_seat = self.totals()
+        return [sum(per_seat[s] for s in range(self.num_players) if s % 2 == team) for team in (0, 1)]
+
+    def winners(self) -> list[int]:
+        """TK-11: both partners of the higher team total; a tie or the G-5 cap is a draw."""
+        if self.phase != OVER or self.capped:
+            return []
+        team = self.team_totals()
+        if team[0] == team[1]:
+            return []
+        best = 0 if team[0] > team[1] else 1
+        return [s for s in range(self.num_players) if s % 2 == best]
+
+    def returns(self) -> list[float]:
+        """Partners share the result: 1 each for the winning team, 0.5 each for a draw."""
+        if self.phase != OVER:
+            return [0.0] * self.num_players
+        won = self.winners()
+        if not won:
+            return [0.5] * self.num_players
+        return [1.0 if s in won else 0.0 for s in range(self.num_players)]
+
+    # --- what a seat sees (G-3) ---------------------------------------------------------
+    def _card(self, card: int) -> dict[str, Any]:
+        cfg = self.config
+        return {
+            "id": card,
+            "suit": cfg.suits[card // cfg.ranks],
+            "rank": card % cfg.ranks + 1,
+            "value": cfg.card_values[card],
+            "name": cfg.card_names[card],
+        }
+
+    def _drafted(self, seat: int) -> bool:
+        """Seats draft in order from the Start Player; those before the actor are done."""
+        if self.phase != DRAFT:
+            return True
+        n = self.num_players
+        return (seat - self.start) % n < (self.actor - self.start) % n
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        cfg, n = self.config, self.num_players
+        viewer = seat if seat is not None and 0 <= seat < n else -1  # -1: a spectator
+        revealed = self.phase != DRAFT
+        totals = self.totals()
+        seats = []
+        for s in range(n):
+            drafted = self._drafted(s)
+            shown = self.agendas[s] >= 0 and (revealed or s == viewer)
+            seats.append(
+                {
+                    "seat": s,
+                    "team": s % 2,
+                    "hand_size": len(self.hands[s]),
+                    "codex_size": len(self.codex[s]),
+                    "suspicion": self.suspicion[s],
+                    "agenda": agenda_name(self.agendas[s]) if shown else "",
+                    "drafted": drafted,
+                    "declined": drafted and self.agendas[s] < 0,
+                    "tricks": [self._card(t) for t in self.won[s][::n]],
+                    "abilities": self.abilities[s],
+                    "score": totals[s],
+                }
+            )
+        drafting = self.phase == DRAFT and self.actor == viewer
+        return {
+            "viewer": viewer,
+            "round": self.round + 1,
+            "rounds": cfg.rounds,
+            "start_player": self.start,
+            "phase": self.phase,
+            "actor": self.actor,
+            "trump": cfg.suits[self.trump] if self.trump >= 0 else "",
+            "bonus_suit": cfg.suits[self.bonus] if self.bonus >= 0 else "",
+            "leader": self.leader,
+            "trick": [self._card(c) for c in self.trick],
+            "played": [self._card(c) for c in sorted(c for pile in self.won for c in pile)],
+            "hand": [self._card(c) for c in self.hands[viewer]] if viewer >= 0 else [],
+            "codex": [self._card(c) for c in self.codex[viewer]] if viewer >= 0 else [],
+            "pack": sorted(agenda_name(a) for a in self.pack) if drafting else [],
+            "pack_size": len(self.pack),
+            "undealt": len(self.undealt),
+            "last_winner": self.last_winner,
+            "final_trick": self.final_trick,
+            "stealers": list(self.stealers),
+            "seats": seats,
+            "scores": [
+                {
+                    "round": r + 1,
+                    "start_player": r % n,
+                    "seats": [
+                        {
+                            "seat": s,
+                            "agenda": part[0],
+                            "tricks": part[1],
+                            "bonus": part[2],
+                            "suspicion": part[3],
+                            "total": sum(part),
+                        }
+                        for s, part in enumerate(entry)
+                    ],
+                }
+                for r, entry in enumerate(self.breakdown)
+            ],
+            "team_scores": self.team_totals(),
+            "capped": self.capped,
+        }
+
+    # --- words for actions --------------------------------------------------------------
+    def action_label(self, action: int) -> str:
+        kind, arg = divmod(action, STRIDE)
+        cfg = self.config
+        names = cfg.card_names
+        if kind == PLAY and arg < cfg.cards:
+            return f"play {names[arg]}"
+        if kind == KEEP and arg < len(AGENDAS):
+            return f"keep {AGENDAS[arg]}"
+        if kind == DECLINE and arg == 0:
+            return "decline an agenda (take a Suspicion)"
+        if kind in (BONUS, TRUMP) and arg < len(cfg.suits):
+            return f"{'bonus suit' if kind == BONUS else 'set trump'} {cfg.suits[arg]}"
+        if kind == TAKE and arg < cfg.cards:
+            return f"take {names[arg]} from the Codex"
+        if kind == SWAP and arg < cfg.cards * cfg.cards:
+            hand_card, codex_card = divmod(arg, cfg.cards)
+            return f"swap {names[hand_card]} for Codex {names[codex_card]}"
+        if kind == GIVE and arg < self.num_players:
+            return f"give seat {arg} a Suspicion"
+        if kind == STEAL and arg < cfg.cards:
+            return f"steal the trick won by {names[arg]}"
+        if kind == PASS and arg == 0:
+            return "pass"
+        return f"unknown action {action}"
+
+    def action_detail(self, action: int) -> dict[str, Any]:
+        kind, arg = divmod(action, STRIDE)
+        cfg = self.config
+        if kind == PLAY:
+            return {"kind": "play", "card": self._card(arg)}
+        if kind == KEEP:
+            return {"kind": "keep", "agenda": AGENDAS[arg]}
+        if kind == DECLINE:
+            return {"kind": "decline"}
+        if kind in (BONUS, TRUMP):
+            return {"kind": "bonus" if kind == BONUS else "trump", "suit": cfg.suits[arg]}
+        if kind == TAKE:
+            return {"kind": "take", "card": self._card(arg)}
+        if kind == SWAP:
+            hand_card, codex_card = divmod(arg, cfg.cards)
+            return {"kind": "swap", "card": self._card(hand_card), "codex_card": self._card(codex_card)}
+        if kind == GIVE:
+            return {"kind": "give", "target": arg}
+        if kind == STEAL:
+            victim = next((v for v in range(self.num_players) if arg in self.won[v][:: self.num_players]), -1)
+            return {"kind": "steal", "card": self._card(arg), "target": victim}
+        return {"kind": "pass"}
+
+    # --- validation ---------------------------------------------------------------------
+    def check_invariants(self) -> None:
+        cfg, n = self.config, self.num_players
+        if n != 4:
+            raise BadState(f"Tricky Cultists is for 4 players, not {n}")
+        _int("round", self.round, 0, cfg.rounds)
+        if self.start != self.round % n:
+            raise BadState(f"start {self.start!r} is not the Start Player of round {self.round} (TK-2)")
+        if self.phase not in PHASES:
+            raise BadState(f"unknown phase {self.phase!r}")
+        over = self.phase == OVER
+        _int("actor", self.actor, -1 if over else 0, 0 if over else n)
+        if type(self.capped) is not bool or (self.capped and not over):
+            raise BadState("capped must be a bool, true only once the game is over")
+        if self.turn < 0 or self.turn > cfg.max_turns:
+            raise BadState(f"turn {self.turn} is outside 0..max_turns")
+        if type(self.final_trick) is not bool:
+            raise BadState("final_trick must be a bool")
+        for name in ("hands", "codex", "won"):
+            _zones(name, getattr(self, name), n)
+        _zone("trick", self.trick)
+        _zone("undealt", self.undealt)
+        check_conservation([*self.hands, *self.codex, *self.won, self.trick, self.undealt], cfg.cards)
+        if len(self.undealt) != cfg.cards - n * (cfg.hand_size + cfg.codex_size):
+            raise BadState(f"undealt holds {len(self.undealt)} cards; the deal leaves a different number")
+        if any(len(c) > cfg.codex_size for c in self.codex):
+            raise BadState("a Codex holds more cards than were dealt to it")
+        if any(len(pile) % n for pile in self.won):
+            raise BadState(f"won piles must hold whole tricks of {n} cards")
+        _int("leader", self.leader, 0, n)
+        _int("last_winner", self.last_winner, -1, n)
+        _int("trump", self.trump, -1, len(cfg.suits))
+        _int("bonus", self.bonus, -1, len(cfg.suits))
+        _ints("suspicion", self.suspicion, n, 0, 1 << 30)
+        _ints("abilities", self.abilities, n, 0, 1 << 30)
+        _ints("agendas", self.agendas, n, -1, cfg.agenda_cards)
+        _ints("pack", self.pack, None, 0, cfg.agenda_cards)
+        _ints("agenda_out", self.agenda_out, None, 0, cfg.agenda_cards)
+        held = [a for a in self.agendas if a >= 0]
+        check_conservation([held, self.pack, self.agenda_out], cfg.agenda_cards, "agenda card")
+        _ints("stealers", self.stealers, None, 0, n)
+        self._check_breakdown()
+        self._check_phase()
+        if not over and not self.legal_actions(self.actor):
+            raise BadState(f"seat {self.actor} is asked to decide ({self.phase}) but has no legal action")
+
+    def _check_breakdown(self) -> None:
+        n = self.num_players
+        if type(self.breakdown) is not list:
+            raise BadState("breakdown must be a list of rounds")
+        for entry in self.breakdown:
+            if type(entry) is not list or len(entry) != n:
+                raise BadState("each breakdown round holds one entry per seat")
+            for part in entry:
+                _ints("breakdown entry", part, 4, -(1 << 30), 1 << 30)
+        scored = self.round + (self.phase == STEALING or (self.phase == OVER and not self.capped))
+        if len(self.breakdown) != scored:
+            raise BadState(f"breakdown has {len(self.breakdown)} rounds; {scored} have been scored")
+
+    def _check_phase(self) -> None:
+        """The pending decision must be one the rules could have asked for."""
+        cfg, n, phase = self.config, self.num_players, self.phase
+        if phase != DRAFT and self.pack:
+            raise BadState("only the draft has an agenda pack")
+        if phase != PLAYING and self.trick:
+            raise BadState("cards lie in a trick outside trick play")
+        if phase != STEALING and self.stealers:
+            raise BadState("stealers wait only during the steal")
+        if phase == DRAFT:
+            if any(self.agendas[s] >= 0 for s in range(n) if not self._drafted(s)):
+                raise BadState("a seat holds an agenda before its turn to draft")
+            if len(self.pack) + sum(self._drafted(s) and self.agendas[s] >= 0 for s in range(n)) != (
+                cfg.draft_size
+            ):
+                raise BadState("the pack and the kept agendas do not add up to the cards dealt")
+        elif phase == PLAYING:
+            if self.actor != (self.leader + len(self.trick)) % n or len(self.trick) >= n:
+                raise BadState("the seat to play is not the next one after the trick's leader")
+            if any(not self.hands[(self.leader + i) % n] for i in range(len(self.trick), n)):
+                raise BadState("a seat still to play this trick has no card")
+        elif phase == CHOOSE_BONUS:
+            if self.agendas[self.actor] < 0 or agenda_kind(self.agendas[self.actor]) != BONUS_SUIT:
+                raise BadState("only a Choose Bonus Suit holder picks the bonus suit")
+        elif phase == STEALING:
+            s = self.stealers[0] if self.stealers else -1
+            if s != self.actor or agenda_kind(self.agendas[s]) != NO_TRICKS or not self.final_trick:
+                raise BadState("only a successful Win No Tricks holder steals, after the last trick")
+        if phase in (CHOOSE_BONUS, DRAFT) and (self.won != [[]] * n or self.bonus >= 0 or self.trump >= 0):
+            raise BadState("tricks, trump or bonus exist before the first trick")
+
+    # --- hidden information (G-3) -------------------------------------------------------
+    def resample_hidden(self, observer: int, rng: Rng) -> None:
+        """Re-deal other hands, other Codexes, the undealt cards and unseen agendas."""
+        n = self.num_players
+        others = [s for s in range(n) if s != observer]
+        redeal([*(self.hands[s] for s in others), *(self.codex[s] for s in others), self.undealt], rng)
+        for s in others:
+            self.hands[s].sort()
+            self.codex[s].sort()
+        if self.phase == DRAFT:
+            secret = [[self.agendas[s]] for s in others if self.agendas[s] >= 0]
+            hidden_pack = self.actor != observer
+            zones = [*secret, self.agenda_out, *([self.pack] if hidden_pack else [])]
+            redeal(zones, rng)
+            kept = iter(secret)
+            for s in others:
+                if self.agendas[s] >= 0:
+                    self.agendas[s] = next(kept)[0]
+
+
+def _strictly(values: list[int], seat: int, best: Any) -> bool | None:
+    """Is `seat` strictly the most (best=max) / fewest (best=min)? None if tied for it."""
+    target = best(values)
+    if values[seat] != target:
+        return False
+    return None if values.count(target) > 1 else True
+
+
+def _int(name: str, value: Any, lo: int, hi: int) -> None:
+    if type(value) is not int or not lo <= value < hi:
+        raise BadState(f"{name} must be a whole number in {lo}..{hi - 1}, got {value!r}")
+
+
+def _ints(name: str, values: Any, length: int | None, lo: int, hi: int) -> None:
+    if type(values) is not list or (length is not None and len(values) != length):
+        raise BadState(f"{name} must be a list of {length or 'some'} whole numbers, got {values!r}")
+    for v in values:
+        _int(name, v, lo, hi)
+
+
+def _zone(name: str, cards: Any) -> None:
+    if type(cards) is not list or any(type(c) is not int for c in cards):
+        raise BadState(f"{name} must be a list of card ids")
+
+
+def _zones(name: str, zones: Any, players: int) -> None:
+    if type(zones) is not list or len(zones) != players:
+        raise BadState(f"{name} must hold one list per seat")
+    for zone in zones:
+        _zone(name, zone)
