@@ -76,3 +76,12 @@ def make_bot(spec: GameSpec, text: str, seed: int = 0) -> Bot:
         raise BadConfig(f"bot {name!r} has no parameter(s) {', '.join(unknown)}; known: {known}")
     kwargs = {k: _coerce(k, hints[k], v) for k, v in params.items()}
     return factory(spec=spec, seed=seed, **kwargs)
+
+
+def _register_generic_bots() -> None:
+    from .ismcts import ISMCTSBot
+
+    GENERIC_BOTS["ismcts"] = ISMCTSBot
+
+
+_register_generic_bots()

@@ -57,9 +57,11 @@ def redeal(zones: Sequence[list[int]], rng: Rng) -> None:
     """Pool the cards of `zones`, shuffle, and refill each zone to its old size, in place.
 
     What an observer cannot see (other hands, deck order) is re-dealt this way for
-    determinisation and leak tests; sizes stay, so public facts stay.
+    determinisation and leak tests; sizes stay, so public facts stay. The pool is sorted
+    before the shuffle, so the result depends only on which cards are hidden and on `rng`,
+    never on where they lay: a bot that re-deals cannot learn the true deal from it.
     """
-    pool = [c for zone in zones for c in zone]
+    pool = sorted(c for zone in zones for c in zone)
     rng.shuffle(pool)
     at = 0
     for zone in zones:

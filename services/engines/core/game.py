@@ -226,6 +226,9 @@ class GameSpec:
     variants: tuple[str, ...] = ()
     # Bots beyond `random` that this game provides, by name (e.g. "heuristic").
     bots: dict[str, BotFactory] = field(default_factory=dict)
+    # Estimated returns of a non-terminal state, for search bots that stop rollouts early;
+    # None means "play rollouts to the end".
+    evaluate: Callable[[State], list[float]] | None = None
     summary: str = ""
 
     def __post_init__(self) -> None:
