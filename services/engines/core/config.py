@@ -9,6 +9,7 @@ input with the same message.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import types
 import typing
 from collections.abc import Mapping
@@ -64,6 +65,13 @@ def _coerce(name: str, kind: Any, value: Any) -> Any:
     raise BadConfig(f"config field {name!r} has an unsupported type {kind!r}")
 
 
+@functools.cache
+def _field_types(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+    """Resolved field types, once per class: every state restore builds a config, and
+    resolving string annotations costs more than the rest of the restore."""
+    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+
+
 def config_from_mapping(cls: type[C], values: Mapping[str, Any] | None) -> C:
     """Build `cls` from defaults plus `values`, refusing unknown fields and wrong kinds.
 
@@ -71,8 +79,7 @@ def config_from_mapping(cls: type[C], values: Mapping[str, Any] | None) -> C:
     config object that exists is always a playable one.
     """
     values = dict(values or {})
-    hints = typing.get_type_hints(cls)
-    fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    hints, fields = _field_types(cls)
     unknown = sorted(set(values) - fields)
     if unknown:
         raise BadConfig(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")
