@@ -1,0 +1,19 @@
+"""Trash Cult: 2-4 cult leaders race to fill their Shrine with the food their cult worships."""
+
+from ..core.game import GameSpec
+from .bots import HeuristicBot, evaluate
+from .config import TrashCultConfig
+from .rules import TrashCultState
+
+GAME = GameSpec(
+    name="trash_cult",
+    title="Trash Cult",
+    min_players=2,
+    max_players=4,
+    default_players=4,
+    config_class=TrashCultConfig,
+    state_class=TrashCultState,
+    bots={"heuristic": HeuristicBot},
+    evaluate=evaluate,
+    summary="Tableau race: recruit animals, stash food, Snackrifice for perks and survive the chaos.",
+)
