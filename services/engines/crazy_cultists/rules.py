@@ -1,0 +1,1112 @@
+"""Crazy Cultists: the rules (rulebook seeds/002, rulings CC-1..CC-11 and G-1..G-5).
+
+Each player builds a Favor Stack; reaching the candle threshold discards the stack and earns
+a candle, and the first to the winning number of candles wins (CC-4). On a turn the active
+player plays one card (a favor onto its stack, or a Hijinx / Dark Power at someone) and then
+everyone draws back up to the hand limit (CC-3, CC-7).
+
+How this file is laid out:
+- the action encoding (small ints, decoded by `decode`) and the pending-decision kinds;
+- the state: setup, the decision vocabulary (`to_act`, `legal_actions`, `_apply`), then the
+  rules in the order a turn uses them: play, Counter-Spell window, effects, candles, draw-up,
+  next turn; then views, labels, invariants and re-dealing for hidden information.
+
+Every out-of-turn question is asked of every eligible seat, holding the answering card or
+not (a seat without one has the single action "pass"), so who is asked never reveals a hand.
+"""
+
+from __future__ import annotations
+
+from itertools import chain
+from math import isqrt
+from typing import Any, cast
+
+from services.engines.core.decks import check_conservation, draw, redeal
+from services.engines.core.errors import BadConfig, BadState
+from services.engines.core.game import Event, State
+from services.engines.core.rng import Rng
+
+from .cards import (
+    ALCHEMY_DRAW,
+    ALCHEMY_RETURN,
+    BEELZE_BEATDOWN,
+    BLACK_SPIRE,
+    COUNTER_SPELL,
+    DARK_BAPTISM,
+    DARK_FAVOR_4,
+    EVIL_EYE,
+    FEAR_THE_REAPER,
+    FORBIDDEN_ALCHEMY,
+    HAIL_YOURSELF,
+    HEAVY_METAL,
+    LIFE_SIPHON,
+    MAIN_FAVORS,
+    MAIN_KINDS,
+    NAMES,
+    NECROMANCY,
+    NERDRONOMICON,
+    NERDRONOMICON_LOOK,
+    NUM_KINDS,
+    OUIJA,
+    POLYMORPHIZATION,
+    PUPPET_MASTER,
+    SCRYING_BONES,
+    STRIP,
+    SWITCHEROO,
+    TARGETED,
+    TITLES,
+    TOILING_TROUBLE,
+    VALUE,
+    VOODOO,
+    kind_table,
+)
+
+# --- actions: a family base plus a payload ------------------------------------------------
+NO_TARGET = 6  # target slot of a card played on yourself or the whole table (seats are 0..5)
+PLAY = 0  # + kind * 7 + target seat (or NO_TARGET)
+DISCARD = 200  # + kind: CC-3's discard when no card can be played
+CHOOSE = 300  # + kind: pick a card of that kind for the pending effect (keep, take, return...)
+TAKE = 400  # + seat * 32 + kind: Hail Yourself takes a card of that kind from that seat
+PASS = 600  # no Counter-Spell now; or an empty hand on your turn
+COUNTER = 601  # play a Counter-Spell into the open window (CC-7)
+DONE = 602  # Voodoo: discard no more cards with it
+TAKE_DARK = 603  # CC-10: draw the top Dark Powers card instead of this main-deck draw
+DRAW_MAIN = 604
+SWAP_HANDS = 605  # Ouija's three choices
+DISCARD_HAND = 606
+LEAVE_HAND = 607
+PAIR = 1000  # + j * (j - 1) // 2 + i: Toiling Trouble's pair at stack positions i < j (CC-6)
+
+FIXED = {
+    PASS: ("pass", "pass"),
+    COUNTER: ("counter", "play Counter-Spell"),
+    DONE: ("done", "discard no more cards"),
+    TAKE_DARK: ("take_dark", "take the top Dark Powers card"),
+    DRAW_MAIN: ("draw_main", "draw from the main deck"),
+    SWAP_HANDS: ("swap_hands", "swap hands"),
+    DISCARD_HAND: ("discard_hand", "make them discard their hand"),
+    LEAVE_HAND: ("leave_hand", "leave their hand"),
+}
+
+
+def decode(action: int) -> tuple[str, int, int]:
+    """(family, kind, seat) of an action; kind and seat are -1 where the family has none.
+
+    Families: play, discard, choose, take, pair (kind = i, seat = j: stack positions), and the
+    fixed ones in FIXED. Unknown integers decode to ("unknown", -1, -1).
+    """
+    if 0 <= action < DISCARD:
+        kind, target = divmod(action, 7)
+        if kind < NUM_KINDS:
+            return "play", kind, -1 if target == NO_TARGET else target
+    elif DISCARD <= action < DISCARD + NUM_KINDS:
+        return "discard", action - DISCARD, -1
+    elif CHOOSE <= action < CHOOSE + NUM_KINDS:
+        return "choose", action - CHOOSE, -1
+    elif TAKE <= action < PASS:
+        seat, kind = divmod(action - TAKE, 32)
+        if kind < NUM_KINDS and seat < NO_TARGET:
+            return "take", kind, seat
+    elif action in FIXED:
+        return FIXED[action][0], -1, -1
+    elif action >= PAIR:
+        index = action - PAIR
+        j = (1 + isqrt(1 + 8 * index)) // 2
+        return "pair", index - j * (j - 1) // 2, j
+    return "unknown", -1, -1
+
+
+def pair_action(i: int, j: int) -> int:
+    return PAIR + j * (j - 1) // 2 + i
+
+
+# --- pending decisions -------------------------------------------------------------------
+# Every pending record has the same keys (docs/games/crazy_cultists.md):
+#   kind    what is being decided (below)
+#   player  the seat that played the card (dark_draw: the seat drawing)
+#   target  the seat it was played at, -1 for none
+#   card    the card in play (-1 for dark_draw)
+#   count   voodoo/counter: cards discarded with Voodoo; alchemy: returns left;
+#           dark_draw: how far round the table the draw-up had got (seats after active)
+#   chain   Counter-Spells played into the window so far (CC-7)
+#   asked   seats still to answer the window, in order; the first decides now
+#   cards   Nerdronomicon's looked-at cards
+# Who decides: the first of `asked` for counter, the target for toil, else the player.
+PENDING_KINDS = (
+    "voodoo",  # pick extra cards to discard with Voodoo (CC-10), or DONE
+    "counter",  # the Counter-Spell window (CC-7, G-4)
+    "toil",  # Toiling Trouble: the target picks the pair (CC-6)
+    "evil_eye",  # Evil Eye: the player takes a card from the shown hand (CC-8)
+    "nerd_keep",  # Nerdronomicon: keep one of the top cards
+    "nerd_top",  # Nerdronomicon: which of the other two goes back on top
+    "ouija",  # Ouija: swap hands, make them discard, or leave it
+    "hail",  # Hail Yourself: take one card from any revealed hand
+    "necro",  # Necromancy: take a card from the main discard pile
+    "scry",  # Scrying Bones: take a card from the main deck
+    "alchemy",  # Forbidden Alchemy: return cards to the top of the deck, one at a time
+    "dark_draw",  # CC-10: Dark Powers card instead of this main-deck draw?
+)
+CARD_OF_PENDING = {
+    "voodoo": VOODOO,
+    "toil": TOILING_TROUBLE,
+    "evil_eye": EVIL_EYE,
+    "nerd_keep": NERDRONOMICON,
+    "nerd_top": NERDRONOMICON,
+    "ouija": OUIJA,
+    "hail": HAIL_YOURSELF,
+    "necro": NECROMANCY,
+    "scry": SCRYING_BONES,
+    "alchemy": FORBIDDEN_ALCHEMY,
+}
+PENDING_KEYS = frozenset({"kind", "player", "target", "card", "count", "chain", "asked", "cards"})
+# The card effects that ask their player to pick a card, and how a pick reads.
+CHOOSE_WORDS = {
+    "voodoo": "also discard {}",
+    "evil_eye": "take {} from their hand",
+    "nerd_keep": "keep {}",
+    "nerd_top": "put {} back on top",
+    "necro": "take {} from the discard pile",
+    "scry": "take {} from the deck",
+    "alchemy": "return {} to the deck",
+}
+
+
+def _record(kind: str, player: int, target: int, card: int) -> dict[str, Any]:
+    return {
+        "kind": kind,
+        "player": player,
+        "target": target,
+        "card": card,
+        "count": 0,
+        "chain": [],
+        "asked": [],
+        "cards": [],
+    }
+
+
+def _distinct(kinds: tuple[int, ...], zone: list[int], base: int) -> list[int]:
+    """One action per kind present in `zone`: same-kind cards are the same choice."""
+    out: list[int] = []
+    seen = 0
+    for c in zone:
+        bit = 1 << kinds[c]
+        if not seen & bit:
+            seen |= bit
+            out.append(base + kinds[c])
+    return out
+
+
+def _pairs(kinds: tuple[int, ...], stack: list[int]) -> list[tuple[int, int]]:
+    values = [VALUE[kinds[c]] for c in stack]
+    return [(i, j) for j in range(1, len(values)) for i in range(j) if values[i] == values[j]]
+
+
+class CrazyCultistsState(State):
+    FIELDS = (
+        "deck",  # main deck, top at the end
+        "discard",  # main discard pile, face up
+        "hands",
+        "stacks",  # favor stacks, bottom first
+        "candles",
+        "poly",  # each seat's Polymorphization marker card, -1 for none (CC-3)
+        "spire",  # each seat's Black Spire: [] or [spire card, favor cards on it...] (CC-10)
+        "dark_deck",
+        "dark_discard",
+        "dark_due",  # candles earned whose Dark Powers draw is still to come (CC-10)
+        "baptized",  # Dark Baptism: no Hijinx may target this seat (CC-10)
+        "active",
+        "extra_turn",  # Dark Baptism: the active seat goes again
+        "pending",
+        "winner",
+        "over",
+    )
+
+    kind: tuple[int, ...]
+    n_main: int
+
+    def __init__(self, config: Any, num_players: int, seed: int) -> None:
+        super().__init__(config, num_players, seed)
+        self.kind, self.n_main = kind_table(config)
+        if self.n_main < num_players * config.starting_hand:
+            raise BadConfig(
+                f"the main deck has {self.n_main} cards, too few to deal "
+                f"{config.starting_hand} to each of {num_players} players"
+            )
+        n = num_players
+        self.deck = list(range(self.n_main))
+        self.rng.shuffle(self.deck)
+        self.dark_deck = list(range(self.n_main, len(self.kind)))
+        self.rng.shuffle(self.dark_deck)
+        self.discard: list[int] = []
+        self.dark_discard: list[int] = []
+        self.hands = [[self.deck.pop() for _ in range(config.starting_hand)] for _ in range(n)]
+        self.stacks: list[list[int]] = [[] for _ in range(n)]
+        self.candles = [0] * n
+        self.poly = [-1] * n
+        self.spire: list[list[int]] = [[] for _ in range(n)]
+        self.dark_due = [0] * n
+        self.baptized = [False] * n
+        self.active = 0  # G-1
+        self.extra_turn = False
+        self.pending: dict[str, Any] | None = None
+        self.winner = -1
+        self.over = False
+        self._start_turn(0, regular=True)
+
+    def __getattr__(self, name: str) -> Any:
+        # The id -> kind table is derived from the config, not stored: clones and restored
+        # states are built without __init__, so they fetch it (cached) on first use.
+        if name in ("kind", "n_main"):
+            self.kind, self.n_main = kind_table(self.config)
+            return getattr(self, name)
+        raise AttributeError(name)
+
+    def clone(self) -> CrazyCultistsState:
+        new = cast(CrazyCultistsState, super().clone())
+        new.kind, new.n_main = self.kind, self.n_main  # spare IS-MCTS clones the table lookup
+        return new
+
+    # --- the decision vocabulary --------------------------------------------------------
+    def to_act(self) -> list[int]:
+        return [] if self.over else [self._decider()]
+
+    def _decider(self) -> int:
+        p = self.pending
+        if p is None:
+            return self.active
+        if p["kind"] == "counter":
+            return p["asked"][0]
+        if p["kind"] == "toil":
+            return p["target"]
+        return p["player"]
+
+    def is_terminal(self) -> bool:
+        return self.over
+
+    def winners(self) -> list[int]:
+        return [self.winner] if self.winner >= 0 else []
+
+    def legal_actions(self, seat: int) -> list[int]:
+        if self.over or seat != self._decider():
+            return []
+        p = self.pending
+        if p is None:
+            return self._turn_actions(seat)
+        kinds = self.kind
+        what = p["kind"]
+        if what == "counter":
+            for c in self.hands[seat]:
+                if kinds[c] == COUNTER_SPELL:
+                    return [COUNTER, PASS]
+            return [PASS]
+        if what == "voodoo":
+            return [*_distinct(kinds, self.hands[seat], CHOOSE), DONE]
+        if what == "dark_draw":
+            return [TAKE_DARK, DRAW_MAIN]
+        if what == "toil":
+            return [pair_action(i, j) for i, j in _pairs(kinds, self.stacks[seat])]
+        if what == "evil_eye":
+            return _distinct(kinds, self.hands[p["target"]], CHOOSE)
+        if what in ("nerd_keep", "nerd_top"):
+            return _distinct(kinds, p["cards"], CHOOSE)
+        if what == "ouija":
+            return [SWAP_HANDS, DISCARD_HAND, LEAVE_HAND]
+        if what == "hail":
+            return [a for s in self._hail_seats(seat) for a in _distinct(kinds, self.hands[s], TAKE + 32 * s)]
+        if what == "necro":
+            return _distinct(kinds, self.discard, CHOOSE)
+        if what == "scry":  # in kind order: the deck's order is hidden (G-3)
+            return sorted(_distinct(kinds, self.deck, CHOOSE))
+        # alchemy: only main-deck cards go back onto the main deck
+        return [a for a in _distinct(kinds, self.hands[seat], CHOOSE) if a - CHOOSE in MAIN_KINDS]
+
+    def _turn_actions(self, seat: int) -> list[int]:
+        """CC-3: one card that can legally be played; if none can, discard one instead."""
+        hand = self.hands[seat]
+        if not hand:
+            return [PASS]  # only when both decks have run dry
+        kinds = self.kind
+        n = self.num_players
+        out: list[int] = []
+        seen = 0
+        for c in hand:
+            k = kinds[c]
+            if seen & (1 << k):
+                continue
+            seen |= 1 << k
+            base = PLAY + 7 * k
+            if VALUE[k]:  # a favor card can always be stacked
+                out.append(base + NO_TARGET)
+            elif k in TARGETED:
+                for t in range(n):
+                    # CC-10 Dark Baptism: no Hijinx may target a baptized seat.
+                    if t != seat and not self.baptized[t] and self._would_hit(k, seat, t):
+                        out.append(base + t)
+            elif k != COUNTER_SPELL and self._would_act(k, seat):
+                out.append(base + NO_TARGET)
+        return out or _distinct(kinds, hand, DISCARD)
+
+    def _would_hit(self, k: int, seat: int, target: int) -> bool:
+        """CC-5's FAQ: a card that would do nothing to its target cannot be played on it."""
+        stack = self.stacks[target]
+        if k == POLYMORPHIZATION:
+            # "Skip your next turn" on a seat already marked would skip the same turn again:
+            # it would do nothing, so (CC-5) it cannot be played on that seat.
+            return self.poly[target] < 0
+        if k in (EVIL_EYE, OUIJA):
+            return bool(self.hands[target])
+        if k == BLACK_SPIRE:
+            return not self.spire[target]  # a second Spire would do nothing until the first falls
+        if k == TOILING_TROUBLE:
+            return bool(_pairs(self.kind, stack))
+        if k == SWITCHEROO:
+            return bool(stack) and bool(self.stacks[seat])
+        return bool(stack)  # the stack discards, Life Siphon, Voodoo
+
+    def _would_act(self, k: int, seat: int) -> bool:
+        """CC-5's FAQ for cards played on yourself or the table."""
+        if k in (DARK_BAPTISM, FORBIDDEN_ALCHEMY):
+            return True
+        others = [t for t in range(self.num_players) if t != seat]
+        if k in (NERDRONOMICON, SCRYING_BONES):
+            return bool(self.deck or self.discard)
+        if k == NECROMANCY:
+            return bool(self.discard)
+        if k == FEAR_THE_REAPER:
+            return any(self.hands[t] for t in others)
+        if k == HAIL_YOURSELF:
+            return bool(self._hail_seats(seat))
+        if k == HEAVY_METAL:
+            return any(self.stacks[t] for t in others)
+        # Puppet Master: some hand besides the card itself must move.
+        return len(self.hands[seat]) > 1 or any(self.hands[t] for t in others)
+
+    def _hail_seats(self, seat: int) -> list[int]:
+        # Taking a card from a player singles it out, so Dark Baptism shields it (CC-10).
+        return [t for t in range(self.num_players) if t != seat and self.hands[t] and not self.baptized[t]]
+
+    def _apply(self, seat: int, action: int) -> None:
+        p = self.pending
+        if p is None:
+            self._play(seat, action)
+        else:
+            _HANDLERS[p["kind"]](self, p, action)
+
+    # --- playing a card (CC-3) ----------------------------------------------------------
+    def _play(self, seat: int, action: int) -> None:
+        hand = self.hands[seat]
+        if action == PASS:
+            self._say("pass", seat, "seat {} has no cards and passes", seat)
+            self._end_turn()
+            return
+        if action >= DISCARD:
+            card = self._take(hand, action - DISCARD)
+            self._trash(card)
+            self._say(
+                "discard", seat, "seat {} can play nothing and discards {}", seat, TITLES[action - DISCARD]
+            )
+            self._end_turn()
+            return
+        k, target = divmod(action - PLAY, 7)
+        card = self._take(hand, k)
+        if k in MAIN_FAVORS:
+            self._say("play", seat, "seat {} stacks {}", seat, TITLES[k])
+            self._add_favor(seat, card)
+            if not self.over:
+                self._end_turn()
+            return
+        if target == NO_TARGET:
+            target = -1
+            self._say("play", seat, "seat {} plays {}", seat, TITLES[k])
+        else:
+            self._say("play", seat, "seat {} plays {} on seat {}", seat, TITLES[k], target)
+        record = _record("voodoo" if k == VOODOO else "counter", seat, target, card)
+        if k == VOODOO:
+            record["count"] = 1  # Voodoo counts itself (as printed: "including this card")
+            if hand:
+                self.pending = record
+                return
+        self._open_window(record)
+
+    def _on_voodoo(self, p: dict[str, Any], action: int) -> None:
+        """CC-10 Voodoo: discard any number of cards with it, one pick at a time."""
+        hand = self.hands[p["player"]]
+        if action != DONE:
+            self._trash(self._take(hand, action - CHOOSE))
+            p["count"] += 1
+            self._say(
+                "discard",
+                p["player"],
+                "seat {} discards {} with Voodoo",
+                p["player"],
+                TITLES[action - CHOOSE],
+            )
+            if hand:
+                return
+        self._open_window(p)
+
+    # --- the Counter-Spell window (CC-7, G-4) -------------------------------------------
+    def _open_window(self, p: dict[str, Any]) -> None:
+        n = self.num_players
+        p["kind"] = "counter"
+        p["asked"] = [(p["player"] + i) % n for i in range(1, n)]
+        self.pending = p
+
+    def _on_counter(self, p: dict[str, Any], action: int) -> None:
+        asked = p["asked"]
+        seat = asked[0]
+        if action == PASS:
+            del asked[0]
+            if not asked:
+                self._close_window(p)
+            return
+        # A Counter-Spell can itself be countered by anyone, the original player too: everyone
+        # but its player is asked again, in turn order from the seat after it (CC-7).
+        n = self.num_players
+        p["chain"].append(self._take(self.hands[seat], COUNTER_SPELL))
+        p["asked"] = [(seat + i) % n for i in range(1, n)]
+        self._say("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
+
+    def _close_window(self, p: dict[str, Any]) -> None:
+        counters = p["chain"]
+        self.discard.extend(counters)
+        self.pending = None
+        card = p["card"]
+        if len(counters) % 2:  # CC-7: an odd chain cancels the card
+            self._say("cancel", p["player"], "{} is cancelled", TITLES[self.kind[card]])
+            self._trash(card)
+            self._end_turn()
+            return
+        p["chain"] = []
+        self._resolve(p)
+
+    # --- effects: Hijinx read from the target's side, Dark Powers from the player's (CC-5, CC-10)
+    def _resolve(self, p: dict[str, Any]) -> None:
+        k = self.kind[p["card"]]
+        player, target, card = p["player"], p["target"], p["card"]
+        stacks = self.stacks
+        if k in STRIP:
+            self._strip(target, STRIP[k])
+        elif k == BEELZE_BEATDOWN:
+            self._strip(target, len(stacks[target]))
+        elif k == POLYMORPHIZATION:
+            if self.poly[target] < 0:
+                self.poly[target] = card  # the marker; discarded when the turn is skipped (CC-3)
+                self._end_turn()
+                return
+        elif k == TOILING_TROUBLE:
+            if _pairs(self.kind, stacks[target]):
+                self._ask("toil", p)
+                return
+        elif k in (EVIL_EYE, OUIJA):
+            if self.hands[target]:
+                self._ask("evil_eye" if k == EVIL_EYE else "ouija", p)
+                return
+        elif k == NERDRONOMICON:
+            for _ in range(NERDRONOMICON_LOOK):
+                looked = draw(self.deck, self.discard, self.rng)
+                if looked is not None:
+                    p["cards"].append(looked)
+            if p["cards"]:
+                self._ask("nerd_keep", p)
+                return
+        elif k == SWITCHEROO:
+            mine, theirs = stacks[player], stacks[target]
+            if mine and theirs:
+                mine[-1], theirs[-1] = theirs[-1], mine[-1]
+                self._check_candle(player)
+                if not self.over:
+                    self._check_candle(target)
+        elif k == DARK_FAVOR_4:
+            self._add_favor(player, card)
+            self._finish()
+            return
+        elif k == LIFE_SIPHON:
+            if stacks[target]:
+                self._add_favor(player, stacks[target].pop())
+        elif k == BLACK_SPIRE:
+            if not self.spire[target]:
+                self.spire[target].append(card)
+                self._end_turn()
+                return
+        elif k == NECROMANCY:
+            if self.discard:
+                self._ask("necro", p)
+                return
+        elif k == DARK_BAPTISM:
+            # CC-10: shielded until the start of its next regular turn; goes again at once.
+            self.baptized[player] = True
+            self.extra_turn = True
+        elif k == FEAR_THE_REAPER:
+            for t in range(self.num_players):
+                if t != player:
+                    for c in self.hands[t]:
+                        self._trash(c)
+                    self.hands[t] = []
+        elif k == PUPPET_MASTER:
+            # CC-10: every hand, the player's too, passes right (to seat - 1: G-1).
+            self.hands = self.hands[1:] + self.hands[:1]
+        elif k == FORBIDDEN_ALCHEMY:
+            hand = self.hands[player]
+            for _ in range(ALCHEMY_DRAW):
+                drawn = draw(self.deck, self.discard, self.rng)
+                if drawn is not None:
+                    hand.append(drawn)
+            p["count"] = min(ALCHEMY_RETURN, sum(1 for c in hand if c < self.n_main))
+            if p["count"]:
+                self._ask("alchemy", p)
+                return
+        elif k == SCRYING_BONES:
+            if not self.deck:  # an exhausted deck is refilled from the discard (rulebook)
+                self.deck.extend(self.discard)
+                self.discard.clear()
+            if self.deck:
+                self._ask("scry", p)
+                return
+        elif k == HAIL_YOURSELF:
+            if self._hail_seats(player):
+                self._ask("hail", p)
+                return
+        elif k == VOODOO:
+            self._strip(target, p["count"])
+        elif k == HEAVY_METAL:
+            for t in range(self.num_players):
+                if t != player:
+                    self._strip(t, 1)
+        self._finish(card)
+
+    def _ask(self, kind: str, p: dict[str, Any]) -> None:
+        p["kind"] = kind
+        self.pending = p
+
+    def _finish(self, card: int = -1) -> None:
+        """The card has done its work: discard it (unless it stays on the table), end the turn."""
+        if card >= 0:
+            self._trash(card)
+        self.pending = None
+        if not self.over:
+            self._end_turn()
+
+    def _on_toil(self, p: dict[str, Any], action: int) -> None:
+        _, i, j = decode(action)
+        stack = self.stacks[p["target"]]
+        self._trash(stack.pop(j))
+        self._trash(stack.pop(i))
+        self._finish(p["card"])
+
+    def _on_evil_eye(self, p: dict[str, Any], action: int) -> None:
+        # CC-8: the player takes one card; which one stays between the two of them.
+        self.hands[p["player"]].append(self._take(self.hands[p["target"]], action - CHOOSE))
+        self._say("take", p["player"], "seat {} takes a card from seat {}", p["player"], p["target"])
+        self._finish(p["card"])
+
+    def _on_nerd_keep(self, p: dict[str, Any], action: int) -> None:
+        cards = p["cards"]
+        self.hands[p["player"]].append(self._take(cards, action - CHOOSE))
+        if len(cards) == 2 and self.kind[cards[0]] != self.kind[cards[1]]:
+            p["kind"] = "nerd_top"
+            return
+        self.deck.extend(cards)  # order among same-kind cards changes nothing
+        p["cards"] = []
+        self._finish(p["card"])
+
+    def _on_nerd_top(self, p: dict[str, Any], action: int) -> None:
+        cards = p["cards"]
+        top = self._take(cards, action - CHOOSE)
+        self.deck.extend((cards[0], top))
+        p["cards"] = []
+        self._finish(p["card"])
+
+    def _on_ouija(self, p: dict[str, Any], action: int) -> None:
+        player, target = p["player"], p["target"]
+        if action == SWAP_HANDS:
+            self.hands[player], self.hands[target] = self.hands[target], self.hands[player]
+        elif action == DISCARD_HAND:
+            for c in self.hands[target]:
+                self._trash(c)
+            self.hands[target] = []
+        self._say("ouija", player, "seat {} chooses to {}", player, FIXED[action][1])
+        self._finish(p["card"])
+
+    def _on_hail(self, p: dict[str, Any], action: int) -> None:
+        _, k, seat = decode(action)
+        self.hands[p["player"]].append(self._take(self.hands[seat], k))
+        self._say("take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat)
+        self._finish(p["card"])
+
+    def _on_necro(self, p: dict[str, Any], action: int) -> None:
+        self.hands[p["player"]].append(self._take(self.discard, action - CHOOSE))
+        self._say(
+            "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE]
+        )
+        self._finish(p["card"])
+
+    def _on_scry(self, p: dict[str, Any], action: int) -> None:
+        self.hands[p["player"]].append(self._take(self.deck, action - CHOOSE))
+        self.rng.shuffle(self.deck)  # the search saw the deck; its order is hidden again (G-3)
+        self._say("take", p["player"], "seat {} takes {} from the deck", p["player"], TITLES[action - CHOOSE])
+        self._finish(p["card"])
+
+    def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
+        # Returned one at a time: the last returned is the new top card.
+        self.deck.append(self._take(self.hands[p["player"]], action - CHOOSE))
+        p["count"] -= 1
+        if not p["count"]:
+            self._finish(p["card"])
+
+    def _on_dark_draw(self, p: dict[str, Any], action: int) -> None:
+        seat = p["player"]
+        self.dark_due[seat] -= 1
+        if action == TAKE_DARK:
+            drawn = draw(self.dark_deck, self.dark_discard, self.rng)
+            self._say("dark", seat, "seat {} takes a Dark Powers card", seat)
+        else:
+            drawn = draw(self.deck, self.discard, self.rng)
+        if drawn is not None:
+            self.hands[seat].append(drawn)
+        self.pending = None
+        self._end_turn(p["count"])
+
+    # --- stacks and candles (CC-4, CC-9, CC-10) -----------------------------------------
+    def _add_favor(self, seat: int, card: int) -> None:
+        """A favor card joins `seat`'s stack, or its Black Spire while one stands (CC-10)."""
+        spire = self.spire[seat]
+        if spire:
+            spire.append(card)
+            kinds = self.kind
+            if sum(VALUE[kinds[c]] for c in spire) >= self.config.black_spire_points:
+                for c in spire:
+                    self._trash(c)
+                spire.clear()
+                self._say("spire", seat, "seat {}'s Black Spire falls", seat)
+            return
+        self.stacks[seat].append(card)
+        self._check_candle(seat)
+
+    def _check_candle(self, seat: int) -> None:
+        """CC-4: checked whenever a stack grows, on any turn; variants per CC-9."""
+        stack = self.stacks[seat]
+        kinds = self.kind
+        total = 0
+        for c in stack:
+            total += VALUE[kinds[c]]
+        need = self.need(seat)
+        if total < need:
+            return
+        for c in stack:
+            self._trash(c)
+        stack.clear()
+        cfg = self.config
+        if cfg.variant == "fiendish" and total > need:
+            self._say("overshoot", seat, "seat {} goes over {} and loses the stack", seat, need)
+            return
+        self.candles[seat] += 1
+        if cfg.dark_powers:
+            self.dark_due[seat] += 1
+        self._say("candle", seat, "seat {} lights candle {}", seat, self.candles[seat])
+        if self.candles[seat] >= self.candles_to_win():
+            self.winner = seat
+            self.over = True
+            self.pending = None
+            self._say("win", seat, "seat {} wins", seat)
+            return
+        if cfg.variant == "devilish":
+            for t in range(self.num_players):
+                self._strip(t, len(self.stacks[t]))
+
+    def need(self, seat: int) -> int:
+        """Favor points `seat` must stack for its next candle (CC-4; beast mode: CC-9)."""
+        cfg = self.config
+        if cfg.variant == "beast":
+            return cfg.beast_threshold
+        return cfg.threshold - self.candles[seat]
+
+    def candles_to_win(self) -> int:
+        cfg = self.config
+        return cfg.beast_candles_to_win if cfg.variant == "beast" else cfg.candles_to_win
+
+    def _strip(self, seat: int, count: int) -> None:
+        """Discard up to `count` cards from the top of a stack (never from a Spire: CC-10)."""
+        stack = self.stacks[seat]
+        for _ in range(min(count, len(stack))):
+            self._trash(stack.pop())
+
+    # --- end of turn: draw back up, next seat (CC-3, CC-7, CC-10, G-5) --------------------
+    def _end_turn(self, first: int = 0) -> None:
+        """Everyone draws back up to the hand limit, the active seat first, then the next turn.
+
+        CC-7 asks for this after every Hijinx; after a favor only the active seat can be
+        short, so doing it every turn is the same rule. A seat owed a Dark Powers draw is
+        asked at its next main-deck draw (CC-10); `first` resumes after that question.
+        """
+        n = self.num_players
+        limit = self.config.hand_limit
+        for step in range(first, n):
+            seat = (self.active + step) % n
+            hand = self.hands[seat]
+            while len(hand) < limit:
+                if self.dark_due[seat] and (self.dark_deck or self.dark_discard):
+                    record = _record("dark_draw", seat, -1, -1)
+                    record["count"] = step
+                    self.pending = record
+                    return
+                drawn = draw(self.deck, self.discard, self.rng)
+                if drawn is None:
+                    break
+                hand.append(drawn)
+        if self.extra_turn:
+            self.extra_turn = False
+            self._start_turn(self.active, regular=False)
+        else:
+            self._start_turn((self.active + 1) % n, regular=True)
+
+    def _start_turn(self, seat: int, regular: bool) -> None:
+        """Begin the next turn; Polymorphization skips need no decision (CC-3)."""
+        n = self.num_players
+        while True:
+            if self.turn >= self.config.max_turns:  # G-5: a draw
+                self.over = True
+                self._say("capped", -1, "turn cap {} reached: no winner", self.config.max_turns)
+                return
+            self.turn += 1
+            self.active = seat
+            if regular:
+                self.baptized[seat] = False
+            if self.poly[seat] < 0:
+                return
+            self._trash(self.poly[seat])
+            self.poly[seat] = -1
+            self._say("skip", seat, "seat {} is polymorphed and skips its turn", seat)
+            seat = (seat + 1) % n
+            regular = True
+
+    # --- card movement ------------------------------------------------------------------
+    def _take(self, zone: list[int], k: int) -> int:
+        """Remove and return the last card of kind `k` in `zone` (same-kind cards are alike)."""
+        kinds = self.kind
+        for i in range(len(zone) - 1, -1, -1):
+            if kinds[zone[i]] == k:
+                return zone.pop(i)
+        raise BadState(f"no {NAMES[k]} where one was expected")
+
+    def _trash(self, card: int) -> None:
+        """Into its own deck's discard pile: Dark Powers keep theirs apart (CC-10)."""
+        if card < self.n_main:
+            self.discard.append(card)
+        else:
+            self.dark_discard.append(card)
+
+    def _say(self, kind: str, seat: int, text: str, *args: Any) -> None:
+        # Formats only when someone is listening: random play runs with the log off.
+        if self.log is not None:
+            self.log.append(Event(kind, seat, text.format(*args)))
+
+    # --- what a seat may see (G-3) ------------------------------------------------------
+    def view(self, seat: int | None) -> dict[str, Any]:
+        kinds = self.kind
+        players = []
+        for s in range(self.num_players):
+            stack, spire = self.stacks[s], self.spire[s]
+            players.append(
+                {
+                    "seat": s,
+                    "hand_size": len(self.hands[s]),
+                    "stack": [NAMES[kinds[c]] for c in stack],
+                    "stack_total": sum(VALUE[kinds[c]] for c in stack),
+                    "need": self.need(s),
+                    "candles": self.candles[s],
+                    "polymorphed": self.poly[s] >= 0,
+                    "spired": bool(spire),
+                    "spire": [NAMES[kinds[c]] for c in spire[1:]],
+                    "spire_total": sum(VALUE[kinds[c]] for c in spire),
+                    "baptized": self.baptized[s],
+                    "dark_due": self.dark_due[s],
+                }
+            )
+        return {
+            "seat": -1 if seat is None else seat,
+            "active": self.active,
+            "turn": self.turn,
+            "hand": [] if seat is None else [NAMES[kinds[c]] for c in self.hands[seat]],
+            "players": players,
+            "deck_size": len(self.deck),
+            "discard": self._counts(self.discard),
+            "discard_top": NAMES[kinds[self.discard[-1]]] if self.discard else "",
+            "dark_deck_size": len(self.dark_deck),
+            "dark_discard": self._counts(self.dark_discard),
+            "pending": self._pending_view(seat),
+            "candles_to_win": self.candles_to_win(),
+            "variant": self.config.variant,
+            "winner": self.winner,
+            "over": self.over,
+        }
+
+    def _counts(self, zone: list[int]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for c in zone:
+            name = NAMES[self.kind[c]]
+            out[name] = out.get(name, 0) + 1
+        return out
+
+    def _pending_view(self, seat: int | None) -> dict[str, Any] | None:
+        p = self.pending
+        if p is None:
+            return None
+        kinds = self.kind
+        what = p["kind"]
+        looking: list[str] = []
+        revealed: list[dict[str, Any]] = []
+        if seat is not None and seat == p["player"]:
+            if what in ("evil_eye", "ouija"):  # CC-8: shown to the player only
+                t = p["target"]
+                revealed.append({"seat": t, "cards": [NAMES[kinds[c]] for c in self.hands[t]]})
+            elif what in ("nerd_keep", "nerd_top"):
+                looking = [NAMES[kinds[c]] for c in p["cards"]]
+            elif what == "scry":  # the contents, never the order (G-3)
+                looking = sorted(NAMES[kinds[c]] for c in self.deck)
+        if what == "hail":  # "All players must reveal their hands": to the whole table
+            revealed = [
+                {"seat": t, "cards": [NAMES[kinds[c]] for c in self.hands[t]]}
+                for t in range(self.num_players)
+                if t != p["player"]
+            ]
+        return {
+            "kind": what,
+            "seat": self._decider(),
+            "player": p["player"],
+            "target": p["target"],
+            "card": NAMES[kinds[p["card"]]] if p["card"] >= 0 else "",
+            "count": p["count"],
+            "counters": len(p["chain"]),
+            "asked": list(p["asked"]),
+            "looking": looking,
+            "revealed": revealed,
+        }
+
+    # --- words for actions ----------------------------------------------------------------
+    def action_label(self, action: int) -> str:
+        family, k, seat = decode(action)
+        if family == "play":
+            return f"play {TITLES[k]}" if seat < 0 else f"play {TITLES[k]} on seat {seat}"
+        if family == "discard":
+            return f"discard {TITLES[k]}"
+        if family == "choose":
+            what = self.pending["kind"] if self.pending else ""
+            return CHOOSE_WORDS.get(what, "choose {}").format(TITLES[k])
+        if family == "take":
+            return f"take {TITLES[k]} from seat {seat}"
+        if family == "pair":
+            words = f"discard the pair at stack positions {k + 1} and {seat + 1}"
+            p = self.pending
+            if p is not None and p["kind"] == "toil" and seat < len(self.stacks[p["target"]]):
+                value = VALUE[self.kind[self.stacks[p["target"]][seat]]]
+                words = f"discard the pair of {value}s at stack positions {k + 1} and {seat + 1}"
+            return words
+        if family in ("unknown",):
+            return f"unknown action {action}"
+        return FIXED[action][1]
+
+    def action_detail(self, action: int) -> dict[str, Any]:
+        family, k, seat = decode(action)
+        if family in ("play", "take"):
+            detail: dict[str, Any] = {"kind": family, "card": NAMES[k]}
+            if seat >= 0:
+                detail["target"] = seat
+            return detail
+        if family in ("discard", "choose"):
+            return {"kind": family, "card": NAMES[k]}
+        if family == "pair":
+            return {"kind": family, "positions": [k, seat]}
+        return {"kind": family}
+
+    # --- consistency of a restored state -------------------------------------------------
+    def check_invariants(self) -> None:
+        """Refuse any position the rules could not have produced (tampered or corrupt bytes).
+
+        Shapes and types first, then every card in exactly one place, then what each zone
+        may hold, then the pending decision and whoever must answer it.
+        """
+        self._check_shapes()
+        p = self.pending
+        zones = [self.deck, self.discard, self.dark_deck, self.dark_discard, *self.hands, *self.stacks]
+        zones += [*self.spire, [c for c in self.poly if c >= 0]]
+        if p is not None:
+            if type(p) is not dict or set(p) != PENDING_KEYS:
+                raise BadState(f"pending must be a record with keys {sorted(PENDING_KEYS)}")
+            if type(p["chain"]) is not list or type(p["cards"]) is not list or type(p["card"]) is not int:
+                raise BadState("pending chain and cards must be lists of cards, card a card")
+            zones += [p["chain"], p["cards"], [p["card"]] if p["card"] >= 0 else []]
+        if not set(map(type, chain.from_iterable(zones))) <= {int}:
+            raise BadState("card ids must be whole numbers")
+        check_conservation(zones, len(self.kind))
+        self._check_zones()
+        if p is not None:
+            self._check_pending(p)
+        if self.over:
+            if p is not None:
+                raise BadState("a finished game has a pending decision")
+        else:
+            if self.poly[self.active] >= 0:
+                raise BadState("the active seat is polymorphed: its turn should have been skipped")
+            if not self.legal_actions(self._decider()):
+                raise BadState("the seat asked to decide has no legal action")
+
+    def _check_shapes(self) -> None:
+        n = self.num_players
+        for name in ("deck", "discard", "dark_deck", "dark_discard"):
+            if type(getattr(self, name)) is not list:
+                raise BadState(f"{name} must be a list of cards")
+        for name in ("hands", "stacks", "spire"):
+            zones = getattr(self, name)
+            if type(zones) is not list or len(zones) != n or {type(z) for z in zones} != {list}:
+                raise BadState(f"{name} must be a list of {n} lists of cards")
+        for name, kind in (("candles", int), ("poly", int), ("dark_due", int), ("baptized", bool)):
+            values = getattr(self, name)
+            if type(values) is not list or len(values) != n or {type(v) for v in values} != {kind}:
+                raise BadState(f"{name} must be a list of {n} {kind.__name__}s")
+        for name, kind in (("active", int), ("winner", int), ("extra_turn", bool), ("over", bool)):
+            if type(getattr(self, name)) is not kind:
+                raise BadState(f"{name} must be a {kind.__name__}")
+        if not 0 <= self.active < n or not -1 <= self.winner < n:
+            raise BadState(f"active {self.active} / winner {self.winner} is not a seat")
+        if not 0 <= self.turn <= self.config.max_turns:
+            raise BadState(f"turn {self.turn} is outside 0..{self.config.max_turns}")
+
+    def _check_zones(self) -> None:
+        """What each zone may hold; card ids are known to be valid and unique here."""
+        cfg = self.config
+        kinds, n_main = self.kind, self.n_main
+        if (self.deck and max(self.deck) >= n_main) or (self.discard and max(self.discard) >= n_main):
+            raise BadState("a Dark Powers card is in the main deck or its discard")
+        if (self.dark_deck and min(self.dark_deck) < n_main) or (
+            self.dark_discard and min(self.dark_discard) < n_main
+        ):
+            raise BadState("a main-deck card is in the Dark Powers deck or its discard")
+        to_win = self.candles_to_win()
+        for s in range(self.num_players):
+            values = [VALUE[kinds[c]] for c in self.stacks[s]]
+            if 0 in values:
+                raise BadState(f"seat {s}'s stack holds a card that is not a favor card")
+            if values and sum(values) >= self.need(s):
+                raise BadState(f"seat {s}'s stack reached its candle threshold without a candle")
+            spire = self.spire[s]
+            if spire:
+                values = [VALUE[kinds[c]] for c in spire[1:]]
+                if kinds[spire[0]] != BLACK_SPIRE or 0 in values or sum(values) >= cfg.black_spire_points:
+                    raise BadState(f"seat {s}'s Black Spire is not a Spire under {cfg.black_spire_points}")
+            if self.poly[s] >= 0 and kinds[self.poly[s]] != POLYMORPHIZATION:
+                raise BadState(f"seat {s}'s Polymorphization marker is not a Polymorphization card")
+            if not 0 <= self.candles[s] <= to_win or (self.candles[s] == to_win and self.winner != s):
+                raise BadState(f"seat {s} has {self.candles[s]} candles")
+            if self.dark_due[s] < 0 or (self.dark_due[s] and not cfg.dark_powers):
+                raise BadState(f"seat {s} is owed {self.dark_due[s]} Dark Powers draws")
+            room = cfg.hand_limit
+            p = self.pending
+            if p is not None and p["kind"] == "alchemy" and p["player"] == s:
+                room += ALCHEMY_DRAW - 1  # drawn 3 after playing it, not yet returned 2
+            if len(self.hands[s]) > room:
+                raise BadState(f"seat {s} holds {len(self.hands[s])} cards, more than {room}")
+        if self.winner >= 0 and (not self.over or self.candles[self.winner] < to_win):
+            raise BadState(f"seat {self.winner} is the winner without enough candles or a finished game")
+
+    def _check_pending(self, p: dict[str, Any]) -> None:
+        n = self.num_players
+        kinds = self.kind
+        what = p["kind"]
+        if what not in PENDING_KINDS:
+            raise BadState(f"unknown pending decision {what!r}")
+        for key in ("player", "target", "count"):
+            if type(p[key]) is not int:
+                raise BadState(f"pending {key} must be a whole number")
+        if type(p["asked"]) is not list or {type(s) for s in p["asked"]} - {int}:
+            raise BadState("pending asked must be a list of seats")
+        player, target, card = p["player"], p["target"], p["card"]
+        if not 0 <= player < n:
+            raise BadState(f"pending player {player} is not a seat")
+        if what == "dark_draw":
+            if card != -1 or target != -1 or p["chain"] or p["asked"] or p["cards"]:
+                raise BadState("a Dark Powers draw has no card, target, chain or cards")
+            if not 0 <= p["count"] < n or (self.active + p["count"]) % n != player:
+                raise BadState("the Dark Powers draw does not match the draw-up order")
+            if not self.dark_due[player] or len(self.hands[player]) >= self.config.hand_limit:
+                raise BadState("a Dark Powers draw is asked of a seat that is not owed one")
+            return
+        if player != self.active:
+            raise BadState("only the active seat has a card in play")
+        if card < 0:
+            raise BadState(f"{what} needs a card in play")
+        k = kinds[card]
+        if k in MAIN_FAVORS or k == COUNTER_SPELL:
+            raise BadState(f"{NAMES[k]} is never a card in play")
+        if what in CARD_OF_PENDING and CARD_OF_PENDING[what] != k:
+            raise BadState(f"a {what} decision with {NAMES[k]} in play")
+        if k in TARGETED:
+            if not 0 <= target < n or target == player:
+                raise BadState(f"{NAMES[k]} needs another seat as its target, not {target}")
+        elif target != -1:
+            raise BadState(f"{NAMES[k]} has no target")
+        if what == "counter":
+            asked = p["asked"]
+            if not asked or len(set(asked)) != len(asked) or any(not 0 <= s < n for s in asked):
+                raise BadState("the Counter-Spell window must ask distinct seats")
+            if any(kinds[c] != COUNTER_SPELL for c in p["chain"]):
+                raise BadState("only Counter-Spells go into the chain")
+        elif p["chain"] or p["asked"]:
+            raise BadState("only the Counter-Spell window has a chain and seats to ask")
+        if k == VOODOO:
+            low, high = 1, self.config.hand_limit
+        elif what == "alchemy":
+            low, high = 1, ALCHEMY_RETURN
+        else:
+            low = high = 0
+        if not low <= p["count"] <= high:
+            raise BadState(f"pending count {p['count']} is outside {low}..{high} for {what}")
+        low, high = {"nerd_keep": (1, NERDRONOMICON_LOOK), "nerd_top": (2, 2)}.get(what, (0, 0))
+        if not low <= len(p["cards"]) <= high or any(c >= self.n_main for c in p["cards"]):
+            raise BadState(f"{what} holds {len(p['cards'])} looked-at cards")
+
+    # --- hidden information (G-3) --------------------------------------------------------
+    def resample_hidden(self, observer: int, rng: Rng) -> None:
+        """Re-deal what `observer` cannot see: other hands, the decks, cards only others saw.
+
+        Main-deck and Dark Powers cards are pooled apart, and each hand keeps its number of
+        each (the table saw who drew Dark Powers), so every public fact stays.
+        """
+        n_main = self.n_main
+        p = self.pending or _record("", -1, -1, -1)
+        what, player = p["kind"], p["player"]
+        shown = {observer}
+        if what == "hail":
+            shown.update(t for t in range(self.num_players) if t != player)
+        elif what in ("evil_eye", "ouija") and player == observer:
+            shown.add(p["target"])
+        hidden = [s for s in range(self.num_players) if s not in shown]
+        mains = [[c for c in self.hands[s] if c < n_main] for s in hidden]
+        darks = [[c for c in self.hands[s] if c >= n_main] for s in hidden]
+        main_zones = list(mains)
+        if what == "scry" and player == observer:
+            rng.shuffle(self.deck)  # the observer knows what is in it, not the order
+        else:
+            main_zones.append(self.deck)
+        if what in ("nerd_keep", "nerd_top") and player != observer:
+            main_zones.append(p["cards"])
+        redeal(main_zones, rng)
+        redeal([*darks, self.dark_deck], rng)
+        for s, m, d in zip(hidden, mains, darks, strict=True):
+            self.hands[s] = m + d
+
+
+_HANDLERS = {
+    "voodoo": CrazyCultistsState._on_voodoo,
+    "counter": CrazyCultistsState._on_counter,
+    "toil": CrazyCultistsState._on_toil,
+    "evil_eye": CrazyCultistsState._on_evil_eye,
+    "nerd_keep": CrazyCultistsState._on_nerd_keep,
+    "nerd_top": CrazyCultistsState._on_nerd_top,
+    "ouija": CrazyCultistsState._on_ouija,
+    "hail": CrazyCultistsState._on_hail,
+    "necro": CrazyCultistsState._on_necro,
+    "scry": CrazyCultistsState._on_scry,
+    "alchemy": CrazyCultistsState._on_alchemy,
+    "dark_draw": CrazyCultistsState._on_dark_draw,
+}
