@@ -7,14 +7,16 @@ and the cost of gRPC itself, leaving what the engine adds to a call.
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 import time
 from typing import Any
 
 import grpc
 from cultists.v1 import engine_pb2, engine_pb2_grpc
 
-from services.engines.core.server import start_engine
 from services.engines.registry import available_games
+from services.runtime.ports import free_port, wait_for_port
 
 TARGET_RATIO = 1.3
 
@@ -38,9 +40,17 @@ def _positions(stub: engine_pb2_grpc.GameEngineStub, n: int) -> list[tuple[bytes
 def run(samples: int = 3000) -> dict[str, Any]:
     out: dict[str, Any] = {"targets": {}}
     for game in available_games():
-        engine = start_engine(game, port=0, max_workers=2)
+        # The engine runs in its own process, as in production, so the client's Python work
+        # does not share a GIL with the server's.
+        port = free_port()
+        engine = subprocess.Popen(
+            [sys.executable, "-m", "services.cli.main", "serve", game, "--port", str(port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
-            with grpc.insecure_channel(f"127.0.0.1:{engine.port}") as channel:
+            wait_for_port(port, timeout=30)
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
                 stub = engine_pb2_grpc.GameEngineStub(channel)
                 positions = _positions(stub, samples)
                 ping_times, apply_times = [], []
@@ -55,7 +65,8 @@ def run(samples: int = 3000) -> dict[str, Any]:
                     ping_times.append(t1 - t0)
                     apply_times.append(t2 - t1)
         finally:
-            engine.stop(grace=1)
+            engine.terminate()
+            engine.wait(timeout=30)
         ping_ms = statistics.median(ping_times) * 1000
         apply_ms = statistics.median(apply_times) * 1000
         ratio = apply_ms / ping_ms

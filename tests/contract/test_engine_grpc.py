@@ -19,6 +19,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from services.engines.core.messages import load_messages
+from services.engines.core.serial import json_from_bytes
 from services.engines.registry import available_games
 
 GAMES = available_games()
@@ -90,7 +91,7 @@ def test_a_whole_game_plays_over_grpc(game):
 def test_unreadable_state_is_invalid_argument_and_server_keeps_serving(game):
     name, _, _, stub = game
     step = stub.NewGame(engine_pb2.NewGameRequest(seed=5), timeout=5)
-    doc = orjson.loads(step.state)
+    doc = json_from_bytes(step.state)
     doc["rng"] = "not a number"
     bad_inputs = [b"\x00garbage", b"[]", orjson.dumps({"game": name}), orjson.dumps(doc)]
     for bad in bad_inputs:
@@ -109,7 +110,7 @@ def test_tampered_cards_are_refused(game):
     """A state that duplicates a card fails validation rather than playing on."""
     _, _, _, stub = game
     step = stub.NewGame(engine_pb2.NewGameRequest(seed=5), timeout=5)
-    doc = orjson.loads(step.state)
+    doc = json_from_bytes(step.state)
     zones = [k for k, v in doc.items() if isinstance(v, list) and v and isinstance(v[0], int)]
     assert zones, "state has a card zone"
     doc[zones[0]] = doc[zones[0]] + doc[zones[0]][:1]

@@ -13,10 +13,13 @@ replayable record (rulings G-2).
 
 from __future__ import annotations
 
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+import orjson
 
 from .config import config_from_mapping, config_to_dict
 from .errors import BadState, IllegalAction
@@ -141,30 +144,40 @@ class State(ABC):
         return new
 
     def to_json(self) -> dict[str, Any]:
-        """The documented JSON form (docs/state-json.md)."""
+        """The documented JSON form (docs/state-json.md), sharing nothing with the state."""
+        return self.json_view(copy=True)
+
+    def json_view(self, copy: bool = False) -> dict[str, Any]:
+        """The JSON form; without `copy` it shares the state's lists and a cached config
+        dict, for serialising at once (the engines' hot path)."""
         doc: dict[str, Any] = {
             "game": self.spec.name,
             "format": FORMAT,
             "players": self.num_players,
             "seed": self.seed,
-            "config": config_to_dict(self.config),
+            "config": config_to_dict(self.config) if copy else _config_json(self.config),
             "rng": self.rng.state,
             "turn": self.turn,
             "decisions": self.decisions,
         }
         for name in self.FIELDS:
-            doc[name] = _copy(getattr(self, name))
+            doc[name] = _copy(getattr(self, name)) if copy else getattr(self, name)
         return doc
 
     @classmethod
-    def from_json(cls, doc: dict[str, Any]) -> State:
-        """Rebuild and validate; any inconsistency is BadState, never a crash later."""
+    def from_json(cls, doc: dict[str, Any], copy: bool = True, trusted: bool = False) -> State:
+        """Rebuild and validate; any inconsistency is BadState, never a crash later.
+
+        `copy=False` adopts the document's lists instead of copying them, for callers that
+        parsed the document themselves and drop it (the engines' hot path). `trusted`
+        skips `check_invariants` for documents an engine's MAC vouches for (serial.py).
+        """
         try:
             if doc.get("format") != FORMAT:
                 raise BadState(f"unknown state format {doc.get('format')!r}, expected {FORMAT}")
             if doc.get("game") != cls.spec.name:
                 raise BadState(f"state is for game {doc.get('game')!r}, not {cls.spec.name!r}")
-            config = config_from_mapping(cls.spec.config_class, doc["config"])
+            config = _cached_config(cls.spec.config_class, orjson.dumps(doc["config"]))
             players = doc["players"]
             if not isinstance(players, int) or not (cls.spec.min_players <= players <= cls.spec.max_players):
                 raise BadState(f"bad player count {players!r}")
@@ -177,8 +190,9 @@ class State(ABC):
             new.decisions = int(doc["decisions"])
             new.log = None
             for name in cls.FIELDS:
-                setattr(new, name, _copy(doc[name]))
-            new.check_invariants()
+                setattr(new, name, _copy(doc[name]) if copy else doc[name])
+            if not trusted:
+                new.check_invariants()
         except BadState:
             raise
         except KeyError as exc:
@@ -196,6 +210,28 @@ class State(ABC):
 
 
 FORMAT = 1
+
+
+_CONFIG_JSON: dict[int, tuple[Any, dict[str, Any]]] = {}
+
+
+def _config_json(config: Any) -> dict[str, Any]:
+    """A config's JSON dict, built once per config object (configs are frozen)."""
+    hit = _CONFIG_JSON.get(id(config))
+    if hit is not None and hit[0] is config:
+        return hit[1]
+    if len(_CONFIG_JSON) > 1024:
+        _CONFIG_JSON.clear()
+    as_dict = config_to_dict(config)
+    _CONFIG_JSON[id(config)] = (config, as_dict)
+    return as_dict
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_config(config_class: type, encoded: bytes) -> Any:
+    """Configs are frozen, and a server sees the same few again and again: building one
+    from its mapping costs more than the rest of a restore, so build each once."""
+    return config_from_mapping(config_class, orjson.loads(encoded))
 
 
 def _copy(value: Any) -> Any:
