@@ -1,0 +1,1 @@
+"""Celery workers: live-table upkeep (bot moves, deadlines) and balance sweeps."""

@@ -1,0 +1,53 @@
+"""The one Celery app (Redis as broker and result store; architecture decision 10).
+
+Crash safety is configuration, not code: tasks are acknowledged only after they finish
+(`acks_late`) and requeued if the worker process dies (`reject_on_worker_lost`), and each
+worker process takes one task at a time (`prefetch 1`), so a killed worker loses nothing
+and holds nothing back. Task modules make their results idempotent, so a requeued task
+never counts twice.
+
+Two queues keep the two kinds of work apart: `tables` (bot moves and deadlines of live
+matches: short, latency-sensitive) and `sweeps` (long simulation chunks).
+"""
+
+from __future__ import annotations
+
+import os
+
+from celery import Celery
+from celery.schedules import crontab
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+# How long Redis waits before handing an unacknowledged task (its worker died) to another
+# worker. Results are idempotent by task key, so a short timeout can only cost repeated
+# work, never a double count; tests shorten it to see a killed worker's work redone.
+VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+
+app = Celery(
+    "cultists", broker=REDIS_URL, backend=REDIS_URL, include=["workers.tables", "workers.sweeps.tasks"]
+)
+
+app.conf.update(
+    task_acks_late=True,
+    task_reject_on_worker_lost=True,
+    worker_prefetch_multiplier=1,
+    task_serializer="json",
+    result_serializer="json",
+    accept_content=["json"],
+    result_expires=7 * 24 * 3600,
+    broker_connection_retry_on_startup=True,
+    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+    result_backend_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+    task_default_queue="sweeps",
+    task_routes={"workers.tables.*": {"queue": "tables"}, "workers.sweeps.*": {"queue": "sweeps"}},
+    timezone="UTC",
+    beat_schedule={
+        # Deadlines of live tables live in Redis; this sweep enforces the due ones (issue 6).
+        "enforce-table-deadlines": {"task": "workers.tables.enforce_deadlines", "schedule": 1.0},
+        # The standard balance suite, compared with the night before (issue 8).
+        "nightly-balance-suite": {
+            "task": "workers.sweeps.tasks.run_nightly",
+            "schedule": crontab(hour=2, minute=0),
+        },
+    },
+)
