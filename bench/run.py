@@ -13,11 +13,12 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, grpc_latency
+from . import engines, gateway, grpc_latency
 
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
+    "gateway": gateway.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 

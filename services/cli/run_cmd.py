@@ -9,12 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from services.engines.registry import available_games
 from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import wait_for_port
 from services.runtime.supervisor import ProcessSpec, Supervisor
-from services.runtime.topology import ENGINE_METRICS_PORTS, ENGINE_PORTS, redis_url
+from services.runtime.topology import ENGINE_METRICS_PORTS, ENGINE_PORTS, GATEWAY_PORT, redis_url
+
+_ROOT = Path(__file__).resolve().parents[2]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -44,6 +47,27 @@ def plan(redis: str) -> list[ProcessSpec]:
         )
         for game in available_games()
     ]
+    specs += [
+        # The gateway under gunicorn (never Flask's dev server), a worker for live tables'
+        # bot moves and matchmaking, and beat, which enforces seat deadlines every second.
+        ProcessSpec(
+            "gateway",
+            [py, "-m", "gunicorn", "-c", str(_ROOT / "deploy" / "gunicorn.conf.py"), "services.gateway:create_app()"],
+            {**env, "GATEWAY_PORT": str(GATEWAY_PORT)},
+        ),
+        ProcessSpec(
+            "tables",
+            [py, "-m", "celery", "-A", "workers.app", "worker", "-Q", "tables", "-c", "2", "-n", "tables@%h",
+             "--without-gossip", "--without-mingle", "--loglevel", "INFO"],
+            env,
+        ),
+        ProcessSpec(
+            "beat",
+            [py, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "INFO",
+             "-s", str(_data_dir().parent / "celerybeat-schedule")],
+            env,
+        ),
+    ]  # fmt: skip
     return specs
 
 
@@ -63,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         for game in available_games():
             wait_for_port(ENGINE_PORTS[game], timeout=60)
             sup.say("run", f"{game} engine ready on 127.0.0.1:{ENGINE_PORTS[game]}")
+        wait_for_port(GATEWAY_PORT, timeout=60)
+        sup.say("run", f"lobby: http://127.0.0.1:{GATEWAY_PORT}/api/tables (API: /api/openapi.json)")
         sup.say("run", "platform is up; Ctrl-C stops it")
         return sup.wait()
     finally:

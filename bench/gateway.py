@@ -1,0 +1,296 @@
+"""The gateway under load: 200 tables played at once over HTTP, and matchmaking's grouping.
+
+Everything runs on this machine, on loopback: a real redis-server, one `cultists serve`
+process per game, and the gateway under gunicorn with deploy/gunicorn.conf.py, exactly as
+`cultists run` starts them. The scripted clients are one asyncio loop speaking HTTP/1.1
+keep-alive (one connection per table), so the client costs as little CPU as it can on a
+machine whose two cores it shares with everything it measures. Each client plays every seat
+of its table: ask the seat to act for its legal actions, send one chosen at that version;
+the move's round trip is the POST. A finished table is replaced by a new one, so 200 are
+always in play. The run is bounded by time and stops by itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from services.engines.registry import available_games
+from services.gateway.matchmaking import MatchPolicy, Ticket, group_tickets
+from services.runtime.embedded_redis import start_redis
+from services.runtime.ports import free_port, wait_for_port
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLES = 200
+WARMUP_SECONDS = 5.0
+MEASURE_SECONDS = 15.0
+TARGET_P99_MS = 25.0
+TARGET_MOVES_PER_SECOND = 500
+MATCH_TICKETS = 10_000
+TARGET_MATCH_SECONDS = 1.0
+
+
+class Connection:
+    """A minimal HTTP/1.1 keep-alive client: JSON in, JSON out, nothing else."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, Any]:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        payload = json.dumps(body).encode() if body is not None else b""
+        head = f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(payload)}\r\n"
+        if body is not None:
+            head += "Content-Type: application/json\r\n"
+        if token:
+            head += f"Authorization: Bearer {token}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + payload)
+        assert self.reader is not None
+        status_line = await self.reader.readline()
+        status = int(status_line.split()[1])
+        length = 0
+        while True:
+            line = await self.reader.readline()
+            if line in (b"\r\n", b""):
+                break
+            name, _, value = line.decode().partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        data = await self.reader.readexactly(length)
+        return status, json.loads(data) if data else None
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+class Load:
+    """`interval`: seconds between one table's moves (a player's thinking time), so the
+    offered load is tables / interval moves per second; 0 plays as fast as replies come."""
+
+    def __init__(
+        self, port: int, games: list[str], stop_at: float, measure_from: float, interval: float
+    ) -> None:
+        self.port = port
+        self.interval = interval
+        self.games = games
+        self.stop_at = stop_at
+        self.measure_from = measure_from
+        self.latencies: list[float] = []
+        self.moves = 0
+        self.conflicts = 0
+        self.errors = 0
+        self.tables_finished = 0
+
+    async def client(self, index: int) -> None:
+        conn = Connection(self.port)
+        rng = random.Random(index)
+        try:
+            while time.monotonic() < self.stop_at:
+                await self.play_one(conn, self.games[index % len(self.games)], rng)
+        finally:
+            conn.close()
+
+    async def play_one(self, conn: Connection, game: str, rng: random.Random) -> None:
+        status, table = await conn.request("POST", "/api/tables", {"game": game, "decision_seconds": 3600})
+        assert status == 201, table
+        tid, players = table["table"], table["players"]
+        tokens = []
+        for seat in range(players):
+            status, claim = await conn.request("POST", f"/api/tables/{tid}/seats/{seat}", {})
+            assert status == 201, claim
+            tokens.append(claim["token"])
+        to_act = (await conn.request("GET", f"/api/tables/{tid}"))[1]["to_act"]
+        next_move = time.monotonic() + rng.uniform(0, self.interval)
+        while time.monotonic() < self.stop_at:
+            pause = next_move - time.monotonic()
+            if pause > 0:
+                await asyncio.sleep(pause)
+            next_move = max(next_move + self.interval, time.monotonic())
+            seat = to_act[0]
+            status, legal = await conn.request("GET", f"/api/tables/{tid}/legal", token=tokens[seat])
+            if status != 200:
+                self.errors += 1
+                return
+            choice = rng.choice(legal["legal_actions"])["id"]
+            start = time.perf_counter()
+            status, moved = await conn.request(
+                "POST",
+                f"/api/tables/{tid}/actions",
+                {"action": choice, "version": legal["version"]},
+                tokens[seat],
+            )
+            elapsed = time.perf_counter() - start
+            if status == 409:
+                self.conflicts += 1
+                continue
+            if status != 200:
+                self.errors += 1
+                return
+            if time.monotonic() >= self.measure_from:
+                self.latencies.append(elapsed)
+                self.moves += 1
+            if moved["status"] == "finished":
+                self.tables_finished += 1
+                return
+            to_act = moved["to_act"]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _start(argv: list[str], env: dict[str, str], log: Path) -> subprocess.Popen:
+    return subprocess.Popen(
+        argv, cwd=ROOT, env={**os.environ, **env}, stdout=log.open("wb"), stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )  # fmt: skip
+
+
+def _stop(proc: subprocess.Popen) -> None:
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[str, Any]:
+    """Three phases on one running stack: paced at the target rate (latency at that load),
+    at half of it (latency below saturation), then unpaced (the most moves per second)."""
+    games = available_games()
+    redis = start_redis()
+    logs = Path(tempfile.mkdtemp(prefix="cultists-bench-gateway-"))
+    procs: list[subprocess.Popen] = []
+    try:
+        env = {"REDIS_URL": redis.url}
+        for game in games:
+            port = free_port()
+            env[f"ENGINE_ADDR_{game.upper()}"] = f"127.0.0.1:{port}"
+            procs.append(
+                _start(
+                    [sys.executable, "-m", "services.cli.main", "serve", game, "--port", str(port)],
+                    {},
+                    logs / f"{game}.log",
+                )
+            )
+            wait_for_port(port, timeout=60)
+        gateway_port = free_port()
+        env.update(GATEWAY_PORT=str(gateway_port), PROMETHEUS_MULTIPROC_DIR=str(logs / "metrics"))
+        gunicorn = [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            "deploy/gunicorn.conf.py",
+            "services.gateway:create_app()",
+        ]
+        procs.append(_start(gunicorn, env, logs / "gateway.log"))
+        wait_for_port(gateway_port, timeout=60)
+
+        phases = {
+            "paced": _phase(gateway_port, games, tables, seconds, tables / TARGET_MOVES_PER_SECOND),
+            # half the target: the latency when the stack is not saturated
+            "paced_half": _phase(gateway_port, games, tables, seconds, 2 * tables / TARGET_MOVES_PER_SECOND),
+            "unpaced": _phase(gateway_port, games, tables, seconds, 0.0),
+        }
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+        redis.stop()
+    return {
+        "tables": tables,
+        "seconds": seconds,
+        "games": games,
+        "cpus": os.cpu_count(),
+        # What else ran: figures from a machine busy with other work are not the stack's own.
+        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        **phases,
+    }
+
+
+def _phase(port: int, games: list[str], tables: int, seconds: float, interval: float) -> dict[str, Any]:
+    now = time.monotonic()
+    load = Load(port, games, now + WARMUP_SECONDS + seconds, now + WARMUP_SECONDS, interval)
+
+    async def main() -> None:
+        await asyncio.gather(*(load.client(i) for i in range(tables)))
+
+    asyncio.run(main())
+    if not load.latencies:
+        raise RuntimeError("no move was measured")
+    p50 = statistics.median(load.latencies) * 1000
+    p99 = _percentile(load.latencies, 0.99) * 1000
+    rate = load.moves / seconds
+    offered = f"{tables / interval:,.0f} moves/s offered" if interval else "unpaced"
+    print(
+        f"  {tables} tables over HTTP, {offered}: {rate:,.0f} moves/s, move round trip "
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({load.conflicts} conflicts, {load.errors} errors)"
+    )
+    return {
+        "offered_moves_per_second": round(tables / interval) if interval else None,
+        "moves": load.moves,
+        "moves_per_second": round(rate, 1),
+        "move_p50_ms": round(p50, 2),
+        "move_p99_ms": round(p99, 2),
+        "tables_finished": load.tables_finished,
+        "conflicts": load.conflicts,
+        "errors": load.errors,
+    }
+
+
+def matchmaking(tickets: int = MATCH_TICKETS, players: int = 4) -> dict[str, Any]:
+    rng = random.Random(1)
+    queue = [Ticket(str(i), rng.gauss(25.0, 8.0), rng.uniform(0.0, 60.0)) for i in range(tickets)]
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        groups = group_tickets(queue, 60.0, players, MatchPolicy())
+        best = min(best, time.perf_counter() - start)
+    seated = sum(len(g.tickets) for g in groups)
+    print(f"  matchmaking: {tickets:,} tickets grouped in {best * 1000:.0f} ms ({len(groups)} tables)")
+    return {"tickets": tickets, "seconds": round(best, 4), "tables": len(groups), "seated": seated}
+
+
+def run() -> dict[str, Any]:
+    load = http_load()
+    match = matchmaking()
+    paced, unpaced = load["paced"], load["unpaced"]
+    return {
+        "http": load,
+        "matchmaking": match,
+        "targets": {
+            f"move p99 <= {TARGET_P99_MS:g} ms at {TARGET_MOVES_PER_SECOND} moves/s offered": paced[
+                "move_p99_ms"
+            ]
+            <= TARGET_P99_MS,
+            f">= {TARGET_MOVES_PER_SECOND} moves/s": max(
+                paced["moves_per_second"], unpaced["moves_per_second"]
+            )
+            >= TARGET_MOVES_PER_SECOND,
+            f"{MATCH_TICKETS:,} tickets grouped in < {TARGET_MATCH_SECONDS:g} s": match["seconds"]
+            < TARGET_MATCH_SECONDS,
+        },
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(run(), indent=2))

@@ -1,0 +1,99 @@
+"""`cultists status`: which parts of the platform are up, each checked the way it is used.
+
+Redis answers PING; each engine's standard gRPC health service says SERVING; the gateway's
+/healthz says ok; Celery workers answer a control ping (with the queues they consume).
+Exit status 0 only when every part is up, so scripts can wait on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import urllib.error
+import urllib.request
+
+from services.engines.registry import available_games
+from services.runtime.topology import engine_address, gateway_url, redis_url
+
+TIMEOUT = 2.0
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("status", help="report which parts of the platform are up")
+    p.add_argument("--redis-url", default=None, help="Redis (default: REDIS_URL)")
+    p.add_argument("--gateway", default=None, help="gateway base URL (default: GATEWAY_URL or :8000)")
+    p.set_defaults(func=run)
+
+
+def check_redis(url: str) -> tuple[bool, str]:
+    import redis
+
+    try:
+        redis.Redis.from_url(url, socket_timeout=TIMEOUT, socket_connect_timeout=TIMEOUT).ping()
+    except redis.RedisError as exc:
+        return False, str(exc)
+    return True, url
+
+
+def check_engine(game: str) -> tuple[bool, str]:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    address = engine_address(game)
+    with grpc.insecure_channel(address) as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service="cultists.v1.GameEngine"), timeout=TIMEOUT
+            )
+        except grpc.RpcError as exc:
+            return False, f"{address}: {exc.code().name}"
+    status = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+    return status == "SERVING", f"{address}: {status}"
+
+
+def check_gateway(base: str) -> tuple[bool, str]:
+    try:
+        with urllib.request.urlopen(f"{base}/healthz", timeout=TIMEOUT) as reply:
+            body = json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        return False, f"{base}: HTTP {exc.code}"
+    except (OSError, ValueError) as exc:
+        return False, f"{base}: {exc}"
+    return body.get("status") == "ok", base
+
+
+def check_workers(url: str) -> tuple[bool, str]:
+    from celery import Celery
+
+    app = Celery("cultists-status", broker=url, set_as_current=False)
+    try:
+        queues = app.control.inspect(timeout=TIMEOUT).active_queues() or {}
+    except Exception as exc:  # broker unreachable: kombu raises several kinds
+        return False, str(exc)
+    finally:
+        app.close()
+    if not queues:
+        return False, "no worker answered"
+    return True, "; ".join(
+        f"{name} [{', '.join(q['name'] for q in qs)}]" for name, qs in sorted(queues.items())
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    url = args.redis_url or redis_url()
+    checks: list[tuple[str, tuple[bool, str] | None]] = []
+    checks.append(("redis", check_redis(url) if url else None))
+    checks += [(f"engine {game}", check_engine(game)) for game in available_games()]
+    checks.append(("gateway", check_gateway(args.gateway or gateway_url())))
+    checks.append(("workers", check_workers(url) if url else None))
+    width = max(len(name) for name, _ in checks)
+    all_up = True
+    for name, result in checks:
+        if result is None:
+            print(f"{name:<{width}}  ?     not checked: set REDIS_URL or pass --redis-url")
+            all_up = False
+            continue
+        up, detail = result
+        all_up &= up
+        print(f"{name:<{width}}  {'up  ' if up else 'DOWN'}  {detail}")
+    return 0 if all_up else 1

@@ -1,0 +1,65 @@
+"""The Flask gateway: lobby, tables, seats, matchmaking and the match API (issue 6).
+
+`create_app(settings)` builds the app; gunicorn serves `services.gateway:create_app()`
+(see deploy/gunicorn.conf.py). Each area is a blueprint module listed in BLUEPRINTS that
+exposes `bp` and `OPENAPI_PATHS` (and optionally `OPENAPI_SCHEMAS`), so adding an area is
+one line here and its routes and their documentation stay together.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+
+from flask import Flask, g, request
+
+from . import errors
+from .context import Gateway
+from .metrics import REQUEST_SECONDS
+from .openapi import document
+from .settings import Settings
+
+BLUEPRINTS = [
+    "services.gateway.ops_api",
+    "services.gateway.lobby_api",
+    "services.gateway.matches_api",
+    "services.gateway.matchmaking_api",
+]
+
+
+def create_app(settings: Settings | None = None) -> Flask:
+    settings = settings or Settings.from_env()
+    app = Flask(__name__, static_folder=None)
+    app.config["MAX_CONTENT_LENGTH"] = settings.max_content_length
+    app.json.sort_keys = False
+    app.extensions["cultists"] = Gateway.build(settings)
+    paths: dict = {}
+    schemas: dict = {}
+    for name in BLUEPRINTS:
+        module = importlib.import_module(name)
+        app.register_blueprint(module.bp)
+        paths.update(module.OPENAPI_PATHS)
+        schemas.update(getattr(module, "OPENAPI_SCHEMAS", {}))
+    gw = app.extensions["cultists"]
+    app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games)
+    errors.register(app)
+    _time_requests(app)
+    return app
+
+
+def _time_requests(app: Flask) -> None:
+    """Request latency by route template (not raw path: table ids would explode the labels)."""
+
+    @app.before_request
+    def _start() -> None:
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _observe(response):
+        rule = request.url_rule.rule if request.url_rule is not None else "unmatched"
+        started = g.get("started")
+        if started is not None:
+            REQUEST_SECONDS.labels(rule, request.method, str(response.status_code)).observe(
+                time.perf_counter() - started
+            )
+        return response

@@ -1,0 +1,54 @@
+"""The gateway's parts, built once per process from a Settings object.
+
+The Flask app keeps one in `app.extensions`; a Celery table worker builds its own from the
+environment. Both then run the very same services against the same Redis and engines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis
+from flask import current_app
+
+from .dispatch import TaskQueue
+from .engines import EngineClients
+from .ratings import RatingBook
+from .settings import Settings
+from .store import TableStore, Timing
+from .tables import TableService
+from .tickets import MatchmakingService
+
+
+@dataclass
+class Gateway:
+    settings: Settings
+    redis: redis.Redis
+    engines: EngineClients
+    store: TableStore
+    tasks: TaskQueue
+    ratings: RatingBook
+    tables: TableService
+    matchmaking: MatchmakingService
+
+    @classmethod
+    def build(cls, settings: Settings) -> Gateway:
+        client = redis.Redis.from_url(settings.redis_url, health_check_interval=30)
+        engines = EngineClients(settings)
+        timing = Timing(settings.bot_grace_seconds, settings.away_seconds)
+        store = TableStore(client, timing, settings.finished_ttl_seconds)
+        tasks = TaskQueue(settings.redis_url)
+        ratings = RatingBook(client)
+        tables = TableService(settings, store, engines, tasks, ratings)
+        matchmaking = MatchmakingService(client, engines, tables, ratings, tasks, settings.match_policy)
+        return cls(settings, client, engines, store, tasks, ratings, tables, matchmaking)
+
+    def close(self) -> None:
+        self.engines.close()
+        self.tasks.close()
+        self.redis.close()
+
+
+def current() -> Gateway:
+    """The Gateway of the app handling this request."""
+    return current_app.extensions["cultists"]

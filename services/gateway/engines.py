@@ -1,0 +1,173 @@
+"""gRPC clients of the game engines, found by game name, with the contract's errors mapped
+to HTTP once.
+
+The gateway knows nothing about any game's rules: it forwards state bytes, seats and action
+ids, and decodes the `Any` payloads into JSON with the game's own message types. One channel
+per game is shared by every thread of the process (gRPC channels are thread-safe and
+multiplex calls), and every call is timed into the engine-call metrics.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import grpc
+from cultists.v1 import common_pb2, engine_pb2, engine_pb2_grpc
+from google.protobuf import json_format
+
+from services.engines.core.messages import GameMessages, load_messages, message_to_dict
+from services.engines.registry import available_games
+
+from .errors import ApiError
+from .metrics import ENGINE_CALL_SECONDS, ENGINE_ERRORS
+from .settings import Settings
+
+# Engine status -> (HTTP status, error code). An engine that is down or too slow is the
+# gateway's 503; what the engine refuses is the client's 400.
+_STATUS = {
+    grpc.StatusCode.FAILED_PRECONDITION: (400, "illegal_action"),
+    grpc.StatusCode.INVALID_ARGUMENT: (400, "invalid_argument"),
+    grpc.StatusCode.UNAVAILABLE: (503, "engine_unavailable"),
+    grpc.StatusCode.DEADLINE_EXCEEDED: (503, "engine_unavailable"),
+}
+
+
+class EngineClients:
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.games = list(settings.games if settings.games is not None else available_games())
+        self._lock = threading.Lock()
+        self._stubs: dict[str, engine_pb2_grpc.GameEngineStub] = {}
+        self._channels: dict[str, grpc.Channel] = {}
+        self._descriptions: dict[str, engine_pb2.GameDescription] = {}
+
+    def messages(self, game: str) -> GameMessages:
+        self.require(game)
+        return load_messages(game)
+
+    def require(self, game: str) -> None:
+        if game not in self.games:
+            raise ApiError(404, "unknown_game", f"no game {game!r}; known: {', '.join(self.games)}")
+
+    def _stub(self, game: str) -> engine_pb2_grpc.GameEngineStub:
+        stub = self._stubs.get(game)
+        if stub is None:
+            with self._lock:
+                stub = self._stubs.get(game)
+                if stub is None:
+                    channel = grpc.insecure_channel(self.settings.engine_address(game))
+                    self._channels[game] = channel
+                    stub = self._stubs[game] = engine_pb2_grpc.GameEngineStub(channel)
+        return stub
+
+    def _call(self, game: str, method: str, request: Any) -> Any:
+        self.require(game)
+        start = time.perf_counter()
+        try:
+            return getattr(self._stub(game), method)(request, timeout=self.settings.engine_timeout)
+        except grpc.RpcError as exc:
+            code = exc.code()
+            ENGINE_ERRORS.labels(game, method, code.name).inc()
+            status, name = _STATUS.get(code, (502, "engine_error"))
+            if status == 503:
+                raise ApiError(503, name, f"the {game} engine is not answering ({code.name})") from None
+            raise ApiError(status, name, exc.details() or code.name) from None
+        finally:
+            ENGINE_CALL_SECONDS.labels(game, method).observe(time.perf_counter() - start)
+
+    # -- the contract ----------------------------------------------------------------------
+    def describe(self, game: str) -> engine_pb2.GameDescription:
+        """Cached after the first answer: a game's facts do not change while it is served."""
+        found = self._descriptions.get(game)
+        if found is None:
+            found = self._descriptions[game] = self._call(game, "Describe", engine_pb2.DescribeRequest())
+        return found
+
+    def new_game(self, game: str, config: dict[str, Any], players: int, seed: int) -> common_pb2.Step:
+        request = engine_pb2.NewGameRequest(players=players, seed=seed)
+        if config:
+            request.config.CopyFrom(self.config_any(game, config))
+        return self._call(game, "NewGame", request)
+
+    def apply(self, game: str, state: bytes, seat: int, action: int) -> common_pb2.Step:
+        return self._call(game, "Apply", engine_pb2.ApplyRequest(state=state, seat=seat, action=action))
+
+    def view(self, game: str, state: bytes, seat: int) -> common_pb2.PlayerView:
+        return self._call(game, "View", engine_pb2.ViewRequest(state=state, seat=seat))
+
+    def suggest(self, game: str, state: bytes, seat: int, bot: str, seed: int) -> common_pb2.Action:
+        return self._call(
+            game, "SuggestAction", engine_pb2.BotRequest(state=state, seat=seat, bot=bot, seed=seed)
+        )
+
+    # -- JSON forms --------------------------------------------------------------------------
+    def config_any(self, game: str, config: dict[str, Any]) -> Any:
+        """Config overrides in the game's message; a field it lacks or a wrong type is 400."""
+        try:
+            return self.messages(game).config_to_any(config)
+        except (json_format.ParseError, TypeError, ValueError, AttributeError) as exc:
+            raise ApiError(400, "invalid_config", f"config for {game}: {exc}") from None
+
+    def normal_config(self, game: str, config: dict[str, Any]) -> dict[str, Any]:
+        """The overrides as the engine reads them back (what the replay record keeps)."""
+        return self.messages(game).config_from_any(self.config_any(game, config))
+
+    def description_json(self, game: str) -> dict[str, Any]:
+        desc = self.describe(game)
+        messages = self.messages(game)
+        defaults = messages.config()
+        desc.default_config.Unpack(defaults)
+        return {
+            "game": desc.game,
+            "title": desc.title,
+            "summary": desc.summary,
+            "min_players": desc.min_players,
+            "max_players": desc.max_players,
+            "default_players": desc.default_players,
+            "variants": list(desc.variants),
+            "bots": list(desc.bots),
+            "default_config": message_to_dict(defaults),
+        }
+
+    def view_json(self, game: str, view: common_pb2.PlayerView) -> dict[str, Any]:
+        messages = self.messages(game)
+        body = messages.view()
+        view.view.Unpack(body)
+        return {
+            "seat": view.seat,
+            "view": message_to_dict(body),
+            "legal_actions": [self.action_json(game, a) for a in view.legal_actions],
+            "to_act": list(view.to_act),
+            "terminal": view.terminal,
+            "winners": list(view.winners),
+            "turn": view.turn,
+            "decisions": view.decisions,
+        }
+
+    def action_json(self, game: str, action: common_pb2.Action) -> dict[str, Any]:
+        detail = self.messages(game).action()
+        if action.detail.type_url:
+            action.detail.Unpack(detail)
+        return {"id": action.id, "label": action.label, "detail": message_to_dict(detail)}
+
+    # -- health --------------------------------------------------------------------------------
+    def healthy(self, game: str, timeout: float = 2.0) -> bool:
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        self._stub(game)
+        try:
+            reply = health_pb2_grpc.HealthStub(self._channels[game]).Check(
+                health_pb2.HealthCheckRequest(service="cultists.v1.GameEngine"), timeout=timeout
+            )
+        except grpc.RpcError:
+            return False
+        return reply.status == health_pb2.HealthCheckResponse.SERVING
+
+    def close(self) -> None:
+        with self._lock:
+            for channel in self._channels.values():
+                channel.close()
+            self._channels.clear()
+            self._stubs.clear()

@@ -1,0 +1,103 @@
+"""One error shape for every failure: `{"error": {"code": ..., "message": ...}}`.
+
+Handlers turn Flask's own errors (404 route, 405, 413 body too large) into the same shape,
+so a client parses one thing. Nothing here changes state: a request either passes every
+check and reaches the one atomic write, or ends here with nothing written.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+log = logging.getLogger("cultists.gateway")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def error_response(status: int, code: str, message: str, **extra: Any):
+    body = jsonify({"error": {"code": code, "message": message, **extra}})
+    body.status_code = status
+    if status == 401:
+        body.headers["WWW-Authenticate"] = 'Bearer realm="seat"'
+    return body
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ApiError)
+    def _api_error(exc: ApiError):
+        return error_response(exc.status, exc.code, exc.message, **exc.extra)
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException):
+        code = (exc.name or "error").lower().replace(" ", "_")
+        return error_response(exc.code or 500, code, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _unexpected(exc: Exception):
+        log.exception("unhandled error in %s %s", request.method, request.path)
+        return error_response(500, "internal_error", "the gateway failed; the request changed nothing")
+
+
+def json_object() -> dict[str, Any]:
+    """The request body as a JSON object, or 400 saying why it is not one."""
+    if not request.is_json:
+        raise ApiError(400, "malformed", "send the body as application/json")
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        raise ApiError(400, "malformed", "the body must be a JSON object")
+    return body
+
+
+def optional_json_object() -> dict[str, Any]:
+    """Like json_object, for endpoints whose body may be left out entirely."""
+    if not request.get_data(cache=True):
+        return {}
+    return json_object()
+
+
+def int_field(
+    body: dict[str, Any], name: str, default: int | None = None, low: int = 0, high: int = 2**31 - 1
+) -> int:
+    value = body.get(name, default)
+    if value is None:
+        raise ApiError(400, "malformed", f"'{name}' is required")
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ApiError(400, "malformed", f"'{name}' must be an integer from {low} to {high}")
+    return value
+
+
+def str_field(
+    body: dict[str, Any], name: str, default: str | None = None, max_length: int = 64
+) -> str | None:
+    value = body.get(name, default)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 0 < len(value) <= max_length:
+        raise ApiError(400, "malformed", f"'{name}' must be a string of 1 to {max_length} characters")
+    return value
+
+
+def number_field(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
+    value = body.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise ApiError(400, "malformed", f"'{name}' must be a number from {low} to {high}")
+    return float(value)
+
+
+def bearer_token() -> str | None:
+    """The seat (or ticket) token, from `Authorization: Bearer` or `X-Seat-Token`."""
+    auth = request.headers.get("Authorization", "")
+    if auth[:7].lower() == "bearer ":
+        return auth[7:].strip() or None
+    return request.headers.get("X-Seat-Token") or None

@@ -1,0 +1,75 @@
+"""Gateway configuration as one object, read from the environment once.
+
+Everything a test or a deployment may want to change lives here, so the app factory, the
+Celery tasks and the bench build the same gateway from the same object; tests pass their
+own (engine addresses of in-process servers, a throwaway Redis) instead of patching.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+
+from services.runtime.topology import engine_address
+
+from .matchmaking import MatchPolicy
+
+
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    return float(raw) if raw else default
+
+
+@dataclass
+class Settings:
+    redis_url: str = "redis://127.0.0.1:6379/0"
+    # Game name -> "host:port"; games missing here fall back to the topology's address.
+    engine_addresses: dict[str, str] = field(default_factory=dict)
+    # Games the gateway offers; None: every game installed in this checkout.
+    games: list[str] | None = None
+    engine_timeout: float = 5.0
+    # Largest request body accepted (413 above it); actions and configs are tiny.
+    max_content_length: int = 64 * 1024
+    # Default time a human seat has for one decision before its bot acts for it.
+    decision_seconds: float = 60.0
+    min_decision_seconds: float = 1.0
+    max_decision_seconds: float = 24 * 3600.0
+    # Safety net for bot seats: the bot task is queued at once, the deadline only catches
+    # a lost task (a worker killed between the commit and the queueing).
+    bot_grace_seconds: float = 3.0
+    # A seat that timed out is "away": its next decisions wait this long, not a full
+    # deadline, until the player shows up again with the token.
+    away_seconds: float = 5.0
+    # How long a finished table (its replay and log) is kept.
+    finished_ttl_seconds: int = 7 * 24 * 3600
+    # Server-sent events: a stream ends after this long (the client reconnects with
+    # Last-Event-ID) and sends a comment line this often to keep proxies from closing it.
+    stream_max_seconds: float = 300.0
+    stream_heartbeat_seconds: float = 5.0
+    match_policy: MatchPolicy = field(default_factory=MatchPolicy)
+    # Queue bot moves on Celery (off for a gateway process that must never queue, e.g. the
+    # schemathesis run with no worker; deadlines still catch what was not queued).
+    dispatch_tasks: bool = True
+
+    def engine_address(self, game: str) -> str:
+        return self.engine_addresses.get(game) or engine_address(game)
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        """The settings a gunicorn worker or Celery worker runs with."""
+        policy = MatchPolicy(
+            base_gap=_env_float("MATCH_BASE_GAP", MatchPolicy.base_gap),
+            gap_per_second=_env_float("MATCH_GAP_PER_SECOND", MatchPolicy.gap_per_second),
+            max_gap=_env_float("MATCH_MAX_GAP", MatchPolicy.max_gap),
+            fill_with_bots_after=_env_float("MATCH_FILL_WITH_BOTS_AFTER", MatchPolicy.fill_with_bots_after),
+        )
+        return cls(
+            redis_url=os.environ.get("REDIS_URL", cls.redis_url),
+            decision_seconds=_env_float("GATEWAY_DECISION_SECONDS", cls.decision_seconds),
+            bot_grace_seconds=_env_float("GATEWAY_BOT_GRACE_SECONDS", cls.bot_grace_seconds),
+            away_seconds=_env_float("GATEWAY_AWAY_SECONDS", cls.away_seconds),
+            stream_heartbeat_seconds=_env_float(
+                "GATEWAY_STREAM_HEARTBEAT_SECONDS", cls.stream_heartbeat_seconds
+            ),
+            match_policy=policy,
+        )

@@ -1,0 +1,487 @@
+"""Live tables in Redis: the key layout, the table record, and every write as one atomic step.
+
+Redis is the only store (architecture decision 6), so any number of gateway processes and
+table workers share it. Every write that must not be seen half-done is a Lua script or a
+MULTI/EXEC transaction: a move writes the state, bumps the version, appends to the event log
+and the action list, and moves the seat deadlines in one script, so a process that dies
+mid-request leaves either the old table or the new one, never a mix. The script also refuses
+a move made at an old version; that is the compare-and-set that turns a lost race into 409.
+
+Layout (`{id}` is a table id; every key of one table shares its prefix):
+
+    gw:table:{id}          hash   the record: game, players, seed, config, status, version,
+                                  state (engine bytes), to_act, and per seat i: kind:i
+                                  (human|bot), bot:i, player:i, token:i (sha256 of the seat
+                                  token), away:i, deadline:i (unix seconds)
+    gw:table:{id}:log      list   public event log, JSON lines with the version they belong to
+    gw:table:{id}:actions  list   [seat, action] pairs: the replay record's action list
+    gw:table:{id}:updates  pubsub a nudge after every change, fanned out to event streams
+    gw:deadlines           zset   table id -> earliest deadline among the seats to act
+    gw:tables:open         set    tables waiting for players
+    gw:tables:live         set    tables being played
+    gw:ratings:{game}      hash   player -> "mu sigma"
+    gw:ratings:pending     set    finished rated tables whose ratings are not yet updated
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+import redis
+
+DEADLINES = "gw:deadlines"
+OPEN_TABLES = "gw:tables:open"
+LIVE_TABLES = "gw:tables:live"
+RATINGS_PENDING = "gw:ratings:pending"
+
+
+def table_key(table_id: str) -> str:
+    return f"gw:table:{table_id}"
+
+
+def log_key(table_id: str) -> str:
+    return f"gw:table:{table_id}:log"
+
+
+def actions_key(table_id: str) -> str:
+    return f"gw:table:{table_id}:actions"
+
+
+def updates_channel(table_id: str) -> str:
+    return f"gw:table:{table_id}:updates"
+
+
+def hash_token(token: str) -> str:
+    """Only this is stored: a leaked Redis dump does not hand out seats."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+# Recomputes the seat deadlines of one table from its hash. Shared by every script that can
+# change who must act or how long they may take, so the rule lives in one place: a seat
+# keeps a deadline it already has (an out-of-turn answer is not given more time because
+# someone else moved), except the seat named by `reset`, whose decision just changed (-1:
+# every seat). Bots get a short safety-net deadline, away seats a short one, humans the
+# table's decision time. The zset holds the earliest, so one range query finds due tables.
+_SCHEDULE = """
+local function schedule(tkey, dkey, tid, now, bot_s, away_s, reset)
+  local f = redis.call('HMGET', tkey, 'to_act', 'status', 'players', 'decision_seconds')
+  local acting = {}
+  if f[2] == 'playing' then
+    for _, s in ipairs(cjson.decode(f[1])) do acting[s] = true end
+  end
+  local earliest = nil
+  for s = 0, tonumber(f[3]) - 1 do
+    local key = 'deadline:' .. s
+    if not acting[s] then
+      redis.call('HDEL', tkey, key)
+    else
+      local raw = redis.call('HGET', tkey, key)
+      local at = nil
+      if raw then at = tonumber(raw) end
+      if at == nil or reset == -1 or reset == s then
+        local wait = tonumber(f[4])
+        if redis.call('HGET', tkey, 'kind:' .. s) == 'bot' then
+          wait = bot_s
+        elseif redis.call('HEXISTS', tkey, 'away:' .. s) == 1 then
+          wait = away_s
+        end
+        at = now + wait
+        redis.call('HSET', tkey, key, string.format('%.3f', at))
+      end
+      if earliest == nil or at < earliest then earliest = at end
+    end
+  end
+  if earliest == nil then
+    redis.call('ZREM', dkey, tid)
+  else
+    redis.call('ZADD', dkey, string.format('%.3f', earliest), tid)
+  end
+end
+"""
+
+# KEYS: table, log, actions, deadlines, live, ratings-pending
+# ARGV: id, expected version, now, bot_s, away_s, actor, mark_away, state, to_act, terminal,
+#       action json, update message, ttl, n events, events..., field, value, ...
+_COMMIT = (
+    _SCHEDULE
+    + """
+local version = redis.call('HGET', KEYS[1], 'version')
+if not version then return {-1, 0} end
+if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return {-2, tonumber(version)} end
+if version ~= ARGV[2] then return {0, tonumber(version)} end
+local new_version = tonumber(version) + 1
+redis.call('HSET', KEYS[1], 'version', new_version, 'state', ARGV[8], 'to_act', ARGV[9])
+local n = tonumber(ARGV[14])
+for i = 1, n do redis.call('RPUSH', KEYS[2], ARGV[14 + i]) end
+for i = 15 + n, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('RPUSH', KEYS[3], ARGV[11])
+local actor = tonumber(ARGV[6])
+if ARGV[7] == '1' then
+  redis.call('HSET', KEYS[1], 'away:' .. actor, '1')
+else
+  redis.call('HDEL', KEYS[1], 'away:' .. actor)
+end
+if ARGV[10] == '1' then
+  redis.call('HSET', KEYS[1], 'status', 'finished')
+  redis.call('SREM', KEYS[5], ARGV[1])
+  if redis.call('HGET', KEYS[1], 'rated') == '1' then redis.call('SADD', KEYS[6], ARGV[1]) end
+  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[13])) end
+end
+schedule(KEYS[1], KEYS[4], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), actor)
+redis.call('PUBLISH', KEYS[1] .. ':updates', ARGV[12])
+return {1, new_version}
+"""
+)
+
+# KEYS: table, deadlines, open, live, log
+# ARGV: id, seat, token hash, player, now, bot_s, away_s, log entry
+_CLAIM = (
+    _SCHEDULE
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+if redis.call('HGET', KEYS[1], 'status') ~= 'waiting' then return -2 end
+local seat = ARGV[2]
+if redis.call('HGET', KEYS[1], 'kind:' .. seat) ~= 'human' then return -3 end
+if redis.call('HEXISTS', KEYS[1], 'token:' .. seat) == 1 then return -4 end
+redis.call('HSET', KEYS[1], 'token:' .. seat, ARGV[3], 'player:' .. seat, ARGV[4])
+redis.call('RPUSH', KEYS[5], ARGV[8])
+local started = 1
+for s = 0, tonumber(redis.call('HGET', KEYS[1], 'players')) - 1 do
+  if redis.call('HGET', KEYS[1], 'kind:' .. s) == 'human' and redis.call('HEXISTS', KEYS[1], 'token:' .. s) == 0 then
+    started = 0
+  end
+end
+if started == 1 then
+  redis.call('HSET', KEYS[1], 'status', 'playing')
+  redis.call('SREM', KEYS[3], ARGV[1])
+  redis.call('SADD', KEYS[4], ARGV[1])
+  schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), -1)
+end
+redis.call('PUBLISH', KEYS[1] .. ':updates', '{"seats":true}')
+return 1 + started
+"""
+)
+
+# KEYS: table, deadlines, log
+# ARGV: id, seat, token hash, now, bot_s, away_s, log entry
+_LEAVE = (
+    _SCHEDULE
+    + """
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+local seat = ARGV[2]
+if redis.call('HGET', KEYS[1], 'token:' .. seat) ~= ARGV[3] then return -4 end
+local status = redis.call('HGET', KEYS[1], 'status')
+redis.call('HDEL', KEYS[1], 'token:' .. seat)
+redis.call('RPUSH', KEYS[3], ARGV[7])
+redis.call('PUBLISH', KEYS[1] .. ':updates', '{"seats":true}')
+if status == 'waiting' then
+  redis.call('HDEL', KEYS[1], 'player:' .. seat)
+  return 1
+end
+redis.call('HSET', KEYS[1], 'kind:' .. seat, 'bot')
+schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(seat))
+return 2
+"""
+)
+
+# KEYS: table, deadlines
+# ARGV: id, seat, now, bot_s, away_s
+_PRESENT = (
+    _SCHEDULE
+    + """
+if redis.call('HDEL', KEYS[1], 'away:' .. ARGV[2]) == 1 then
+  schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[2]))
+end
+return 1
+"""
+)
+
+# KEYS: table, deadlines    ARGV: id, now, bot_s, away_s
+_RESCHEDULE = (
+    _SCHEDULE
+    + """
+schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), -1)
+return 1
+"""
+)
+
+
+@dataclass
+class Seat:
+    index: int
+    kind: str  # "human" or "bot" (a human seat whose player left becomes "bot")
+    bot: str  # the bot that plays it, or acts for its player past a deadline
+    player: str | None
+    token_hash: str | None
+    away: bool
+    deadline: float | None
+
+    @property
+    def claimed(self) -> bool:
+        return self.token_hash is not None
+
+    def public(self) -> dict[str, Any]:
+        return {
+            "seat": self.index,
+            "kind": self.kind,
+            "bot": self.bot,
+            "player": self.player,
+            "claimed": self.claimed,
+            "away": self.away,
+            "deadline": self.deadline,
+        }
+
+
+@dataclass
+class Table:
+    id: str
+    game: str
+    players: int
+    seed: int
+    config: dict[str, Any]
+    rated: bool
+    source: str
+    decision_seconds: float
+    created: float
+    status: str  # waiting | playing | finished
+    version: int
+    state: bytes
+    to_act: list[int]
+    winners: list[int]
+    returns: list[float]
+    turn: int
+    decisions: int
+    seats: list[Seat] = field(default_factory=list)
+
+    def seat_for_token(self, token: str) -> int | None:
+        digest = hash_token(token)
+        for seat in self.seats:
+            if seat.token_hash is not None and hmac.compare_digest(seat.token_hash, digest):
+                return seat.index
+        return None
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "table": self.id,
+            "game": self.game,
+            "players": self.players,
+            "config": self.config,
+            "rated": self.rated,
+            "source": self.source,
+            "decision_seconds": self.decision_seconds,
+            "created": self.created,
+            "status": self.status,
+            "version": self.version,
+            "to_act": self.to_act,
+            "winners": self.winners,
+            "turn": self.turn,
+            "decisions": self.decisions,
+            "seats": [s.public() for s in self.seats],
+        }
+
+
+def _text(raw: dict[bytes, bytes], name: str, default: str = "") -> str:
+    value = raw.get(name.encode())
+    return value.decode() if value is not None else default
+
+
+def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
+    players = int(_text(raw, "players"))
+    seats = []
+    for i in range(players):
+        deadline = _text(raw, f"deadline:{i}")
+        seats.append(
+            Seat(
+                index=i,
+                kind=_text(raw, f"kind:{i}"),
+                bot=_text(raw, f"bot:{i}"),
+                player=_text(raw, f"player:{i}") or None,
+                token_hash=_text(raw, f"token:{i}") or None,
+                away=f"away:{i}".encode() in raw,
+                deadline=float(deadline) if deadline else None,
+            )
+        )
+    return Table(
+        id=table_id,
+        game=_text(raw, "game"),
+        players=players,
+        seed=int(_text(raw, "seed")),
+        config=orjson.loads(raw[b"config"]),
+        rated=_text(raw, "rated") == "1",
+        source=_text(raw, "source"),
+        decision_seconds=float(_text(raw, "decision_seconds")),
+        created=float(_text(raw, "created")),
+        status=_text(raw, "status"),
+        version=int(_text(raw, "version")),
+        state=raw[b"state"],
+        to_act=orjson.loads(raw[b"to_act"]),
+        winners=orjson.loads(raw.get(b"winners", b"[]")),
+        returns=orjson.loads(raw.get(b"returns", b"[]")),
+        turn=int(_text(raw, "turn", "0")),
+        decisions=int(_text(raw, "decisions", "0")),
+        seats=seats,
+    )
+
+
+@dataclass
+class Timing:
+    """How long seats may take, passed to every script that reschedules deadlines."""
+
+    bot_seconds: float
+    away_seconds: float
+
+
+class TableStore:
+    def __init__(self, client: redis.Redis, timing: Timing, finished_ttl: int) -> None:
+        self.redis = client
+        self.timing = timing
+        self.finished_ttl = finished_ttl
+        self._commit = client.register_script(_COMMIT)
+        self._claim = client.register_script(_CLAIM)
+        self._leave = client.register_script(_LEAVE)
+        self._present = client.register_script(_PRESENT)
+        self._reschedule = client.register_script(_RESCHEDULE)
+
+    # -- reading -------------------------------------------------------------------------
+    def load(self, table_id: str) -> Table | None:
+        raw = self.redis.hgetall(table_key(table_id))
+        return _parse_table(table_id, raw) if raw else None
+
+    def tables(self, status: str, limit: int) -> list[Table]:
+        ids = sorted(
+            m.decode() for m in self.redis.smembers(OPEN_TABLES if status == "waiting" else LIVE_TABLES)
+        )
+        with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in ids[:limit]:
+                pipe.hgetall(table_key(table_id))
+            raws = pipe.execute()
+        return [_parse_table(i, raw) for i, raw in zip(ids, raws, strict=False) if raw]
+
+    def log(self, table_id: str, start: int = 0) -> list[dict[str, Any]]:
+        return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, -1)]
+
+    def actions(self, table_id: str) -> list[list[int]]:
+        return [orjson.loads(line) for line in self.redis.lrange(actions_key(table_id), 0, -1)]
+
+    def due_tables(self, now: float, limit: int = 500) -> list[str]:
+        return [m.decode() for m in self.redis.zrangebyscore(DEADLINES, "-inf", now, start=0, num=limit)]
+
+    def postpone(self, table_id: str, until: float) -> None:
+        """Push a table whose due move failed (engine down) back, so it does not spin."""
+        self.redis.zadd(DEADLINES, {table_id: until}, xx=True)
+
+    def forget_deadline(self, table_id: str) -> None:
+        self.redis.zrem(DEADLINES, table_id)
+
+    # -- writing -------------------------------------------------------------------------
+    def create(
+        self,
+        table_id: str,
+        record: dict[str, str | bytes | int | float],
+        log_entry: dict[str, Any],
+        now: float,
+        watch: Iterable[str] = (),
+        check: Callable[[redis.client.Pipeline], bool] | None = None,
+        also: Callable[[redis.client.Pipeline], None] | None = None,
+    ) -> bool:
+        """Write a new table in one transaction, with `also`'s writes (e.g. matched
+        tickets) when `check` still holds over the `watch`ed keys; False if it no longer did.
+        """
+        key = table_key(table_id)
+        with self.redis.pipeline() as pipe:
+            watched = list(watch)
+            if watched:
+                pipe.watch(*watched)
+                if check is not None and not check(pipe):
+                    pipe.reset()
+                    return False
+            pipe.multi()
+            pipe.hset(key, mapping=record)
+            pipe.sadd(OPEN_TABLES if record["status"] == "waiting" else LIVE_TABLES, table_id)
+            pipe.rpush(log_key(table_id), orjson.dumps(log_entry))
+            if also is not None:
+                also(pipe)
+            self._reschedule(
+                keys=[key, DEADLINES],
+                args=[table_id, now, self.timing.bot_seconds, self.timing.away_seconds],
+                client=pipe,
+            )
+            try:
+                pipe.execute()
+            except redis.WatchError:
+                return False
+        return True
+
+    def commit(
+        self,
+        table: Table,
+        actor: int,
+        action: int,
+        step: Any,
+        events: list[dict[str, Any]],
+        now: float,
+        mark_away: bool = False,
+    ) -> tuple[int, int]:
+        """Apply an engine Step at `table.version`. Returns (outcome, version): outcome 1
+        committed (version is the new one), 0 stale (the current version), -1 no table,
+        -2 not being played."""
+        new_version = table.version + 1
+        to_act = list(step.to_act)
+        status = "finished" if step.terminal else "playing"
+        update = {"version": new_version, "to_act": to_act, "status": status}
+        fields: list[Any] = [
+            "turn", step.turn, "decisions", step.decisions,
+            "winners", orjson.dumps(list(step.winners)), "returns", orjson.dumps(list(step.returns)),
+        ]  # fmt: skip
+        if step.terminal:
+            fields += ["finished_at", now]
+        args: list[Any] = [
+            table.id, table.version, now, self.timing.bot_seconds, self.timing.away_seconds,
+            actor, int(mark_away), step.state, orjson.dumps(to_act), int(step.terminal),
+            orjson.dumps([actor, action]), orjson.dumps(update), self.finished_ttl,
+            len(events), *(orjson.dumps({**e, "version": new_version}) for e in events), *fields,
+        ]  # fmt: skip
+        keys = [
+            table_key(table.id), log_key(table.id), actions_key(table.id),
+            DEADLINES, LIVE_TABLES, RATINGS_PENDING,
+        ]  # fmt: skip
+        outcome, version = self._commit(keys=keys, args=args)
+        return int(outcome), int(version)
+
+    def claim(self, table: Table, seat: int, token_hash: str, player: str | None, now: float) -> int:
+        """Take a human seat while the table waits. 2: the table started; 1: claimed;
+        -1 no table, -2 not waiting, -3 not a human seat, -4 already taken."""
+        entry = {"kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}"}
+        args = [
+            table.id, seat, token_hash, player or "", now, self.timing.bot_seconds,
+            self.timing.away_seconds, orjson.dumps({**entry, "version": table.version}),
+        ]  # fmt: skip
+        keys = [table_key(table.id), DEADLINES, OPEN_TABLES, LIVE_TABLES, log_key(table.id)]
+        return int(self._claim(keys=keys, args=args))
+
+    def leave(self, table: Table, seat: int, token_hash: str, now: float) -> int:
+        """Give up a seat: before the start it is free again (1); during play its bot
+        takes over for good (2). -4: the token no longer holds the seat."""
+        entry = {
+            "kind": "left",
+            "seat": seat,
+            "text": f"seat {seat} left the table",
+            "version": table.version,
+        }
+        args = [
+            table.id, seat, token_hash, now, self.timing.bot_seconds, self.timing.away_seconds,
+            orjson.dumps(entry),
+        ]  # fmt: skip
+        return int(self._leave(keys=[table_key(table.id), DEADLINES, log_key(table.id)], args=args))
+
+    def mark_present(self, table_id: str, seat: int, now: float) -> None:
+        """A seat that timed out is back: its decisions get the full time again."""
+        self._present(
+            keys=[table_key(table_id), DEADLINES],
+            args=[table_id, seat, now, self.timing.bot_seconds, self.timing.away_seconds],
+        )

@@ -1,0 +1,334 @@
+"""What can happen to a live table: open, join, leave, look, move, and bots or the clock
+moving for a seat. Used by the HTTP handlers and by the Celery table tasks alike, so a bot's
+move and a human's move take exactly the same path to the same atomic commit.
+
+No rules live here: legality, views and bot choices are the engine's (architecture decisions
+4 and 5). The gateway checks only who may speak for a seat and at which version.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+import redis
+
+from .dispatch import TaskQueue
+from .engines import EngineClients
+from .errors import ApiError
+from .ratings import RatingBook
+from .settings import Settings
+from .store import Table, TableStore, hash_token
+
+log = logging.getLogger("cultists.gateway.tables")
+
+TABLE_ID = re.compile(r"^[0-9a-f]{16}$")
+SEED_LIMIT = 2**63 - 1
+
+
+def new_table_id() -> str:
+    return secrets.token_hex(8)
+
+
+def default_bot(bots: list[str]) -> str:
+    """The bot that plays for a seat whose player is absent: the strongest cheap one offered."""
+    return "heuristic" if "heuristic" in bots else "random"
+
+
+def bot_seed(table_seed: int, seat: int, version: int) -> int:
+    """A bot's choice is fixed by the table and the position, so a retried task repeats it."""
+    digest = hashlib.blake2b(f"{table_seed}:{seat}:{version}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") & SEED_LIMIT
+
+
+def _events(step: Any) -> list[dict[str, Any]]:
+    return [{"kind": e.kind, "seat": e.seat, "text": e.text} for e in step.events]
+
+
+class TableService:
+    def __init__(
+        self,
+        settings: Settings,
+        store: TableStore,
+        engines: EngineClients,
+        tasks: TaskQueue,
+        ratings: RatingBook,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        self.engines = engines
+        self.tasks = tasks
+        self.ratings = ratings
+
+    # -- finding and authorising ----------------------------------------------------------
+    def get(self, table_id: str) -> Table:
+        table = self.store.load(table_id) if TABLE_ID.match(table_id) else None
+        if table is None:
+            raise ApiError(404, "unknown_table", f"no table {table_id!r}")
+        return table
+
+    @staticmethod
+    def seat_of(table: Table, token: str | None) -> int:
+        """The seat the token holds: 401 without a token, 403 with one that holds no seat here."""
+        if token is None:
+            raise ApiError(401, "token_required", "this needs the seat's token (Authorization: Bearer ...)")
+        seat = table.seat_for_token(token)
+        if seat is None:
+            raise ApiError(403, "wrong_token", "that token holds no seat at this table")
+        return seat
+
+    # -- opening tables ----------------------------------------------------------------------
+    def open_table(
+        self,
+        game: str,
+        players: int | None,
+        config: dict[str, Any],
+        bots: list[str | None] | None,
+        decision_seconds: float,
+        seed: int | None = None,
+        claims: dict[int, tuple[str, str | None]] | None = None,
+        rated: bool = False,
+        source: str = "lobby",
+        table_id: str | None = None,
+        watch: list[str] | None = None,
+        check: Callable[[redis.client.Pipeline], bool] | None = None,
+        also: Callable[[redis.client.Pipeline], None] | None = None,
+    ) -> Table | None:
+        """Start a game on the engine and write the table. `bots[i]` names seat i's bot, or
+        None for a human seat; `claims` are human seats already taken (seat -> token hash,
+        player). None when `check` failed under `watch` (matchmaking lost a ticket)."""
+        desc = self.engines.describe(game)
+        players = players or (len(bots) if bots else desc.default_players)
+        if not desc.min_players <= players <= desc.max_players:
+            raise ApiError(
+                400, "invalid_players", f"{desc.title} takes {desc.min_players}-{desc.max_players} players"
+            )
+        bots = bots if bots is not None else [None] * players
+        if len(bots) != players:
+            raise ApiError(400, "malformed", f"'seats' lists {len(bots)} seats for {players} players")
+        for name in bots:
+            if name is not None and name not in desc.bots:
+                raise ApiError(
+                    400, "unknown_bot", f"no bot {name!r} for {game}; known: {', '.join(desc.bots)}"
+                )
+        claims = claims or {}
+        config = self.engines.normal_config(game, config) if config else {}
+        seed = secrets.randbits(63) if seed is None else seed
+        step = self.engines.new_game(game, config, players, seed)
+        now = time.time()
+        table_id = table_id or new_table_id()
+        waiting = any(b is None and i not in claims for i, b in enumerate(bots))
+        record: dict[str, Any] = {
+            "game": game, "players": players, "seed": seed, "config": orjson.dumps(config),
+            "rated": int(rated), "source": source, "decision_seconds": decision_seconds,
+            "created": now, "status": "waiting" if waiting else "playing", "version": 0,
+            "state": step.state, "to_act": orjson.dumps(list(step.to_act)),
+            "turn": step.turn, "decisions": step.decisions,
+        }  # fmt: skip
+        fallback = default_bot(list(desc.bots))
+        for i, name in enumerate(bots):
+            record[f"kind:{i}"] = "human" if name is None else "bot"
+            record[f"bot:{i}"] = name or fallback
+            if i in claims:
+                record[f"token:{i}"], player = claims[i]
+                if player:
+                    record[f"player:{i}"] = player
+        entry = {"kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0}
+        if not self.store.create(table_id, record, entry, now, watch or (), check, also):
+            return None
+        table = self.get(table_id)
+        self._after_change(table)
+        return table
+
+    # -- seats -------------------------------------------------------------------------------
+    def join(self, table_id: str, seat: int, player: str | None) -> tuple[Table, str]:
+        table = self.get(table_id)
+        if not 0 <= seat < table.players:
+            raise ApiError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
+        token = secrets.token_urlsafe(32)
+        outcome = self.store.claim(table, seat, hash_token(token), player, time.time())
+        if outcome == -2:
+            raise ApiError(
+                409, "not_waiting", f"table {table_id} is {table.status}; seats are taken at the start"
+            )
+        if outcome == -3:
+            raise ApiError(409, "bot_seat", f"seat {seat} is played by a bot")
+        if outcome == -4:
+            raise ApiError(409, "seat_taken", f"seat {seat} is taken")
+        if outcome < 0:
+            raise ApiError(404, "unknown_table", f"no table {table_id!r}")
+        table = self.get(table_id)
+        if outcome == 2:
+            self._after_change(table)
+        return table, token
+
+    def leave(self, table_id: str, seat: int, token: str | None) -> Table:
+        table = self.get(table_id)
+        if not 0 <= seat < table.players:
+            raise ApiError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
+        if self.seat_of(table, token) != seat:
+            raise ApiError(403, "wrong_token", f"that token does not hold seat {seat}")
+        if table.status == "finished":
+            raise ApiError(409, "finished", "the game is over")
+        outcome = self.store.leave(table, seat, hash_token(token or ""), time.time())
+        if outcome == -4:
+            raise ApiError(403, "wrong_token", f"that token does not hold seat {seat}")
+        table = self.get(table_id)
+        if outcome == 2:
+            self._after_change(table)
+        return table
+
+    # -- looking -------------------------------------------------------------------------------
+    def view(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """A seat's redacted view with its token, else the public view (spectators)."""
+        table = self.get(table_id)
+        seat = -1 if token is None else self.seat_of(table, token)
+        if seat >= 0 and table.seats[seat].away and table.status == "playing":
+            self.store.mark_present(table.id, seat, time.time())
+            table = self.get(table_id)
+        view = self.engines.view_json(table.game, self.engines.view(table.game, table.state, seat))
+        return {
+            "table": table.id,
+            "version": table.version,
+            "status": table.status,
+            "deadlines": {str(s.index): s.deadline for s in table.seats if s.deadline is not None},
+            **view,
+        }
+
+    def legal(self, table_id: str, token: str | None) -> dict[str, Any]:
+        table = self.get(table_id)
+        seat = self.seat_of(table, token)
+        view = self.engines.view(table.game, table.state, seat)
+        return {
+            "table": table.id,
+            "version": table.version,
+            "seat": seat,
+            "legal_actions": [self.engines.action_json(table.game, a) for a in view.legal_actions],
+        }
+
+    def events(self, table_id: str, after: int) -> list[dict[str, Any]]:
+        self.get(table_id)
+        return [{"id": after + 1 + i, **e} for i, e in enumerate(self.store.log(table_id, after + 1))]
+
+    def replay(self, table_id: str) -> dict[str, Any]:
+        """Exactly what `cultists replay` takes: config + seed + actions rebuild the game (G-2)."""
+        table = self.get(table_id)
+        if table.status != "finished":
+            raise ApiError(409, "not_finished", "the replay record is given once the game is over")
+        return {
+            "game": table.game,
+            "players": table.players,
+            "seed": table.seed,
+            "config": table.config,
+            "actions": self.store.actions(table.id),
+        }
+
+    # -- moving --------------------------------------------------------------------------------
+    def act(self, table: Table, seat: int, action: int, version: int) -> dict[str, Any]:
+        """A human's move, chosen at `version`: applied only if the table is still there."""
+        if version != table.version:
+            raise self._stale(table.version)
+        if table.status == "waiting":
+            raise ApiError(409, "not_started", "the game starts when every human seat is taken")
+        if table.status == "finished":
+            raise ApiError(400, "illegal_action", "the game is over")
+        step = self.engines.apply(table.game, table.state, seat, action)
+        events = _events(step)
+        outcome, current = self.store.commit(table, seat, action, step, events, time.time())
+        if outcome != 1:
+            raise self._stale(current)
+        self._after_commit(table, step)
+        return {
+            "table": table.id,
+            "version": current,
+            "status": "finished" if step.terminal else "playing",
+            "to_act": list(step.to_act),
+            "winners": list(step.winners),
+            "events": events,
+        }
+
+    def bot_move(self, table: Table, seat: int, timed_out: bool, dispatch: bool = True) -> bool:
+        """The seat's bot decides and its move is committed like any other; False if the
+        table moved on meanwhile (then nothing was written)."""
+        bot = table.seats[seat].bot
+        suggestion = self.engines.suggest(
+            table.game, table.state, seat, bot, bot_seed(table.seed, seat, table.version)
+        )
+        step = self.engines.apply(table.game, table.state, seat, suggestion.id)
+        events = _events(step)
+        if timed_out:
+            text = f"seat {seat} ran out of time; its bot ({bot}) chose: {suggestion.label}"
+            events.insert(0, {"kind": "timeout", "seat": seat, "text": text})
+        outcome, _ = self.store.commit(
+            table, seat, suggestion.id, step, events, time.time(), mark_away=timed_out
+        )
+        if outcome != 1:
+            return False
+        self._after_commit(table, step, dispatch=dispatch)
+        return True
+
+    def advance(self, table_id: str, budget: int = 500) -> int:
+        """Play every bot seat that must decide, until a human must; the Celery task body."""
+        moves = 0
+        for _attempt in range(budget):  # a lost race (someone else moved) is an attempt too
+            table = self.store.load(table_id)
+            if table is None or table.status != "playing":
+                return moves
+            bots = [s for s in table.to_act if table.seats[s].kind == "bot"]
+            if not bots:
+                return moves
+            moves += self.bot_move(table, bots[0], timed_out=False, dispatch=False)
+        self.tasks.advance(table_id)  # a long bot-only stretch continues in a fresh task
+        return moves
+
+    def enforce_deadlines(self, now: float) -> int:
+        """Past a seat's deadline its bot acts for it, out-of-turn answers included; the
+        beat task's body. Returns how many moves were made."""
+        moves = 0
+        for table_id in self.store.due_tables(now):
+            table = self.store.load(table_id)
+            if table is None or table.status != "playing":
+                self.store.forget_deadline(table_id)
+                continue
+            due = [
+                s
+                for s in table.to_act
+                if (deadline := table.seats[s].deadline) is not None and deadline <= now
+            ]
+            if not due:
+                continue
+            seat = due[0]
+            try:
+                moves += self.bot_move(table, seat, timed_out=table.seats[seat].kind == "human")
+            except ApiError as exc:
+                # Engine down (or refusing): try again later rather than every second.
+                log.warning("deadline move at table %s seat %d failed: %s", table_id, seat, exc.message)
+                self.store.postpone(table_id, now + (10 if exc.status == 503 else 60))
+        return moves
+
+    # -- after a change -------------------------------------------------------------------------
+    def _after_change(self, table: Table) -> None:
+        if table.status == "playing" and any(table.seats[s].kind == "bot" for s in table.to_act):
+            self.tasks.advance(table.id)
+
+    def _after_commit(self, table: Table, step: Any, dispatch: bool = True) -> None:
+        if step.terminal:
+            if table.rated:
+                self.ratings.settle(table.id)
+        elif dispatch and any(table.seats[s].kind == "bot" for s in step.to_act):
+            self.tasks.advance(table.id)
+
+    @staticmethod
+    def _stale(current: int) -> ApiError:
+        return ApiError(
+            409,
+            "stale_version",
+            f"the table is at version {current}; fetch the view and choose again",
+            version=current,
+        )

@@ -1,0 +1,164 @@
+"""Every refusal has the right status and JSON shape, and changes nothing: the table's
+version, state and log are the same after it as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.engines.registry import available_games
+from services.gateway import create_app
+from services.gateway.settings import Settings
+from services.gateway.store import log_key, table_key
+from services.runtime.ports import free_port
+
+from .conftest import bearer
+
+GAME = available_games()[0]
+
+
+@pytest.fixture()
+def started(client):
+    """A two-human table, started, with both tokens and the seat that must act."""
+    table = client.post("/api/tables", json={"game": GAME, "players": 2, "seed": 3}).get_json()
+    tid = table["table"]
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
+    public = client.get(f"/api/tables/{tid}/view").get_json()
+    seat = public["to_act"][0]
+    return tid, tokens, seat
+
+
+def snapshot(app, tid: str):
+    redis = app.extensions["cultists"].redis
+    return redis.hmget(table_key(tid), "version", "state", "to_act"), redis.llen(log_key(tid))
+
+
+def expect(response, status: int, code: str | None = None) -> dict:
+    body = response.get_json()
+    assert response.status_code == status, body
+    assert set(body) == {"error"} and body["error"]["message"]
+    if code is not None:
+        assert body["error"]["code"] == code
+    return body["error"]
+
+
+def test_refusals_change_nothing(client, app, started):
+    tid, tokens, seat = started
+    other = 1 - seat
+    view = client.get(f"/api/tables/{tid}/view", headers=bearer(tokens[seat])).get_json()
+    good = {"action": view["legal_actions"][0]["id"], "version": view["version"]}
+    before = snapshot(app, tid)
+    url = f"/api/tables/{tid}/actions"
+
+    expect(client.post(url, json=good), 401, "token_required")
+    expect(client.post(url, json=good, headers=bearer("not-a-token")), 403, "wrong_token")
+    expect(client.post(url, json=good, headers={"X-Seat-Token": "nope"}), 403, "wrong_token")
+    # a token of another table holds no seat here
+    elsewhere = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()["table"]
+    foreign = client.post(f"/api/tables/{elsewhere}/seats/0").get_json()["token"]
+    expect(client.post(url, json=good, headers=bearer(foreign)), 403, "wrong_token")
+    # a spectator cannot act: without a seat token there is no seat to act for
+    expect(client.get(f"/api/tables/{tid}/legal"), 401, "token_required")
+    # the seat that is not asked, and an action that is not legal: the engine says no
+    idle = client.post(url, json=good, headers=bearer(tokens[other]))
+    if other not in view["to_act"]:
+        assert "not asked" in expect(idle, 400, "illegal_action")["message"]
+    illegal = {"action": max(a["id"] for a in view["legal_actions"]) + 100_000, "version": view["version"]}
+    assert "not legal" in expect(client.post(url, json=illegal, headers=bearer(tokens[seat])), 400)["message"]
+    # stale version
+    stale = expect(client.post(url, json={**good, "version": 7}, headers=bearer(tokens[seat])), 409)
+    assert stale["code"] == "stale_version" and stale["version"] == view["version"]
+    # malformed bodies
+    headers = bearer(tokens[seat])
+    expect(
+        client.post(url, data="{not json", headers=headers, content_type="application/json"), 400, "malformed"
+    )
+    expect(client.post(url, data="action=1", headers=headers), 400, "malformed")
+    expect(client.post(url, json=[1, 2], headers=headers), 400, "malformed")
+    expect(client.post(url, json={"action": "1", "version": 0}, headers=headers), 400, "malformed")
+    expect(client.post(url, json={"action": True, "version": 0}, headers=headers), 400, "malformed")
+    expect(client.post(url, json={"action": -1, "version": 0}, headers=headers), 400, "malformed")
+    expect(client.post(url, json={"version": 0}, headers=headers), 400, "malformed")
+    # too large
+    big = {"action": 1, "version": 0, "pad": "x" * (app.config["MAX_CONTENT_LENGTH"] + 1)}
+    expect(client.post(url, json=big, headers=headers), 413)
+    # unknown table, seat, game, ticket
+    expect(
+        client.post("/api/tables/0123456789abcdef/actions", json=good, headers=headers), 404, "unknown_table"
+    )
+    expect(client.get("/api/tables/nonsense/view"), 404, "unknown_table")
+    expect(client.post(f"/api/tables/{tid}/seats/9"), 404)
+    expect(client.get("/api/games/chess"), 404, "unknown_game")
+    expect(client.get("/api/nothing/here"), 404)
+    expect(client.put(url, json=good), 405)
+    # seats of a started table cannot be taken; a wrong token cannot leave for a seat
+    expect(client.post(f"/api/tables/{tid}/seats/0"), 409, "not_waiting")
+    expect(client.delete(f"/api/tables/{tid}/seats/{seat}", headers=bearer(tokens[other])), 403)
+    # the view with a wrong token is refused, not silently downgraded to the public one
+    expect(client.get(f"/api/tables/{tid}/view", headers=bearer("nope")), 403, "wrong_token")
+    # the replay is given only after the end
+    expect(client.get(f"/api/tables/{tid}/replay"), 409, "not_finished")
+
+    assert snapshot(app, tid) == before
+    ok = client.post(url, json=good, headers=bearer(tokens[seat]))
+    assert ok.status_code == 200 and ok.get_json()["version"] == view["version"] + 1
+
+
+def test_table_creation_refusals(client, app):
+    expect(client.post("/api/tables", json={}), 400, "malformed")
+    expect(client.post("/api/tables", json={"game": "chess"}), 404, "unknown_game")
+    expect(client.post("/api/tables", json={"game": GAME, "players": 50}), 400, "invalid_players")
+    expect(client.post("/api/tables", json={"game": GAME, "config": {"no_such_field": 1}}), 400)
+    expect(client.post("/api/tables", json={"game": GAME, "config": []}), 400, "malformed")
+    expect(client.post("/api/tables", json={"game": GAME, "seats": [{"kind": "alien"}]}), 400)
+    expect(
+        client.post("/api/tables", json={"game": GAME, "seats": [{"kind": "bot", "bot": "nobody"}] * 2}),
+        400,
+        "unknown_bot",
+    )
+    expect(client.post("/api/tables", json={"game": GAME, "decision_seconds": 0}), 400, "malformed")
+    assert client.get("/api/tables").get_json() == {"tables": []}, "nothing was opened"
+
+
+def test_join_and_leave(client):
+    table = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()
+    tid = table["table"]
+    token = client.post(f"/api/tables/{tid}/seats/0", json={"player": "ann"}).get_json()["token"]
+    assert [t["table"] for t in client.get("/api/tables").get_json()["tables"]] == [tid]
+    expect(client.post(f"/api/tables/{tid}/seats/0"), 409, "seat_taken")
+    expect(client.delete(f"/api/tables/{tid}/seats/0"), 401, "token_required")
+    left = client.delete(f"/api/tables/{tid}/seats/0", headers=bearer(token))
+    assert left.status_code == 200 and not left.get_json()["seats"][0]["claimed"]
+    expect(client.get(f"/api/tables/{tid}/legal", headers=bearer(token)), 403, "wrong_token")
+    again = client.post(f"/api/tables/{tid}/seats/0", json={"player": "bob"})
+    assert again.status_code == 201 and again.get_json()["token"] != token
+
+
+def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
+    table = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()
+    tid = table["table"]
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
+    public = client.get(f"/api/tables/{tid}/view").get_json()
+    seat = public["to_act"][0]
+    before = snapshot(app, tid)
+    dead = Settings(
+        redis_url=gateway_settings.redis_url,
+        engine_addresses={GAME: f"127.0.0.1:{free_port()}"},
+        engine_timeout=1.0,
+    )
+    down = create_app(dead)
+    try:
+        c = down.test_client()
+        expect(c.get(f"/api/tables/{tid}/view"), 503, "engine_unavailable")
+        move = c.post(
+            f"/api/tables/{tid}/actions", json={"action": 0, "version": 0}, headers=bearer(tokens[seat])
+        )
+        expect(move, 503, "engine_unavailable")
+        expect(c.post("/api/tables", json={"game": GAME}), 503)
+        metrics = c.get("/metrics").get_data(as_text=True)
+        assert (
+            f'cultists_gateway_engine_errors_total{{code="UNAVAILABLE",game="{GAME}",method="View"}}'
+            in metrics
+        )
+    finally:
+        down.extensions["cultists"].close()
+    assert snapshot(app, tid) == before

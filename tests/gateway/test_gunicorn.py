@@ -1,0 +1,123 @@
+"""The gateway as it runs in production: gunicorn with deploy/gunicorn.conf.py, several
+gthread workers, metrics in multiprocess mode, a live event stream over a real socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import urllib.request
+
+import pytest
+
+from services.engines.registry import available_games
+from services.runtime.ports import free_port, wait_for_port
+from tests.support.celery_worker import ROOT
+
+from .conftest import bearer, engine_env
+
+GAME = available_games()[0]
+
+
+@pytest.fixture()
+def gunicorn(redis_url, engines, tmp_path):
+    port = free_port()
+    env = {
+        **os.environ, **engine_env(engines), "REDIS_URL": redis_url, "GATEWAY_PORT": str(port),
+        "GATEWAY_WORKERS": "2", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+        "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5",
+    }  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "services.gateway:create_app()"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+    try:
+        wait_for_port(port, timeout=30)
+        yield f"http://127.0.0.1:{port}", proc
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+def call(url: str, method: str = "GET", body: dict | None = None, headers: dict | None = None) -> dict:
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    with urllib.request.urlopen(request, timeout=10) as reply:
+        return json.loads(reply.read())
+
+
+def test_gunicorn_serves_streams_and_merges_metrics(gunicorn):
+    base, proc = gunicorn
+    assert call(f"{base}/healthz") == {"status": "ok"}
+    table = call(f"{base}/api/tables", "POST", {"game": GAME, "players": 2})
+    tid = table["table"]
+    tokens = [call(f"{base}/api/tables/{tid}/seats/{s}", "POST", {})["token"] for s in (0, 1)]
+
+    lines: list[str] = []
+    got_update = threading.Event()
+
+    def listen():
+        with urllib.request.urlopen(f"{base}/api/tables/{tid}/events/stream", timeout=30) as stream:
+            for raw in stream:
+                lines.append(raw.decode())
+                if raw.startswith(b"event: update"):
+                    got_update.set()
+                    return
+
+    listener = threading.Thread(target=listen, daemon=True)
+    listener.start()
+    view = call(f"{base}/api/tables/{tid}/view")
+    seat = view["to_act"][0]
+    mine = call(f"{base}/api/tables/{tid}/view", headers=bearer(tokens[seat]))
+    # another request is served while the stream holds its thread
+    moved = call(
+        f"{base}/api/tables/{tid}/actions", "POST",
+        {"action": mine["legal_actions"][0]["id"], "version": mine["version"]}, bearer(tokens[seat]),
+    )  # fmt: skip
+    assert moved["version"] == 1
+    assert got_update.wait(10), "the stream carried the move"
+    assert any(line.startswith("id: ") for line in lines)
+
+    for _ in range(6):  # spread requests over both workers
+        call(f"{base}/api/games")
+    with urllib.request.urlopen(f"{base}/metrics", timeout=10) as reply:
+        metrics = reply.read().decode()
+    assert (
+        'cultists_gateway_request_duration_seconds_count{method="GET",route="/api/games",status="200"} 6.0'
+        in metrics
+    )
+    assert f'cultists_gateway_engine_call_duration_seconds_count{{game="{GAME}",method="Apply"}}' in metrics
+    assert 'cultists_gateway_open_tables{status="playing"} 1.0' in metrics
+
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+
+
+def test_status_reports_every_part_up(gunicorn, redis_url, engines, table_worker, monkeypatch, capsys):
+    from services.cli.main import main as cultists
+
+    for name, value in engine_env(engines).items():
+        monkeypatch.setenv(name, value)
+    base, _ = gunicorn
+    code = cultists(["status", "--redis-url", redis_url, "--gateway", base])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "DOWN" not in out and "gateway-tables" in out and "[tables]" in out
+    assert all(f"engine {game}" in out for game in engines)
+
+
+def test_cultists_run_starts_the_gateway_under_gunicorn_with_a_tables_worker_and_beat():
+    from services.cli.run_cmd import plan
+
+    specs = {spec.name: spec.argv for spec in plan("redis://127.0.0.1:1/0")}
+    gateway = specs["gateway"]
+    assert gateway[1:3] == ["-m", "gunicorn"] and os.path.exists(gateway[gateway.index("-c") + 1])
+    assert "services.gateway:create_app()" in gateway
+    assert specs["tables"][specs["tables"].index("-Q") + 1] == "tables"
+    assert "beat" in specs["beat"]

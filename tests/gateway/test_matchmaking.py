@@ -1,0 +1,146 @@
+"""Matchmaking: the pure grouping (close ratings first, gap widening with wait, bots
+filling) and the Redis-backed queue: tickets, cancel, tables, ratings, time to match."""
+
+from __future__ import annotations
+
+import random
+
+from services.engines.registry import available_games
+from services.gateway.matchmaking import MatchPolicy, Ticket, group_tickets
+from services.gateway.ratings import DEFAULT
+
+from .conftest import bearer
+from .support import wait_for
+
+GAME = available_games()[0]
+POLICY = MatchPolicy(base_gap=2.0, gap_per_second=1.0, max_gap=40.0, fill_with_bots_after=30.0)
+
+
+def test_close_ratings_are_grouped_first():
+    tickets = [Ticket("a", 20.0, 0), Ticket("b", 30.0, 0), Ticket("c", 21.0, 0), Ticket("d", 31.0, 0)]
+    groups = group_tickets(tickets, now=0, seats=2, policy=POLICY)
+    assert sorted(sorted(g.tickets) for g in groups) == [["a", "c"], ["b", "d"]]
+    assert all(g.bots == 0 for g in groups)
+
+
+def test_nearest_partner_is_chosen_even_when_a_wider_gap_is_allowed():
+    tickets = [Ticket("old", 25.0, 0), Ticket("far", 35.0, 9), Ticket("near", 26.0, 9)]
+    (group,) = group_tickets(tickets, now=20, seats=2, policy=POLICY)
+    assert set(group.tickets) == {"old", "near"}
+
+
+def test_gap_widens_with_waiting():
+    tickets = [Ticket("low", 20.0, 100.0), Ticket("high", 27.0, 100.0)]
+    assert group_tickets(tickets, now=100.0, seats=2, policy=POLICY) == []
+    assert group_tickets(tickets, now=104.0, seats=2, policy=POLICY) == []  # gap 6 < 7
+    (group,) = group_tickets(tickets, now=105.0, seats=2, policy=POLICY)  # gap 7
+    assert set(group.tickets) == {"low", "high"}
+
+
+def test_spread_of_a_bigger_table_stays_within_the_gap():
+    tickets = [Ticket(str(r), float(r), 0) for r in (10, 11, 12, 14, 30)]
+    groups = group_tickets(tickets, now=1.0, seats=3, policy=POLICY)  # gap 3
+    assert [sorted(g.tickets) for g in groups] == [["10", "11", "12"]]
+
+
+def test_bots_fill_only_after_the_wait():
+    lonely = [Ticket("x", 25.0, 0.0)]
+    assert group_tickets(lonely, now=29.0, seats=4, policy=POLICY) == []
+    (group,) = group_tickets(lonely, now=30.0, seats=4, policy=POLICY)
+    assert group.tickets == ("x",) and group.bots == 3
+
+
+def test_many_tickets_are_grouped_validly():
+    rng = random.Random(3)
+    tickets = [Ticket(str(i), rng.gauss(25, 8), rng.uniform(0, 60)) for i in range(10_000)]
+    groups = group_tickets(tickets, now=60.0, seats=4, policy=POLICY)
+    by_id = {t.id: t for t in tickets}
+    seen = [t for g in groups for t in g.tickets]
+    assert len(seen) == len(set(seen)), "no ticket sits at two tables"
+    for g in groups:
+        ratings = [by_id[t].rating for t in g.tickets]
+        oldest = min(by_id[t].enqueued_at for t in g.tickets)
+        assert max(ratings) - min(ratings) <= POLICY.allowed_gap(60.0 - oldest) + 1e-9
+        assert g.bots == 0 or 60.0 - oldest >= POLICY.fill_with_bots_after
+    assert len(seen) > 9_000
+
+
+def _ticket(client, player: str, players: int = 2) -> dict:
+    reply = client.post("/api/matchmaking/tickets", json={"game": GAME, "players": players, "player": player})
+    assert reply.status_code == 201, reply.get_json()
+    return reply.get_json()
+
+
+def test_queue_match_and_ticket_token_is_the_seat_token(client, app):
+    gw = app.extensions["cultists"]
+    a, b = _ticket(client, "ann"), _ticket(client, "bob")
+    assert a["status"] == "queued" and a["rating"] == DEFAULT[0]
+    assert "cultists_gateway_queued_tickets" in client.get("/metrics").get_data(as_text=True)
+    opened = gw.matchmaking.match(GAME, 2)
+    assert len(opened) == 1
+    for ticket in (a, b):
+        status = client.get(
+            f"/api/matchmaking/tickets/{ticket['ticket']}", headers=bearer(ticket["token"])
+        ).get_json()
+        assert status["status"] == "matched" and status["table"] == opened[0]
+        view = client.get(f"/api/tables/{status['table']}/view", headers=bearer(ticket["token"])).get_json()
+        assert view["seat"] == status["seat"]
+    table = client.get(f"/api/tables/{opened[0]}").get_json()
+    assert table["rated"] and table["source"] == "matchmaking" and table["status"] == "playing"
+    assert {s["player"] for s in table["seats"]} == {"ann", "bob"}
+    metrics = client.get("/metrics").get_data(as_text=True)
+    assert "cultists_gateway_time_to_match_seconds_count 2.0" in metrics
+    assert 'cultists_gateway_open_tables{status="playing"} 1.0' in metrics
+
+
+def test_cancel(client, app):
+    gw = app.extensions["cultists"]
+    t = _ticket(client, "cat")
+    url = f"/api/matchmaking/tickets/{t['ticket']}"
+    assert client.delete(url).status_code == 401
+    assert client.delete(url, headers=bearer("nope")).status_code == 403
+    assert client.delete(url, headers=bearer(t["token"])).get_json()["status"] == "cancelled"
+    assert client.delete(url, headers=bearer(t["token"])).status_code == 409
+    _ticket(client, "dan")
+    assert gw.matchmaking.match(GAME, 2) == [], "a cancelled ticket is not matched"
+    assert client.get("/api/matchmaking/tickets/0" * 3).status_code == 404
+    assert client.post("/api/matchmaking/tickets", json={"game": GAME}).status_code == 400
+
+
+def test_bots_fill_a_waiting_ticket_and_the_rating_updates_at_the_end(client, app, table_worker):
+    gw = app.extensions["cultists"]
+    t = _ticket(client, "eve")
+    created = gw.redis.hget(f"gw:ticket:{t['ticket']}", "created")
+    assert gw.matchmaking.match(GAME, 2, float(created) + 1) == []
+    (tid,) = gw.matchmaking.match(GAME, 2, float(created) + gw.settings.match_policy.fill_with_bots_after)
+    token = t["token"]
+
+    def my_turn_or_over():
+        view = client.get(f"/api/tables/{tid}/view", headers=bearer(token)).get_json()
+        return view if view["legal_actions"] or view["terminal"] else None
+
+    while True:
+        view = wait_for(my_turn_or_over, timeout=30, what="eve's turn")
+        if view["terminal"]:
+            break
+        move = {"action": view["legal_actions"][0]["id"], "version": view["version"]}
+        client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(token))
+    rating = client.get(f"/api/matchmaking/ratings/{GAME}/eve").get_json()
+    assert (rating["mu"], rating["sigma"]) != DEFAULT
+    assert rating["sigma"] < DEFAULT[1], "a rated game makes the rating more certain"
+    assert not gw.redis.smembers("gw:ratings:pending")
+
+
+def test_a_new_ticket_triggers_matching_on_the_worker(client, table_worker):
+    a, b = _ticket(client, "fay"), _ticket(client, "gus")
+
+    def matched():
+        return all(
+            client.get(f"/api/matchmaking/tickets/{t['ticket']}", headers=bearer(t["token"])).get_json()[
+                "status"
+            ]
+            == "matched"
+            for t in (a, b)
+        )
+
+    wait_for(matched, timeout=20, what="the worker to match the tickets")

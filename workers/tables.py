@@ -1,0 +1,60 @@
+"""Celery tasks for live tables (queue `tables`): bot moves, deadlines, matchmaking.
+
+Each task is a thin call into the gateway's own services, so a bot's move takes the same
+path to the same compare-and-set commit as a human's. Tasks are safe to run twice or
+concurrently: a move made at a version that has moved on is refused by the commit and
+simply dropped, so acks_late redelivery never doubles a move.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import time
+
+from services.gateway.context import Gateway
+from services.gateway.settings import Settings
+
+from .app import app
+
+log = logging.getLogger("cultists.workers.tables")
+
+
+@functools.cache
+def gateway() -> Gateway:
+    """One per worker process, from the environment (REDIS_URL, ENGINE_ADDR_<GAME>)."""
+    return Gateway.build(Settings.from_env())
+
+
+@app.task(name="workers.tables.advance_table", ignore_result=True)
+def advance_table(table_id: str) -> int:
+    """Let every bot that must decide at this table move, until a human must."""
+    return gateway().tables.advance(table_id)
+
+
+@app.task(name="workers.tables.match_queue", ignore_result=True)
+def match_queue(game: str, players: int) -> int:
+    """One matchmaking pass over one queue, right after a ticket joined it."""
+    return len(gateway().matchmaking.match(game, players))
+
+
+@app.task(name="workers.tables.enforce_deadlines", ignore_result=True)
+def enforce_deadlines() -> int:
+    """Every second (beat): due seats' bots act, waiting queues widen and fill with bots,
+    and finished rated tables whose rating update was interrupted are settled."""
+    gw = gateway()
+    now = time.time()
+    moves = _guarded("deadlines", gw.tables.enforce_deadlines, now) or 0
+    for game, players in gw.matchmaking.queues():
+        _guarded(f"matchmaking {game}:{players}", gw.matchmaking.match, game, players, now)
+    _guarded("ratings", gw.ratings.settle_pending)
+    return moves
+
+
+def _guarded(what: str, job, *args):
+    """One part failing (an engine down) must not starve the others of their second."""
+    try:
+        return job(*args)
+    except Exception:
+        log.exception("enforce_deadlines: %s failed", what)
+        return None
