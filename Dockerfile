@@ -15,6 +15,8 @@ FROM python:3.11-slim
 RUN useradd --create-home cultist
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
+WORKDIR /app
+COPY deploy/gunicorn.conf.py /app/deploy/gunicorn.conf.py
 USER cultist
 ENV PYTHONUNBUFFERED=1
 CMD ["cultists", "--help"]

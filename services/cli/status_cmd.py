@@ -13,7 +13,7 @@ import urllib.error
 import urllib.request
 
 from services.engines.registry import available_games
-from services.runtime.topology import engine_address, gateway_url, redis_url
+from services.runtime.topology import engine_address, gateway_url, read_run_file, redis_url
 
 TIMEOUT = 2.0
 
@@ -22,6 +22,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="report which parts of the platform are up")
     p.add_argument("--redis-url", default=None, help="Redis (default: REDIS_URL)")
     p.add_argument("--gateway", default=None, help="gateway base URL (default: GATEWAY_URL or :8000)")
+    p.add_argument(
+        "--engine",
+        action="append",
+        default=[],
+        metavar="GAME=HOST:PORT",
+        help="check only these engines (repeatable); what a container health check runs",
+    )
     p.set_defaults(func=run)
 
 
@@ -35,11 +42,11 @@ def check_redis(url: str) -> tuple[bool, str]:
     return True, url
 
 
-def check_engine(game: str) -> tuple[bool, str]:
+def check_engine(game: str, address: str | None = None) -> tuple[bool, str]:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-    address = engine_address(game)
+    address = address or engine_address(game)
     with grpc.insecure_channel(address) as channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
@@ -80,12 +87,21 @@ def check_workers(url: str) -> tuple[bool, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    url = args.redis_url or redis_url()
     checks: list[tuple[str, tuple[bool, str] | None]] = []
+    if args.engine:
+        for item in args.engine:
+            game, _, address = item.partition("=")
+            checks.append((f"engine {game}", check_engine(game, address or None)))
+        return _report(checks)
+    url = args.redis_url or redis_url() or read_run_file().get("redis_url")
     checks.append(("redis", check_redis(url) if url else None))
     checks += [(f"engine {game}", check_engine(game)) for game in available_games()]
     checks.append(("gateway", check_gateway(args.gateway or gateway_url())))
     checks.append(("workers", check_workers(url) if url else None))
+    return _report(checks)
+
+
+def _report(checks: list[tuple[str, tuple[bool, str] | None]]) -> int:
     width = max(len(name) for name, _ in checks)
     all_up = True
     for name, result in checks:

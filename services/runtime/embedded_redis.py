@@ -69,7 +69,11 @@ def start_redis(
         "--protected-mode", "no",
         "--loglevel", "warning",
     ]  # fmt: skip
-    process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Its own session: a Ctrl-C meant for `cultists run` must not stop Redis before the
+    # processes that use it have shut down.
+    process = subprocess.Popen(
+        args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+    )
     try:
         wait_for_port(port, timeout=15)
     except TimeoutError:

@@ -28,7 +28,6 @@ class ProcessSpec:
 class Supervisor:
     def __init__(self) -> None:
         self.children: list[tuple[ProcessSpec, subprocess.Popen]] = []
-        self.stopping = threading.Event()
         self._width = 8
         self._out_lock = threading.Lock()
 
@@ -63,16 +62,19 @@ class Supervisor:
     def wait(self) -> int:
         """Block until a signal or a child exits; then stop everything. Returns exit code."""
         code = 0
+        signalled: list[int] = []
+        # The handler only appends to a list: an Event.set() from a signal handler can
+        # deadlock on the lock the interrupted Event.wait() holds.
         for sig in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(sig, lambda *_: self.stopping.set())
-        while not self.stopping.is_set():
-            for spec, proc in self.children:
-                if proc.poll() is not None:
-                    self.say("run", f"{spec.name} exited with {proc.returncode}; stopping everything")
-                    code = proc.returncode or 1
-                    self.stopping.set()
-                    break
-            self.stopping.wait(0.2)
+            signal.signal(sig, lambda signum, _frame: signalled.append(signum))
+        while not signalled:
+            exited = [(spec, proc) for spec, proc in self.children if proc.poll() is not None]
+            if exited:
+                spec, proc = exited[0]
+                self.say("run", f"{spec.name} exited with {proc.returncode}; stopping everything")
+                code = proc.returncode or 1
+                break
+            time.sleep(0.2)
         self.stop_all()
         return code
 

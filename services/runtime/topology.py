@@ -7,7 +7,10 @@ and Kubernetes point the gateway and workers at engines and Redis; the defaults 
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
+from typing import Any
 
 ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists": 50053}
 ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
@@ -27,3 +30,23 @@ def redis_url() -> str | None:
 
 def gateway_url() -> str:
     return os.environ.get("GATEWAY_URL", GATEWAY_URL_DEFAULT)
+
+
+def data_dir() -> Path:
+    """Where a local run keeps its files (Redis data, beat schedule, the run file)."""
+    path = Path(os.environ.get("CULTISTS_DATA", "var")).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def run_file() -> Path:
+    """Written by `cultists run` while it runs: the addresses it chose (the embedded Redis
+    port is free-picked), so `cultists status` finds them without being told."""
+    return data_dir() / "run.json"
+
+
+def read_run_file() -> dict[str, Any]:
+    try:
+        return json.loads(run_file().read_text())
+    except (OSError, ValueError):
+        return {}

@@ -12,7 +12,6 @@ from __future__ import annotations
 import functools
 import logging
 import signal
-import threading
 import time
 from collections.abc import Callable
 from concurrent import futures
@@ -234,10 +233,13 @@ def serve_forever(game: str, port: int, host: str, metrics_port: int | None) -> 
     log.info(
         "%s engine serving on %s:%d (metrics on %s)", game, host, engine.port, engine.metrics_port or "-"
     )
-    stop = threading.Event()
+    signalled: list[int] = []
+    # Only a list append in the handler: Event.set() there can deadlock on the lock that
+    # the interrupted Event.wait() holds.
     for sig in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(sig, lambda *_: stop.set())
-    stop.wait()
+        signal.signal(sig, lambda signum, _frame: signalled.append(signum))
+    while not signalled:
+        time.sleep(0.2)
     log.info("%s engine draining", game)
     engine.stop()
     log.info("%s engine stopped", game)
