@@ -18,13 +18,13 @@ from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import wait_for_port
 from services.runtime.supervisor import ProcessSpec, Supervisor
 from services.runtime.topology import (
-    ENGINE_METRICS_PORTS,
-    ENGINE_PORTS,
-    GATEWAY_PORT,
-    WORKER_METRICS_PORT,
     data_dir,
+    engine_metrics_port,
+    engine_port,
+    gateway_port,
     redis_url,
     run_file,
+    worker_metrics_port,
 )
 
 _ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,10 @@ def register(sub: argparse._SubParsersAction) -> None:
 def plan(redis: str) -> list[ProcessSpec]:
     """The processes of the platform, in start order."""
     py = sys.executable
-    env = {"REDIS_URL": redis}
+    env = {
+        "REDIS_URL": redis,
+        **{f"ENGINE_ADDR_{g.upper()}": f"127.0.0.1:{engine_port(g)}" for g in available_games()},
+    }
     specs = [
         ProcessSpec(
             game,
@@ -49,9 +52,9 @@ def plan(redis: str) -> list[ProcessSpec]:
                 "serve",
                 game,
                 "--port",
-                str(ENGINE_PORTS[game]),
+                str(engine_port(game)),
                 "--metrics-port",
-                str(ENGINE_METRICS_PORTS[game]),
+                str(engine_metrics_port(game)),
             ],
             env,
         )
@@ -64,20 +67,21 @@ def plan(redis: str) -> list[ProcessSpec]:
         ProcessSpec(
             "gateway",
             [py, "-m", "gunicorn", "-c", str(_ROOT / "deploy" / "gunicorn.conf.py"), "services.gateway:create_app()"],
-            {**env, "GATEWAY_PORT": str(GATEWAY_PORT)},
+            {**env, "GATEWAY_PORT": str(gateway_port())},
         ),
         ProcessSpec(
             "tables",
             [py, "-m", "celery", "-A", "workers.app", "worker", "-Q", "tables", "-c", "2", "-n", "tables@%h",
              "--without-gossip", "--without-mingle", "--loglevel", "WARNING"],
-            env,
+            {**env, "WORKER_METRICS_PORT": str(worker_metrics_port("tables")),
+             "PROMETHEUS_MULTIPROC_DIR": str(_fresh_dir(data_dir() / "metrics-tables"))},
         ),
         # Balance sweeps: simulation chunks, in-process with the rules library.
         ProcessSpec(
             "sweeps",
             [py, "-m", "celery", "-A", "workers.app", "worker", "-Q", "sweeps", "-c", "2", "-n", "sweeps@%h",
              "--without-gossip", "--without-mingle", "--loglevel", "INFO"],
-            {**env, "WORKER_METRICS_PORT": str(WORKER_METRICS_PORT),
+            {**env, "WORKER_METRICS_PORT": str(worker_metrics_port("sweeps")),
              "PROMETHEUS_MULTIPROC_DIR": str(_fresh_dir(data_dir() / "metrics-sweeps"))},
         ),
         ProcessSpec(
@@ -106,21 +110,27 @@ def run(args: argparse.Namespace) -> int:
         for spec in plan(url):
             sup.start(spec)
         for game in available_games():
-            wait_for_port(ENGINE_PORTS[game], timeout=60)
-            sup.say("run", f"{game} engine ready on 127.0.0.1:{ENGINE_PORTS[game]}")
-        wait_for_port(GATEWAY_PORT, timeout=60)
+            wait_for_port(engine_port(game), timeout=60)
+            sup.say("run", f"{game} engine ready on 127.0.0.1:{engine_port(game)}")
+        wait_for_port(gateway_port(), timeout=60)
         run_file().write_text(
             json.dumps(
                 {
                     "redis_url": url,
-                    "gateway_url": f"http://127.0.0.1:{GATEWAY_PORT}",
-                    "engines": {g: f"127.0.0.1:{ENGINE_PORTS[g]}" for g in available_games()},
+                    "gateway_url": f"http://127.0.0.1:{gateway_port()}",
+                    "engines": {g: f"127.0.0.1:{engine_port(g)}" for g in available_games()},
+                    "metrics": {
+                        **{f"engine {g}": engine_metrics_port(g) for g in available_games()},
+                        "gateway": gateway_port(),
+                        "worker sweeps": worker_metrics_port("sweeps"),
+                        "worker tables": worker_metrics_port("tables"),
+                    },
                     "pid": os.getpid(),
                 },
                 indent=2,
             )
         )
-        sup.say("run", f"lobby: http://127.0.0.1:{GATEWAY_PORT}/  (API: /api/openapi.json)")
+        sup.say("run", f"lobby: http://127.0.0.1:{gateway_port()}/  (API: /api/openapi.json)")
         sup.say("run", "platform is up; `cultists status` checks it; Ctrl-C stops it")
         return sup.wait()
     finally:

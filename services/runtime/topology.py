@@ -14,14 +14,37 @@ from typing import Any
 
 ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists": 50053}
 ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
-GATEWAY_PORT = int(os.environ.get("GATEWAY_PORT", "8000"))
-WORKER_METRICS_PORT = int(os.environ.get("WORKER_METRICS_PORT", "9104"))
-GATEWAY_URL_DEFAULT = f"http://127.0.0.1:{GATEWAY_PORT}"
+WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105}
+GATEWAY_PORT = 8000
+
+
+def _port(variable: str, default: int) -> int:
+    return int(os.environ.get(variable, str(default)))
+
+
+def engine_port(game: str) -> int:
+    return _port(f"ENGINE_PORT_{game.upper()}", ENGINE_PORTS[game])
+
+
+def engine_metrics_port(game: str) -> int:
+    return _port(f"ENGINE_METRICS_PORT_{game.upper()}", ENGINE_METRICS_PORTS[game])
+
+
+def worker_metrics_port(queue: str) -> int:
+    return _port(f"WORKER_METRICS_PORT_{queue.upper()}", WORKER_METRICS_PORTS[queue])
+
+
+def gateway_port() -> int:
+    return _port("GATEWAY_PORT", GATEWAY_PORT)
 
 
 def engine_address(game: str) -> str:
-    """`host:port` of `game`'s engine: ENGINE_ADDR_<GAME> or the local default."""
-    return os.environ.get(f"ENGINE_ADDR_{game.upper()}", f"127.0.0.1:{ENGINE_PORTS[game]}")
+    """`host:port` of `game`'s engine: ENGINE_ADDR_<GAME>, else what a local run wrote,
+    else the local default."""
+    given = os.environ.get(f"ENGINE_ADDR_{game.upper()}")
+    if given:
+        return given
+    return read_run_file().get("engines", {}).get(game) or f"127.0.0.1:{engine_port(game)}"
 
 
 def redis_url() -> str | None:
@@ -29,7 +52,11 @@ def redis_url() -> str | None:
 
 
 def gateway_url() -> str:
-    return os.environ.get("GATEWAY_URL", GATEWAY_URL_DEFAULT)
+    return (
+        os.environ.get("GATEWAY_URL")
+        or read_run_file().get("gateway_url")
+        or f"http://127.0.0.1:{gateway_port()}"
+    )
 
 
 def data_dir() -> Path:

@@ -1,0 +1,143 @@
+"""The deploy files are checked by the tools that will read them for real."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy"
+
+
+def _tool(name: str) -> str:
+    path = shutil.which(name)
+    assert path, f"{name} is not installed: `make install` (deploy/system-packages.sh) installs it"
+    return path
+
+
+def _run(*args: str, cwd: Path = ROOT) -> str:
+    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}"
+    return done.stdout + done.stderr
+
+
+def test_prometheus_config_and_rules_are_valid():
+    promtool = _tool("promtool")
+    out = _run(promtool, "check", "config", "prometheus.yml", cwd=DEPLOY / "prometheus")
+    assert "SUCCESS" in out
+    _run(promtool, "check", "rules", *map(str, sorted((DEPLOY / "prometheus/rules").glob("*.yml"))))
+
+
+def test_alert_rules_fire_as_their_unit_tests_say():
+    out = _run(_tool("promtool"), "test", "rules", "tests/alerts_test.yml", cwd=DEPLOY / "prometheus")
+    assert "SUCCESS" in out
+
+
+def test_every_alert_has_a_unit_test():
+    alerts = {
+        rule["alert"]
+        for group in yaml.safe_load((DEPLOY / "prometheus/rules/alerts.yml").read_text())["groups"]
+        for rule in group["rules"]
+    }
+    tested = {
+        case["alertname"]
+        for test in yaml.safe_load((DEPLOY / "prometheus/tests/alerts_test.yml").read_text())["tests"]
+        for case in test.get("alert_rule_test", [])
+    }
+    assert alerts - tested <= {"EngineDown", "MatchmakingBacklogGrowing"}, alerts - tested
+
+
+def test_compose_file_is_valid():
+    out = _run(_tool("docker-compose"), "-f", "docker-compose.yml", "config")
+    config = yaml.safe_load(out)
+    services = set(config["services"])
+    assert {
+        "redis", "gateway", "worker-sweeps", "worker-tables", "beat", "prometheus", "grafana",
+        "engine-crazy-cultists", "engine-trash-cult", "engine-tricky-cultists",
+    } <= services  # fmt: skip
+    for name in services - {"beat", "grafana"}:
+        assert "healthcheck" in config["services"][name], f"{name} has no health check"
+
+
+def test_kubernetes_manifests_validate_and_are_all_listed():
+    k8s = DEPLOY / "k8s"
+    files = sorted(p for p in k8s.rglob("*.yaml") if p.name != "kustomization.yaml")
+    listed = yaml.safe_load((k8s / "kustomization.yaml").read_text())["resources"]
+    assert sorted(str(p.relative_to(k8s)) for p in files) == sorted(listed)
+    validate = Path(sys.executable).with_name("kubernetes-validate")
+    _run(str(validate), "--strict", "--quiet", *map(str, files))
+    docs = [d for p in files for d in yaml.safe_load_all(p.read_text()) if d]
+    kinds = {(d["kind"], d["metadata"]["name"]) for d in docs}
+    for target in ("engine-crazy-cultists", "engine-trash-cult", "engine-tricky-cultists", "gateway",
+                   "worker-sweeps", "worker-tables"):  # fmt: skip
+        assert ("HorizontalPodAutoscaler", target) in kinds
+    beat = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "beat")
+    assert beat["spec"]["replicas"] == 1 and beat["spec"]["strategy"]["type"] == "Recreate"
+    for d in docs:
+        if d["kind"] != "Deployment":
+            continue
+        for c in d["spec"]["template"]["spec"]["containers"]:
+            assert c["resources"]["requests"] and c["resources"]["limits"], d["metadata"]["name"]
+            if d["metadata"]["name"].startswith("engine-"):
+                assert "grpc" in c["readinessProbe"] and "grpc" in c["livenessProbe"]
+            if d["metadata"]["name"] == "gateway":
+                assert c["readinessProbe"]["httpGet"]["path"] == "/healthz"
+
+
+def test_grafana_dashboards_match_their_generator():
+    sys.path.insert(0, str(DEPLOY / "grafana"))
+    try:
+        import build_dashboards
+    finally:
+        sys.path.pop(0)
+    for name, text in build_dashboards.render().items():
+        assert (DEPLOY / "grafana/dashboards" / name).read_text() == text, f"run build_dashboards.py ({name})"
+    for path in (DEPLOY / "grafana/dashboards").glob("*.json"):
+        board = json.loads(path.read_text())
+        assert board["panels"] and all(p["targets"] for p in board["panels"])
+
+
+def dashboard_metric_names() -> set[str]:
+    """Raw metric names the dashboards query (recorded series resolved to their sources)."""
+    recorded = {}
+    for group in yaml.safe_load((DEPLOY / "prometheus/rules/recording.yml").read_text())["groups"]:
+        for rule in group["rules"]:
+            recorded[rule["record"]] = rule["expr"]
+    names: set[str] = set()
+    exprs = [
+        t["expr"]
+        for path in (DEPLOY / "grafana/dashboards").glob("*.json")
+        for p in json.loads(path.read_text())["panels"]
+        for t in p["targets"]
+    ]
+    while exprs:
+        expr = exprs.pop()
+        for token in re.findall(r"[a-zA-Z_:][a-zA-Z0-9_:]*", expr):
+            if token in recorded:
+                exprs.append(recorded.pop(token))
+            elif token.startswith("cultists_") or token == "up":
+                names.add(family(token))
+    return names
+
+
+def family(sample_name: str) -> str:
+    """The metric family a sample or TYPE name belongs to (no _bucket/_count/_sum/_total)."""
+    return re.sub(r"_(bucket|count|sum|total)$", "", sample_name)
+
+
+def test_dashboards_only_name_cultists_metrics():
+    names = dashboard_metric_names()
+    assert names and all(n.startswith("cultists_") or n == "up" for n in names)
+
+
+@pytest.mark.parametrize("path", sorted((DEPLOY / "prometheus/targets").glob("*.json")))
+def test_target_files_are_file_sd_json(path):
+    groups = json.loads(path.read_text())
+    assert groups and all(g["targets"] for g in groups)
