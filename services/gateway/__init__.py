@@ -24,6 +24,8 @@ BLUEPRINTS = [
     "services.gateway.lobby_api",
     "services.gateway.matches_api",
     "services.gateway.matchmaking_api",
+    "services.gateway.replays_api",
+    "services.gateway.pages",
 ]
 
 

@@ -1,0 +1,195 @@
+"""Play in the browser: the lobby, table and replay pages (issue 7).
+
+Plain server-rendered HTML (Jinja templates in `services/gateway/templates/`) with a little
+vanilla JavaScript (`services/gateway/static/`); no front-end toolchain. The pages hold no
+rules and no state of their own: a table page renders the match API's view of the browser's
+seat (the engine's redacted view, through `TableService.view`), and its script only posts
+the action ids the view offers, follows the table's server-sent events and asks for the
+panel again. Seat tokens stay in the browser (localStorage, one key per table and seat);
+they travel in the `X-Seat-Token` header, never in a URL.
+
+Routes (none under /api, so they are not part of the OpenAPI document):
+
+- `/`                    the lobby: games, open and live tables, open a table, matchmaking
+- `/lobby/tables`        the tables lists as an HTML fragment (the lobby refreshes it)
+- `/tables/<id>`         the table page
+- `/tables/<id>/panel`   the table as the token's seat (or a spectator) sees it, a fragment
+- `/replay`              a finished table (`?table=`) or a sweep's game (`?game=&seed=...`)
+- `/replay/panel`        one step of a replay, from one seat, a spectator or all seats
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, current_app, render_template, request
+
+from ..context import Gateway, current
+from ..errors import ApiError, bearer_token
+from .present import register_filters
+from .replay import Replay, Replays, seat_name
+
+bp = Blueprint(
+    "pages",
+    __name__,
+    template_folder="../templates",
+    static_folder="../static",
+    static_url_path="/static",
+)
+register_filters(bp)
+
+OPENAPI_PATHS: dict[str, Any] = {}  # pages are HTML, not API: nothing to document
+
+
+def replays() -> Replays:
+    """The process's replay finder and its cache, made on first use."""
+    found = current_app.extensions.get("cultists.replays")
+    if found is None:
+        gw = current()
+        found = current_app.extensions["cultists.replays"] = Replays(gw.tables, gw.engines.games)
+    return found
+
+
+def _page_error(exc: ApiError) -> tuple[str, int]:
+    """A page (not a fragment) that fails says so in HTML, with the API's code and words."""
+    return render_template("error.html", error=exc), exc.status
+
+
+def _games(gw: Gateway) -> list[dict[str, Any]]:
+    out = []
+    for game in gw.engines.games:
+        try:
+            out.append(gw.engines.description_json(game))
+        except ApiError as exc:  # an engine that is down hides its game, not the lobby
+            out.append({"game": game, "title": game, "unavailable": exc.message})
+    return out
+
+
+@bp.get("/")
+def lobby():
+    gw = current()
+    return render_template("lobby.html", games=_games(gw), **_tables_lists(gw))
+
+
+def _tables_lists(gw: Gateway) -> dict[str, Any]:
+    waiting = gw.store.tables("waiting", 50)
+    playing = gw.store.tables("playing", 50)
+    titles = {g: _title(gw, g) for g in {t.game for t in waiting + playing}}
+    return {
+        "waiting": [t.summary() for t in waiting],
+        "playing": [t.summary() for t in playing],
+        "titles": titles,
+    }
+
+
+def _title(gw: Gateway, game: str) -> str:
+    try:
+        return gw.engines.describe(game).title
+    except ApiError:  # engine down: the machine name still says which game it is
+        return game
+
+
+@bp.get("/lobby/tables")
+def lobby_tables():
+    return render_template("lobby_tables.html", **_tables_lists(current()))
+
+
+@bp.get("/tables/<table_id>")
+def table_page(table_id: str):
+    gw = current()
+    try:
+        table = gw.tables.get(table_id)
+    except ApiError as exc:
+        return _page_error(exc)
+    return render_template("table.html", table=table.summary(), title=_title(gw, table.game))
+
+
+@bp.get("/tables/<table_id>/panel")
+def table_panel(table_id: str):
+    """The table as the token's seat sees it. Reads the view first: its version is the one
+    the action buttons carry, so a move is always chosen at the version it was shown at."""
+    gw = current()
+    view = gw.tables.view(table_id, bearer_token())
+    table = gw.tables.get(table_id)
+    names = [seat_name(s) for s in table.seats]
+    return render_template(
+        "panel.html",
+        game=table.game,
+        table=table.summary(),
+        live=view,
+        v=view["view"],
+        me=view["seat"],
+        names=names,
+        now=time.time(),
+    )
+
+
+@bp.get("/replay")
+def replay_page():
+    if not request.args:
+        return render_template("replay_pick.html")
+    try:
+        replay = replays().get(request.args)
+        seat, _ = replay.seats_for(request.args.get("seat"))
+        step = _step_arg(replay)
+    except ApiError as exc:
+        return _page_error(exc)
+    return render_template(
+        "replay.html",
+        replay=replay,
+        summary=replay.summary(),
+        source_json=orjson.dumps(replay.source.query()).decode(),
+        step=step,
+        seat=seat,
+    )
+
+
+def _step_arg(replay: Replay) -> int:
+    raw = request.args.get("step", "0")
+    try:
+        step = int(raw)
+    except ValueError:
+        raise ApiError(400, "malformed", "'step' is a whole number") from None
+    if not 0 <= step <= replay.steps:
+        raise ApiError(404, "unknown_step", f"this replay has steps 0-{replay.steps}")
+    return step
+
+
+@bp.get("/replay/panel")
+def replay_panel():
+    replay = replays().get(request.args)
+    seat, seats = replay.seats_for(request.args.get("seat"))
+    step = _step_arg(replay)
+    all_open = seat == "all"
+    state = replay.state_at(step)
+    shown = [-1, *seats] if all_open else seats
+    views = {s: replay.view_json(state, s) for s in shown}
+    following = replay.moves[step] if step < replay.steps else None
+    chooser = following.seat if following else None
+    choices = replay.view_json(state, chooser)["legal_actions"] if chooser is not None else []
+    return render_template(
+        "replay_panel.html",
+        game=replay.spec.name,
+        replay=replay,
+        step=step,
+        seat=seat,
+        seats=seats,
+        views=views,
+        board=views[-1] if all_open else views[seats[0]],
+        move=replay.moves[step - 1] if step > 0 else None,
+        events=replay.events[step],
+        following=following,
+        choices=choices,
+        names=replay.seat_names,
+    )
+
+
+@bp.after_request
+def _no_store(response: Response) -> Response:
+    """Fragments change with every move and pages carry nothing secret, but a cached
+    panel would show a stale position: tell browsers not to keep them."""
+    if response.mimetype == "text/html":
+        response.headers["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,393 @@
+"""Replays rebuilt in-process with the rules library, step by step.
+
+Two sources lead to the same thing, a list of `[seat, action]` moves from a seed and a
+config (rulings G-2):
+
+- a finished table: the gateway's own replay record (`TableService.replay`);
+- a sweep's game: game, players, seed, config overrides and bot line-up, re-simulated with
+  `services.engines.core.play.play_game`, exactly as the sweep played it (sweeps store no
+  action lists; the report links `/replay?game=..&seed=..`).
+
+Why in-process and not over gRPC: stepping back and forth and showing every seat's view at
+once would cost an engine round trip (`Apply` chain, then `View` per seat) for each click;
+the rules library is the very code the engines run, it is deterministic, and it is already a
+dependency of the gateway (the engines' message types). Replays hold no table and write
+nothing, so the gateway's "no rules, no state" rule for live play is untouched: live moves
+still only ever go through the engines.
+
+A `Replay` keeps a clone of the state every `CHECKPOINT_EVERY` moves, so any step is at most
+that many re-applied moves away; built replays are kept in a small per-process LRU cache
+(a page steps through the same game many times).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from google.protobuf import json_format
+
+from services.engines.core.bots import make_bot
+from services.engines.core.config import config_to_dict
+from services.engines.core.errors import EngineError
+from services.engines.core.game import GameSpec, State
+from services.engines.core.messages import GameMessages, load_messages, message_to_dict
+from services.engines.core.play import play_game
+from services.engines.registry import load_game
+
+from ..errors import ApiError
+from ..tables import TableService
+
+CHECKPOINT_EVERY = 32
+MAX_CACHED = 16
+SEED_LIMIT = 2**64 - 1  # NewGameRequest.seed is a uint64
+MAX_SIMULATED_DECISIONS = 20_000
+
+
+@dataclass(frozen=True)
+class Move:
+    """One applied action: `step` is the position it leads to (1-based)."""
+
+    step: int
+    seat: int
+    action: int
+    label: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {"step": self.step, "seat": self.seat, "action": self.action, "label": self.label}
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a replay comes from: a table id, or the fields a sweep's game is fixed by."""
+
+    game: str
+    table: str | None = None
+    players: int | None = None
+    seed: int | None = None
+    config: str = "{}"  # overrides as canonical JSON text (hashable, and what the URL carries)
+    bots: tuple[str, ...] = ()
+
+    def key(self) -> str:
+        if self.table is not None:
+            return f"table:{self.table}"
+        return f"game:{self.game}:{self.players}:{self.seed}:{self.config}:{';'.join(self.bots)}"
+
+    def query(self) -> dict[str, Any]:
+        """The query string that names this source (the page's and the API's)."""
+        if self.table is not None:
+            return {"table": self.table}
+        return {
+            "game": self.game,
+            "players": self.players,
+            "seed": self.seed,
+            "config": self.config,
+            "bots": ";".join(self.bots) if any(":" in b for b in self.bots) else ",".join(self.bots),
+        }
+
+
+def split_bots(text: str) -> list[str]:
+    """A line-up by seat. Seats are split on `;` when there is one; otherwise on `,`, where a
+    piece that is only `key=value` belongs to the bot spec before it (sweep reports join
+    seats with `,` even when a spec such as `ismcts:iterations=200,rollout=heuristic` holds
+    commas of its own)."""
+    if ";" in text:
+        return [p.strip() for p in text.split(";") if p.strip()]
+    seats: list[str] = []
+    for piece in (p.strip() for p in text.split(",")):
+        if not piece:
+            continue
+        if seats and ":" in seats[-1] and ":" not in piece and "=" in piece:
+            seats[-1] = f"{seats[-1]},{piece}"
+        else:
+            seats.append(piece)
+    return seats
+
+
+class Replay:
+    """A game rebuilt move by move: labels, events and the view of any seat at any step."""
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        config: dict[str, Any],
+        players: int,
+        seed: int,
+        actions: Sequence[Sequence[int]],
+        source: Source,
+        seat_names: list[str],
+        bots: list[str] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.messages: GameMessages = load_messages(spec.name)
+        self.config = config
+        self.players = players
+        self.seed = seed
+        self.source = source
+        self.seat_names = seat_names
+        self.bots = bots
+        self._config_obj = spec.make_config(config)
+        self.moves: list[Move] = []
+        self.events: list[list[dict[str, Any]]] = [[]]  # per step; step 0 is the deal
+        self._checkpoints: list[State] = []
+        state = spec.new_state(self._config_obj, players, seed)
+        for n, (seat, action) in enumerate(actions):
+            if n % CHECKPOINT_EVERY == 0:
+                self._checkpoints.append(state.clone())
+            label = state.action_label(action)
+            state.log = []
+            state.apply(seat, action)  # checked: a record that does not replay is refused
+            self.moves.append(Move(n + 1, seat, action, label))
+            self.events.append([{"kind": e.kind, "seat": e.seat, "text": e.text} for e in state.log])
+        if len(self.moves) % CHECKPOINT_EVERY == 0:
+            self._checkpoints.append(state.clone())
+        self.final = state
+        self.terminal = state.is_terminal()
+        self.winners = state.winners() if self.terminal else []
+
+    @property
+    def steps(self) -> int:
+        return len(self.moves)
+
+    def state_at(self, step: int) -> State:
+        """The position after `step` moves (0: the deal), a fresh state the caller owns."""
+        if not 0 <= step <= self.steps:
+            raise ApiError(404, "unknown_step", f"this replay has steps 0-{self.steps}")
+        if step == self.steps:
+            return self.final.clone()
+        base = step // CHECKPOINT_EVERY
+        state = self._checkpoints[base].clone()
+        for move in self.moves[base * CHECKPOINT_EVERY : step]:
+            state.apply(move.seat, move.action)
+        return state
+
+    def view_json(self, state: State, seat: int) -> dict[str, Any]:
+        """What `seat` (-1: a spectator) sees, in the very JSON shape the live match API
+        gives (`EngineClients.view_json`), so one template renders both."""
+        body = json_format.ParseDict(state.view(None if seat < 0 else seat), self.messages.view())
+        legal = state.legal_actions(seat) if seat >= 0 and not state.is_terminal() else []
+        terminal = state.is_terminal()
+        return {
+            "seat": seat,
+            "view": message_to_dict(body),
+            "legal_actions": [self.action_json(state, a) for a in legal],
+            "to_act": [] if terminal else list(state.to_act()),
+            "terminal": terminal,
+            "winners": state.winners() if terminal else [],
+            "turn": state.turn,
+            "decisions": state.decisions,
+        }
+
+    def action_json(self, state: State, action: int) -> dict[str, Any]:
+        detail = json_format.ParseDict(state.action_detail(action), self.messages.action())
+        return {"id": action, "label": state.action_label(action), "detail": message_to_dict(detail)}
+
+    def step_json(self, step: int, seats: list[int]) -> dict[str, Any]:
+        """One step: the move that led here, its events, the next move, and the views."""
+        state = self.state_at(step)
+        return {
+            "step": step,
+            "steps": self.steps,
+            "move": self.moves[step - 1].as_json() if step > 0 else None,
+            "events": self.events[step],
+            "next": self.moves[step].as_json() if step < self.steps else None,
+            "views": [self.view_json(state, s) for s in seats],
+        }
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "source": self.source.query(),
+            "game": self.spec.name,
+            "title": self.spec.title,
+            "players": self.players,
+            "seed": self.seed,
+            "config": self.config,
+            "bots": self.bots,
+            "seat_names": self.seat_names,
+            "steps": self.steps,
+            "moves": [m.as_json() for m in self.moves],
+            "terminal": self.terminal,
+            "winners": self.winners,
+            "turn": self.final.turn,
+        }
+
+    def seats_for(self, which: str | None) -> tuple[str, list[int]]:
+        """`which` as the page and API spell it: a seat number, -1 (spectator) or "all"
+        (every seat's private view: all cards open). Returns (normalised, seats)."""
+        text = (which or "-1").strip()
+        if text == "all":
+            return "all", list(range(self.players))
+        try:
+            seat = int(text)
+        except ValueError:
+            raise ApiError(400, "malformed", "'seat' is a seat number, -1 (spectator) or 'all'") from None
+        if not -1 <= seat < self.players:
+            raise ApiError(404, "unknown_seat", f"this game has seats 0-{self.players - 1} (or -1, 'all')")
+        return str(seat), [seat]
+
+
+def _spec(game: str) -> GameSpec:
+    try:
+        return load_game(game)
+    except KeyError:
+        raise ApiError(404, "unknown_game", f"no game {game!r}") from None
+
+
+def parse_config(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    try:
+        config = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        raise ApiError(400, "invalid_config", "'config' is a JSON object of config fields") from None
+    if not isinstance(config, dict):
+        raise ApiError(400, "invalid_config", "'config' is a JSON object of config fields")
+    return config
+
+
+def game_source(
+    game: str, players: int | None, seed: int, config: dict[str, Any], bots: str | None
+) -> Source:
+    """Check a sweep game's fields (400 with the library's words) and name it canonically."""
+    spec = _spec(game)
+    players = spec.default_players if players is None else players
+    if not spec.min_players <= players <= spec.max_players:
+        raise ApiError(
+            400, "invalid_players", f"{spec.title} takes {spec.min_players}-{spec.max_players} players"
+        )
+    if not 0 <= seed <= SEED_LIMIT:
+        raise ApiError(400, "malformed", f"'seed' is from 0 to {SEED_LIMIT}")
+    try:
+        normal = config_to_dict(spec.make_config(config))
+    except (EngineError, TypeError, ValueError) as exc:
+        raise ApiError(400, "invalid_config", f"config for {game}: {exc}") from None
+    defaults = config_to_dict(spec.make_config({}))
+    overrides = {k: v for k, v in normal.items() if defaults.get(k) != v}
+    lineup = split_bots(bots or "random")
+    if len(lineup) == 1:
+        lineup = lineup * players
+    if len(lineup) != players:
+        raise ApiError(400, "invalid_bots", f"'bots' names {len(lineup)} bots for {players} seats")
+    for name in set(lineup):
+        try:
+            make_bot(spec, name, 0)
+        except EngineError as exc:
+            raise ApiError(400, "invalid_bots", str(exc)) from None
+    return Source(
+        game=game,
+        players=players,
+        seed=seed,
+        config=orjson.dumps(overrides, option=orjson.OPT_SORT_KEYS).decode(),
+        bots=tuple(lineup),
+    )
+
+
+def simulate(source: Source) -> Replay:
+    """Play the sweep's game again with its bots (the same seeds per seat as the sweep)."""
+    spec = _spec(source.game)
+    config = orjson.loads(source.config)
+    assert source.players is not None and source.seed is not None
+    try:
+        record = play_game(spec, spec.make_config(config), source.players, source.seed, list(source.bots))
+    except EngineError as exc:  # a config the rules refuse only once dealt
+        raise ApiError(400, "invalid_config", str(exc)) from None
+    if record.decisions > MAX_SIMULATED_DECISIONS:
+        raise ApiError(400, "too_long", f"the game took {record.decisions} decisions; replays stop at "
+                       f"{MAX_SIMULATED_DECISIONS}")  # fmt: skip
+    names = [f"seat {s} · {b}" for s, b in enumerate(source.bots)]
+    return Replay(spec, config, source.players, source.seed, record.actions, source, names, list(source.bots))
+
+
+def from_record(record: dict[str, Any], source: Source, seat_names: list[str]) -> Replay:
+    """A finished table's replay record (`GET /api/tables/{id}/replay`)."""
+    spec = _spec(record["game"])
+    try:
+        return Replay(
+            spec, record["config"], record["players"], record["seed"], record["actions"], source, seat_names
+        )
+    except EngineError as exc:  # the record does not replay: the rules changed since
+        raise ApiError(409, "replay_mismatch", f"the table's moves do not replay: {exc}") from None
+
+
+class ReplayCache:
+    """A few recently built replays per process, by source; building is the slow part."""
+
+    def __init__(self, size: int = MAX_CACHED) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._items: OrderedDict[str, Replay] = OrderedDict()
+
+    def get(self, source: Source, build: Callable[[], Replay]) -> Replay:
+        key = source.key()
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        replay = build()  # outside the lock: a slow simulation does not block other replays
+        with self._lock:
+            self._items[key] = replay
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+        return replay
+
+
+def _int_arg(args: Mapping[str, str], name: str, low: int, high: int) -> int | None:
+    raw = args.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, "malformed", f"'{name}' is a whole number") from None
+    if not low <= value <= high:
+        raise ApiError(400, "malformed", f"'{name}' is from {low} to {high}")
+    return value
+
+
+def seat_name(seat: Any) -> str:
+    """How a live table's seat is named on pages: its player, or its bot."""
+    if seat.kind == "bot":
+        return f"seat {seat.index} · bot ({seat.bot})"
+    return f"seat {seat.index} · {seat.player or 'human'}"
+
+
+class Replays:
+    """Finds the replay a request names (`?table=` or `?game=&seed=...`), building it once."""
+
+    def __init__(self, tables: TableService, games: Sequence[str], cache: ReplayCache | None = None) -> None:
+        self.tables = tables
+        self.games = list(games)
+        self.cache = cache or ReplayCache()
+
+    def source(self, args: Mapping[str, str]) -> Source:
+        table_id = args.get("table")
+        game = args.get("game")
+        if table_id and game:
+            raise ApiError(400, "malformed", "name either a 'table' or a 'game' (with its seed), not both")
+        if table_id:
+            table = self.tables.get(table_id)
+            return Source(game=table.game, table=table.id)
+        if not game:
+            raise ApiError(400, "malformed", "name a finished 'table', or a 'game' with its 'seed'")
+        if game not in self.games:
+            raise ApiError(404, "unknown_game", f"no game {game!r}; known: {', '.join(self.games)}")
+        seed = _int_arg(args, "seed", 0, SEED_LIMIT)
+        if seed is None:
+            raise ApiError(400, "malformed", "'seed' is required with 'game'")
+        players = _int_arg(args, "players", 1, 64)
+        return game_source(game, players, seed, parse_config(args.get("config")), args.get("bots"))
+
+    def get(self, args: Mapping[str, str]) -> Replay:
+        source = self.source(args)
+        if source.table is None:
+            return self.cache.get(source, lambda: simulate(source))
+        record = self.tables.replay(source.table)  # 409 until the game is over
+        table = self.tables.get(source.table)
+        names = [seat_name(s) for s in table.seats]
+        return self.cache.get(source, lambda: from_record(record, source, names))

@@ -1,0 +1,109 @@
+"""Browser fixtures: the real gateway served over HTTP on a free port, driven by headless
+Chromium through Playwright.
+
+The gateway is the gateway tests' own app (`tests/gateway/conftest.py`: real Redis, real
+engine gRPC servers, a real Celery worker for bot seats), imported rather than rebuilt, and
+served by werkzeug's threaded server so event streams and page requests run side by side.
+The browser is Debian's `/usr/bin/chromium` (installed by `make install` through
+deploy/system-packages.sh); Playwright never downloads one of its own.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from werkzeug.serving import make_server
+
+from services.gateway.settings import Settings
+from tests.gateway.conftest import (  # the gateway tests' own fixtures, reused
+    AWAY_SECONDS,
+    BOT_GRACE_SECONDS,
+    app,  # noqa: F401
+    client,  # noqa: F401
+    table_worker,  # noqa: F401
+)
+
+CHROMIUM = os.environ.get("CULTISTS_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the whole run; each test opens its own contexts."""
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM} (make install adds Debian's chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="package")
+def gateway_settings(redis_url: str, engines: dict) -> Settings:
+    """The gateway tests' settings (the imported `app` is built from this), with a short
+    event-stream heartbeat: a stream notices its page is gone at its next write, so
+    streams end within half a second of their browser context closing."""
+    return Settings(
+        redis_url=redis_url,
+        engine_addresses={g: f"127.0.0.1:{e.port}" for g, e in engines.items()},
+        bot_grace_seconds=BOT_GRACE_SECONDS,
+        away_seconds=AWAY_SECONDS,
+        stream_heartbeat_seconds=0.5,
+    )
+
+
+@pytest.fixture()
+def server(app, table_worker) -> Iterator[str]:  # noqa: F811 - the imported fixtures
+    """The app on a real HTTP server on a free loopback port; yields its base URL.
+
+    Request threads are joined on the way out (`block_on_close`), so no event stream is
+    still reading Redis when the app fixture closes its clients."""
+    httpd = make_server("127.0.0.1", 0, app, threaded=True)
+    httpd.daemon_threads = False
+    httpd.block_on_close = True
+    thread = threading.Thread(target=httpd.serve_forever, name="gateway-http", daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=10)
+
+
+@pytest.fixture()
+def new_context(browser, server):
+    """Opens browser contexts (separate storage: separate players) and closes them before
+    the server stops, so no event stream outlives its test."""
+    opened = []
+
+    def open_context(viewport: dict[str, int] | None = None):
+        context = browser.new_context(base_url=server, viewport=viewport or DESKTOP)
+        context.set_default_timeout(30_000)
+        opened.append(context)
+        return context
+
+    yield open_context
+    for context in opened:
+        context.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
