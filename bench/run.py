@@ -13,12 +13,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, gateway, grpc_latency
+from . import engines, gateway, grpc_latency, sweeps
 
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
     "gateway": gateway.run,
+    "sweeps": sweeps.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 

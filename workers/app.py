@@ -21,7 +21,7 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 # How long Redis waits before handing an unacknowledged task (its worker died) to another
 # worker. Results are idempotent by task key, so a short timeout can only cost repeated
 # work, never a double count; tests shorten it to see a killed worker's work redone.
-VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600"))
 
 app = Celery(
     "cultists", broker=REDIS_URL, backend=REDIS_URL, include=["workers.tables", "workers.sweeps.tasks"]
@@ -36,7 +36,13 @@ app.conf.update(
     accept_content=["json"],
     result_expires=7 * 24 * 3600,
     broker_connection_retry_on_startup=True,
-    broker_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
+    # A running worker also takes back a dead worker's messages (by default only a worker
+    # that starts does), checking every few seconds once the visibility timeout is past.
+    broker_transport_options={
+        "visibility_timeout": VISIBILITY_TIMEOUT,
+        "unacked_restore_interval": 5,
+        "unacked_restore_throttle": 1,
+    },
     result_backend_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
     task_default_queue="sweeps",
     task_routes={"workers.tables.*": {"queue": "tables"}, "workers.sweeps.*": {"queue": "sweeps"}},

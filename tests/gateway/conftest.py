@@ -14,6 +14,7 @@ import pytest
 from services.gateway import create_app
 from services.gateway.settings import Settings
 from tests.support.celery_worker import ROOT, start_worker, stop_worker
+from workers.sweeps.store import PREFIX as SWEEP_PREFIX
 
 # The worker's timing, short so timer tests take seconds: a timed-out seat's next
 # decisions wait AWAY_SECONDS, a bot seat whose task got lost BOT_GRACE_SECONDS.
@@ -36,13 +37,15 @@ def gateway_settings(redis_url: str, engines: dict) -> Settings:
 
 
 def _forget_gateway_keys(client) -> None:
-    for key in client.scan_iter("gw:*", count=1000):
-        client.delete(key)
+    """Tables, tickets and ratings (gw:*) and sweeps (the sweeps API serves them too)."""
+    for pattern in ("gw:*", f"{SWEEP_PREFIX}*"):
+        for key in client.scan_iter(pattern, count=1000):
+            client.delete(key)
 
 
 @pytest.fixture()
 def app(gateway_settings: Settings):
-    """A fresh app on a Redis without gateway keys. Only `gw:*` is cleared, not the whole
+    """A fresh app on a Redis without gateway keys. Only our keys are cleared, not the whole
     database: a flush would also drop the queue bindings the running worker relies on."""
     app = create_app(gateway_settings)
     gw = app.extensions["cultists"]

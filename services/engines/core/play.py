@@ -56,6 +56,18 @@ def play_game(
     record_actions: bool = True,
 ) -> GameRecord:
     """Play one game to the end with the named bots, one per seat."""
+    return play_to_end(spec, config, players, seed, bot_specs, record_actions)[1]
+
+
+def play_to_end(
+    spec: GameSpec,
+    config: Any,
+    players: int,
+    seed: int,
+    bot_specs: Sequence[str],
+    record_actions: bool = True,
+) -> tuple[State, GameRecord]:
+    """`play_game`, also handing back the final state (sweeps read facts from it)."""
     if len(bot_specs) != players:
         raise ValueError(f"need {players} bots, got {len(bot_specs)}")
     state = spec.new_state(config, players, seed)
@@ -70,7 +82,7 @@ def play_game(
         state.decisions += 1
         if record_actions:
             record([seat, action])
-    return _record(spec, state, list(bot_specs), actions)
+    return state, _record(spec, state, list(bot_specs), actions)
 
 
 def _record(spec: GameSpec, state: State, bots: list[str], actions: list[list[int]]) -> GameRecord:

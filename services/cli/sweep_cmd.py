@@ -1,0 +1,208 @@
+"""`cultists sweep`: run a balance sweep on Celery (or `--local`) with a live progress bar.
+
+    cultists sweep spec.yaml                 # queue on Celery, follow, write the report
+    cultists sweep spec.yaml --local -j 4    # same plan in a local pool of 4 processes
+    cultists sweep spec.yaml --no-wait       # queue and print the sweep id
+    cultists sweep --follow ID               # pick up a sweep again (after Ctrl-C, on another machine)
+    cultists sweep --cancel ID
+
+The spec is validated completely before anything is queued; a bad one exits with status 2
+and says what is wrong. The report (HTML, PNG plots, JSON summary, per-game CSV, replay
+records) goes to `--out` (default var/sweeps/<sweep id>).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.table import Table
+
+from services.engines.core.errors import BadConfig
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sweep", help="run a balance sweep (Celery, or --local) and write its report")
+    p.add_argument("spec", nargs="?", help="sweep spec file (YAML or JSON); see docs/sweeps.md")
+    p.add_argument("--local", action="store_true", help="run in a local process pool instead of Celery")
+    p.add_argument("-j", "--processes", type=int, default=None, help="local pool size (default: CPU count)")
+    p.add_argument("--out", default=None, help="report directory (default var/sweeps/<sweep id>)")
+    p.add_argument("--no-wait", action="store_true", help="queue the sweep, print its id and return")
+    p.add_argument("--follow", metavar="ID", help="follow a queued sweep and write its report")
+    p.add_argument("--cancel", metavar="ID", help="cancel a queued or running sweep")
+    p.add_argument("--redis", default=None, help="Redis URL (default $REDIS_URL)")
+    p.add_argument(
+        "--replay-base", default=None, help="prefix of replay links in the report (default $GATEWAY_URL)"
+    )
+    p.add_argument(
+        "--json", action="store_true", help="print the JSON summary's aggregates instead of a table"
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from services.runtime.topology import gateway_url
+
+    replay_base = gateway_url() if args.replay_base is None else args.replay_base
+    if args.cancel:
+        return _cancel(args)
+    if args.follow:
+        return _follow(args, args.follow, replay_base)
+    if not args.spec:
+        raise BadConfig("name a sweep spec file, or use --follow ID / --cancel ID")
+    from workers.sweeps.spec import load_spec_file
+
+    spec = load_spec_file(args.spec)  # refused here, before anything is queued
+    if args.local:
+        return _local(args, spec, replay_base)
+    from workers.sweeps import control
+
+    store, app = _celery(args)
+    sweep_id = control.submit(spec, store, app)
+    print(
+        f"sweep {sweep_id}: {spec.total_games:,} games in {len(spec.cells())} cells queued", file=sys.stderr
+    )
+    if args.no_wait:
+        print(sweep_id)
+        return 0
+    return _follow(args, sweep_id, replay_base, store=store, app=app)
+
+
+def _celery(args: argparse.Namespace):
+    from workers.app import app
+    from workers.sweeps.store import SweepStore
+
+    url = args.redis or os.environ.get("REDIS_URL") or app.conf.broker_url
+    app.conf.broker_url = app.conf.result_backend = url
+    return SweepStore.from_url(url), app
+
+
+def _cancel(args: argparse.Namespace) -> int:
+    from workers.sweeps import control
+
+    store, _app = _celery(args)
+    if not store.exists(args.cancel):
+        raise BadConfig(f"no sweep {args.cancel!r}")
+    if control.cancel(store, args.cancel):
+        print(f"sweep {args.cancel} cancelled")
+        return 0
+    print(f"sweep {args.cancel} had already finished ({store.status(args.cancel)})")
+    return 1
+
+
+def _bar(console: Console) -> Progress:
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]:,.0f} games/s"),
+        TimeRemainingColumn(),
+        console=console,
+        refresh_per_second=4,
+    )
+
+
+def _follow(args: argparse.Namespace, sweep_id: str, replay_base: str, store=None, app=None) -> int:
+    from workers.sweeps import control
+    from workers.sweeps.aggregate import game_rows
+    from workers.sweeps.simulate import unpack
+    from workers.sweeps.spec import parse_spec
+
+    if store is None:
+        store, app = _celery(args)
+    first = control.progress(store, sweep_id)
+    if first is None:
+        raise BadConfig(f"no sweep {sweep_id!r}")
+    console = Console(stderr=True)
+    last_nudge = time.monotonic()
+    try:
+        with _bar(console) as bar:
+            task = bar.add_task(f"sweep {sweep_id}", total=first["total_games"], rate=0.0)
+            while True:
+                p = control.progress(store, sweep_id)
+                assert p is not None
+                bar.update(task, completed=p["games_done"], rate=p["games_per_second"])
+                if p["status"] in ("done", "cancelled", "failed"):
+                    break
+                if p["chunks_done"] >= p["total_chunks"] and time.monotonic() - last_nudge > 30:
+                    control.nudge(store, app, sweep_id)  # a finisher lost to a crash: queue again
+                    last_nudge = time.monotonic()
+                time.sleep(0.5)
+    except KeyboardInterrupt:
+        console.print(
+            f"sweep {sweep_id} goes on; follow it with --follow {sweep_id} or stop it with --cancel {sweep_id}"
+        )
+        return 130
+    if p["status"] != "done":
+        console.print(f"sweep {sweep_id} {p['status']}" + (f": {p['error']}" if p.get("error") else ""))
+        return 1
+    summary = store.summary(sweep_id)
+    assert summary is not None
+    spec = parse_spec(summary["spec"])
+    results = [unpack(b) for b in store.chunk_blobs(sweep_id).values()]
+    out = Path(args.out or f"var/sweeps/{sweep_id}")
+    page = _write(out, summary, game_rows(spec, results), store.replays(sweep_id), replay_base)
+    _print(summary, page, args.json)
+    return 0
+
+
+def _local(args: argparse.Namespace, spec, replay_base: str) -> int:
+    from workers.sweeps.aggregate import game_rows
+    from workers.sweeps.local import run_local
+    from workers.sweeps.store import new_id
+
+    sweep_id = f"local-{new_id()}"
+    console = Console(stderr=True)
+    start = time.perf_counter()
+    with _bar(console) as bar:
+        task = bar.add_task(f"sweep {sweep_id}", total=spec.total_games, rate=0.0)
+
+        def update(done: int, total: int) -> None:
+            elapsed = time.perf_counter() - start
+            bar.update(task, completed=done, rate=done / elapsed if elapsed else 0.0)
+
+        summary, replays, results = run_local(spec, args.processes, update, sweep_id=sweep_id)
+    out = Path(args.out or f"var/sweeps/{sweep_id}")
+    page = _write(out, summary, game_rows(spec, results), replays, replay_base)
+    _print(summary, page, args.json)
+    return 0
+
+
+def _write(out: Path, summary: dict[str, Any], rows, replays, replay_base: str) -> Path:
+    from workers.sweeps.report import write_report
+
+    return write_report(out, summary, rows, replays, replay_base=replay_base)
+
+
+def _print(summary: dict[str, Any], page: Path, as_json: bool) -> None:
+    agg = summary["aggregates"]
+    if as_json:
+        import orjson
+
+        sys.stdout.buffer.write(orjson.dumps(agg, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        table = Table(title=f"{summary['name']}: {agg['games_counted']:,} games")
+        for col in ("cell", "games", "seat win rates", "fair", "draws", "mean turns", "flags"):
+            table.add_column(col)
+        for c in agg["cells"]:
+            table.add_row(
+                c["label"],
+                str(c["games"]),
+                " ".join(f"{s['rate']:.3f}" for s in c["seats"]),
+                f"{c['fair_share']:.3f}",
+                f"{c['draws']['rate']:.3f}",
+                f"{c['length']['mean']:.1f}",
+                ", ".join(c["flags"]),
+            )
+        Console().print(table)
+    run = summary["run"]
+    print(
+        f"{run['mode']} run: {run['seconds']:.1f} s, {run['games_per_second']:,.0f} games/s; report: {page}",
+        file=sys.stderr,
+    )

@@ -1,0 +1,352 @@
+"""Balance sweeps over HTTP: submit a spec, watch its progress, cancel it, fetch its result.
+
+The body of a submit is the same mapping as a sweep spec file (docs/sweeps.md) and is
+validated completely before anything is queued: a bad spec is a 400 that names the
+problem, and leaves no trace in Redis or on the queue. Progress, result and report are read
+from Redis (workers/sweeps/store.py), so any gateway process answers for any sweep, and a
+sweep outlives the process that submitted it.
+
+The blueprint needs only a Redis URL: `app.config["SWEEPS_REDIS_URL"]`, else the
+gateway's settings (`app.extensions["cultists"].settings.redis_url`), else `$REDIS_URL`.
+Chunk tasks are sent by name through a light Celery client, like the table tasks.
+Errors have the gateway's one shape, `{"error": {"code", "message"}}`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+from celery import Celery
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from workers.sweeps import control
+from workers.sweeps.spec import SpecError, parse_spec
+from workers.sweeps.store import INDEX, SweepStore
+
+bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
+
+_ID = re.compile(r"^(local-)?[0-9a-f]{16}$")
+
+
+@dataclass
+class _Context:
+    store: SweepStore
+    celery: Celery
+
+
+def _redis_url() -> str:
+    url = current_app.config.get("SWEEPS_REDIS_URL")
+    if url:
+        return url
+    gateway = current_app.extensions.get("cultists")
+    settings = getattr(gateway, "settings", None)
+    if settings is not None and getattr(settings, "redis_url", None):
+        return settings.redis_url
+    return os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def _ctx() -> _Context:
+    ctx = current_app.extensions.get("cultists.sweeps")
+    if ctx is None:
+        url = _redis_url()
+        client = Celery("cultists-sweeps-client", broker=url, set_as_current=False)
+        client.conf.broker_connection_retry_on_startup = True
+        ctx = _Context(SweepStore(redis.Redis.from_url(url, health_check_interval=30)), client)
+        current_app.extensions["cultists.sweeps"] = ctx
+    return ctx
+
+
+def _error(status: int, code: str, message: str) -> tuple[Response, int]:
+    return jsonify({"error": {"code": code, "message": message}}), status
+
+
+def _links(sweep_id: str) -> dict[str, str]:
+    base = f"/api/sweeps/{sweep_id}"
+    return {
+        "progress": base,
+        "result": f"{base}/result",
+        "report": f"{base}/report",
+        "cancel": f"{base}/cancel",
+    }
+
+
+def _known(sweep_id: str) -> bool:
+    return bool(_ID.match(sweep_id)) and _ctx().store.exists(sweep_id)
+
+
+@bp.post("")
+def submit():
+    body = request.get_json(silent=True) if request.is_json else None
+    if not isinstance(body, dict):
+        return _error(400, "malformed", "send the sweep spec as a JSON object (application/json)")
+    try:
+        spec = parse_spec(body)
+    except SpecError as exc:
+        return _error(400, "invalid_spec", str(exc))
+    ctx = _ctx()
+    sweep_id = control.submit(spec, ctx.store, ctx.celery)
+    out = control.progress(ctx.store, sweep_id)
+    assert out is not None
+    out["cells"] = len(spec.cells())
+    out["links"] = _links(sweep_id)
+    return jsonify(out), 202
+
+
+@bp.get("")
+def recent():
+    """The latest sweeps, newest first, with their progress."""
+    try:
+        limit = max(1, min(100, int(request.args.get("limit", 20))))
+    except ValueError:
+        return _error(400, "malformed", "'limit' must be a whole number")
+    store = _ctx().store
+    ids = [raw.decode() for raw in store.r.zrevrange(INDEX, 0, limit - 1)]
+    rows = [p for p in (control.progress(store, i) for i in ids) if p is not None]
+    return jsonify({"sweeps": rows})
+
+
+@bp.get("/<sweep_id>")
+def progress(sweep_id: str):
+    if not _known(sweep_id):
+        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+    ctx = _ctx()
+    out = control.progress(ctx.store, sweep_id)
+    assert out is not None
+    out["links"] = _links(sweep_id)
+    return jsonify(out)
+
+
+@bp.post("/<sweep_id>/cancel")
+def cancel(sweep_id: str):
+    if not _known(sweep_id):
+        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+    store = _ctx().store
+    if not control.cancel(store, sweep_id):
+        return _error(409, "finished", f"sweep {sweep_id} already finished ({store.status(sweep_id)})")
+    out = control.progress(store, sweep_id)
+    return jsonify(out)
+
+
+def _finished_summary(sweep_id: str) -> tuple[dict[str, Any] | None, tuple[Response, int] | None]:
+    """The summary, or the response that explains why there is none yet."""
+    if not _known(sweep_id):
+        return None, _error(404, "not_found", f"no sweep {sweep_id!r}")
+    ctx = _ctx()
+    summary = ctx.store.summary(sweep_id)
+    if summary is not None:
+        return summary, None
+    p = control.progress(ctx.store, sweep_id)
+    assert p is not None
+    if p["status"] in ("cancelled", "failed"):
+        return None, _error(
+            409, p["status"], f"sweep {sweep_id} {p['status']}" + (f": {p['error']}" if p["error"] else "")
+        )
+    control.nudge(ctx.store, ctx.celery, sweep_id)
+    p["links"] = _links(sweep_id)
+    return None, (jsonify(p), 202)
+
+
+@bp.get("/<sweep_id>/result")
+def result(sweep_id: str):
+    summary, why = _finished_summary(sweep_id)
+    if why is not None:
+        return why
+    return jsonify(summary)
+
+
+@bp.get("/<sweep_id>/report")
+def report(sweep_id: str):
+    """The HTML report with its plots inline, drawn from the stored summary."""
+    summary, why = _finished_summary(sweep_id)
+    if why is not None:
+        return why
+    from workers.sweeps.plots import render_all
+    from workers.sweeps.report import render_html
+
+    assert summary is not None
+    page = render_html(summary, render_all(summary["aggregates"]), inline=True)
+    # Inline the replay records' links: the report page serves them from this API.
+    page = page.replace('href="replays/cell-', f'href="/api/sweeps/{sweep_id}/replays/cell-')
+    return Response(page, mimetype="text/html")
+
+
+@bp.get("/<sweep_id>/replays/cell-<int:cell>.json")
+def replay(sweep_id: str, cell: int):
+    """A `cultists replay`-compatible record of a cell's representative game."""
+    if not _known(sweep_id):
+        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+    record = _ctx().store.replays(sweep_id).get(cell)
+    if record is None:
+        return _error(404, "not_found", f"sweep {sweep_id} has no replay for cell {cell}")
+    return jsonify(record)
+
+
+# --- OpenAPI ---------------------------------------------------------------------------
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _err(description: str) -> dict[str, Any]:
+    return {"description": description, "content": _json({"$ref": "#/components/schemas/Error"})}
+
+
+SWEEP_ID = {"name": "sweep_id", "in": "path", "required": True, "schema": {"type": "string"}}
+
+OPENAPI_SCHEMAS = {
+    "SweepProgress": {
+        "type": "object",
+        "required": ["id", "status", "games_done", "total_games", "percent"],
+        "properties": {
+            "id": {"type": "string"},
+            "status": {"type": "string", "enum": ["queued", "running", "done", "cancelled", "failed"]},
+            "kind": {"type": "string", "enum": ["adhoc", "nightly"]},
+            "games_done": {"type": "integer"},
+            "total_games": {"type": "integer"},
+            "percent": {"type": "number", "minimum": 0, "maximum": 100},
+            "chunks_done": {"type": "integer"},
+            "total_chunks": {"type": "integer"},
+            "chunks_failed": {"type": "integer"},
+            "games_per_second": {"type": "number"},
+            "seconds_left": {"type": "number", "nullable": True},
+            "elapsed_seconds": {"type": "number"},
+            "error": {"type": "string", "nullable": True},
+            "cells": {"type": "integer"},
+            "links": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+    },
+    "SweepSpec": {
+        "type": "object",
+        "required": ["game", "games"],
+        "description": "The same mapping as a sweep spec file (docs/sweeps.md).",
+        "properties": {
+            "name": {"type": "string"},
+            "game": {"type": "string"},
+            "seed": {"type": "integer", "minimum": 0},
+            "games": {"type": "integer", "minimum": 1, "description": "games per cell"},
+            "players": {"oneOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]},
+            "max_turns": {"type": "integer", "minimum": 1, "nullable": True},
+            "config": {"type": "object"},
+            "grid": {"oneOf": [{"type": "object"}, {"type": "array", "items": {"type": "object"}}]},
+            "lineups": {"type": "array"},
+            "chunk": {"type": "integer", "minimum": 1},
+        },
+    },
+    "SweepSummary": {
+        "type": "object",
+        "required": ["sweep", "game", "spec", "run", "aggregates"],
+        "properties": {
+            "sweep": {"type": "string"},
+            "name": {"type": "string"},
+            "game": {"type": "string"},
+            "spec": {"$ref": "#/components/schemas/SweepSpec"},
+            "run": {"type": "object"},
+            "aggregates": {
+                "type": "object",
+                "description": "per-cell tables, variants, tests (docs/sweeps.md)",
+            },
+            "drift": {
+                "type": "object",
+                "description": "nightly sweeps: metrics beyond last night's interval",
+            },
+        },
+    },
+}
+
+_PROGRESS = {"$ref": "#/components/schemas/SweepProgress"}
+
+OPENAPI_PATHS = {
+    "/api/sweeps": {
+        "post": {
+            "summary": "Submit a balance sweep (validated before anything is queued)",
+            "requestBody": {"required": True, "content": _json({"$ref": "#/components/schemas/SweepSpec"})},
+            "responses": {
+                "202": {"description": "queued", "content": _json(_PROGRESS)},
+                "400": _err("malformed body or invalid spec (unknown game, config field, bot; zero games)"),
+                "413": _err("the body is too large"),
+            },
+        },
+        "get": {
+            "summary": "The latest sweeps, newest first",
+            "parameters": [
+                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}}
+            ],
+            "responses": {
+                "200": {
+                    "description": "sweeps with their progress",
+                    "content": _json(
+                        {"type": "object", "properties": {"sweeps": {"type": "array", "items": _PROGRESS}}}
+                    ),
+                },
+                "400": _err("bad limit"),
+            },
+        },
+    },
+    "/api/sweeps/{sweep_id}": {
+        "get": {
+            "summary": "A sweep's progress: games done, percentage, games/s, time left",
+            "parameters": [SWEEP_ID],
+            "responses": {
+                "200": {"description": "progress", "content": _json(_PROGRESS)},
+                "404": _err("no such sweep"),
+            },
+        }
+    },
+    "/api/sweeps/{sweep_id}/cancel": {
+        "post": {
+            "summary": "Cancel a queued or running sweep",
+            "parameters": [SWEEP_ID],
+            "responses": {
+                "200": {"description": "cancelled", "content": _json(_PROGRESS)},
+                "404": _err("no such sweep"),
+                "409": _err("the sweep already finished"),
+            },
+        }
+    },
+    "/api/sweeps/{sweep_id}/result": {
+        "get": {
+            "summary": "The JSON summary of a finished sweep",
+            "parameters": [SWEEP_ID],
+            "responses": {
+                "200": {
+                    "description": "the summary",
+                    "content": _json({"$ref": "#/components/schemas/SweepSummary"}),
+                },
+                "202": {"description": "still running: its progress", "content": _json(_PROGRESS)},
+                "404": _err("no such sweep"),
+                "409": _err("the sweep was cancelled or failed"),
+            },
+        }
+    },
+    "/api/sweeps/{sweep_id}/report": {
+        "get": {
+            "summary": "The HTML report of a finished sweep (plots inline)",
+            "parameters": [SWEEP_ID],
+            "responses": {
+                "200": {
+                    "description": "the report",
+                    "content": {"text/html": {"schema": {"type": "string"}}},
+                },
+                "202": {"description": "still running: its progress", "content": _json(_PROGRESS)},
+                "404": _err("no such sweep"),
+                "409": _err("the sweep was cancelled or failed"),
+            },
+        }
+    },
+    "/api/sweeps/{sweep_id}/replays/cell-{cell}.json": {
+        "get": {
+            "summary": "A `cultists replay` record of a cell's representative game",
+            "parameters": [
+                SWEEP_ID,
+                {"name": "cell", "in": "path", "required": True, "schema": {"type": "integer"}},
+            ],
+            "responses": {
+                "200": {"description": "the replay record", "content": _json({"type": "object"})},
+                "404": _err("no such sweep or cell"),
+            },
+        }
+    },
+}

@@ -1,0 +1,118 @@
+"""The sweeps blueprint on a bare Flask app: submit, progress, cancel, result, report, replay."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+from flask import Flask
+
+from services.gateway import sweeps_api
+from workers.sweeps import control
+from workers.sweeps.store import INDEX, new_id
+
+from .support import SMALL_SPECS, wait_for
+
+pytestmark = pytest.mark.usefixtures("sweep_worker")
+
+
+@pytest.fixture()
+def client(redis_url):
+    app = Flask(__name__)
+    app.config["SWEEPS_REDIS_URL"] = redis_url
+    app.register_blueprint(sweeps_api.bp)
+    return app.test_client()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({"game": "chess", "games": 5}, "unknown game 'chess'"),
+        ({"game": "trash_cult", "games": 5, "config": {"raccoonz": 3}}, "unknown config field(s) raccoonz"),
+        ({"game": "trash_cult", "games": 0}, "'games' must be at least 1"),
+        (
+            {"game": "trash_cult", "games": 5, "lineups": [["random", "wizard"]], "players": [2]},
+            "bad bot 'wizard'",
+        ),
+    ],
+)
+def test_invalid_specs_are_refused_before_anything_is_queued(client, store, body, message):
+    queued, sweeps = store.r.llen(control.QUEUE), store.r.zcard(INDEX)
+    resp = client.post("/api/sweeps", json=body)
+    assert resp.status_code == 400
+    error = resp.get_json()["error"]
+    assert error["code"] == "invalid_spec" and message in error["message"]
+    assert (store.r.llen(control.QUEUE), store.r.zcard(INDEX)) == (queued, sweeps)
+
+
+def test_malformed_body(client):
+    assert client.post("/api/sweeps", data="game: x", content_type="text/yaml").status_code == 400
+    assert client.get("/api/sweeps/0123456789abcdef").status_code == 404
+    assert client.get("/api/sweeps/not-an-id/result").status_code == 404
+
+
+def test_submit_progress_result_report_and_replay(client, store):
+    resp = client.post("/api/sweeps", json=SMALL_SPECS["tricky_cultists"])
+    assert resp.status_code == 202
+    body = resp.get_json()
+    sweep_id = body["id"]
+    assert body["total_games"] == 80 and body["cells"] == 2 and body["links"]["result"].endswith("/result")
+    # the result is 202 with progress until the sweep is done
+    early = client.get(f"/api/sweeps/{sweep_id}/result")
+    assert early.status_code in (200, 202)
+    wait_for(store, sweep_id)
+    progress = client.get(f"/api/sweeps/{sweep_id}").get_json()
+    assert (progress["status"], progress["percent"], progress["games_done"]) == ("done", 100.0, 80)
+    result = client.get(f"/api/sweeps/{sweep_id}/result")
+    assert result.status_code == 200
+    assert result.get_json()["aggregates"]["games_counted"] == 80
+    report = client.get(f"/api/sweeps/{sweep_id}/report")
+    assert report.status_code == 200 and report.mimetype == "text/html"
+    page = report.get_data(as_text=True)
+    assert "data:image/png;base64," in page and f"/api/sweeps/{sweep_id}/replays/cell-0.json" in page
+    record = client.get(f"/api/sweeps/{sweep_id}/replays/cell-0.json").get_json()
+    assert record["game"] == "tricky_cultists" and record["actions"]
+    listing = client.get("/api/sweeps?limit=5").get_json()["sweeps"]
+    assert sweep_id in [s["id"] for s in listing]
+    assert client.post(f"/api/sweeps/{sweep_id}/cancel").status_code == 409
+
+
+def test_cancel_stops_a_running_sweep(client, store):
+    big = {**SMALL_SPECS["trash_cult"], "games": 400, "chunk": 10, "max_turns": 300}
+    sweep_id = client.post("/api/sweeps", json=big).get_json()["id"]
+    resp = client.post(f"/api/sweeps/{sweep_id}/cancel")
+    assert resp.status_code == 200 and resp.get_json()["status"] == "cancelled"
+    done_then = int(store.meta(sweep_id)["games_done"])
+    # queued chunks are skipped: the queue drains quickly and nothing more is counted
+    deadline = time.monotonic() + 60
+    while store.r.llen(control.QUEUE):
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    time.sleep(0.5)
+    assert int(store.meta(sweep_id)["games_done"]) <= done_then + 2 * 10  # at most the chunks in flight
+    assert client.get(f"/api/sweeps/{sweep_id}/result").status_code == 409
+
+
+def test_openapi_paths_cover_every_route():
+    app = Flask(__name__)
+    app.register_blueprint(sweeps_api.bp)
+    for rule in app.url_map.iter_rules():
+        if rule.rule.startswith("/api/"):
+            path = re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", rule.rule)
+            assert path in sweeps_api.OPENAPI_PATHS, path
+            for method in rule.methods - {"HEAD", "OPTIONS"}:
+                assert method.lower() in sweeps_api.OPENAPI_PATHS[path]
+
+
+def test_a_chunk_that_cannot_run_fails_the_sweep_with_its_reason(client, store, celery_app):
+    # A spec that passed another process's checks but that this worker cannot plan
+    # (say, a game its checkout lacks): the sweep fails loudly instead of hanging.
+    sweep_id = new_id()
+    store.create(sweep_id, {"game": "chess", "games": 5}, 5, 1)
+    celery_app.send_task(control.CHUNK_TASK, args=[sweep_id, "0-0"], queue=control.QUEUE)
+    assert wait_for(store, sweep_id, timeout=30) == "failed"
+    progress = client.get(f"/api/sweeps/{sweep_id}").get_json()
+    assert progress["chunks_failed"] == 1 and "unknown game 'chess'" in progress["error"]
+    resp = client.get(f"/api/sweeps/{sweep_id}/result")
+    assert resp.status_code == 409 and resp.get_json()["error"]["code"] == "failed"

@@ -1,0 +1,335 @@
+"""From chunk results to the balance aggregates of a sweep: one pure function of the results.
+
+Aggregation runs once all chunks are in, on whichever process finishes the sweep (a
+Celery worker or the local CLI). It sorts the chunks by (cell, first game) before counting
+and rounds every float the same way, so the same spec and seed give byte-identical
+aggregates however the chunks were scheduled, retried or spread over processes — that is
+what lets `--local` and Celery be compared with `==`.
+
+Fair share: in a fair game every seat expects the same share of the winner slots, so the
+fair win rate of a cell is (winner slots handed out) / (games x seats). With one winner a
+game and no draws that is 1/n; Tricky Cultists' two partners per win make it 1/2; draws
+lower it. Every rate is compared with the fair share of its own cell.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from typing import Any
+from urllib.parse import urlencode
+
+import orjson
+
+from . import stats
+from .plan import game_seed
+from .spec import Cell, SweepSpec, lineup_label
+
+FDR_Q = 0.05
+DIGITS = 6
+# Tests that measure the bots, not the game: a heuristic bot beating random ones (and the
+# partnership it sits in) is expected. They are reported with their p-values but kept out
+# of the Benjamini-Hochberg family, so they neither flag cells nor dilute the real tests.
+STRENGTH_TESTS = frozenset({"bot", "group:partnership"})
+
+
+def _r(x: float) -> float:
+    return round(x, DIGITS)
+
+
+def _rate(wins: int, trials: int, fair: float | None = None) -> dict[str, Any]:
+    lo, hi = stats.wilson(wins, trials)
+    out: dict[str, Any] = {"wins": wins, "trials": trials, "rate": _r(wins / trials if trials else 0.0)}
+    out["lo"], out["hi"] = _r(lo), _r(hi)
+    if fair is not None:
+        out["delta"] = _r(out["rate"] - fair)
+        out["outside"] = trials > 0 and not lo <= fair <= hi
+    return out
+
+
+def _test(observed: list[int], weights: list[int]) -> dict[str, Any]:
+    """Chi-square of wins against each category's fair share of them, by `weights` (appearances)."""
+    total_w = sum(weights)
+    total_o = sum(observed)
+    expected = [w * total_o / total_w if total_w else 0.0 for w in weights]
+    chi2, df, p = stats.chi_square_gof(observed, expected)
+    return {"chi2": _r(chi2), "df": df, "p": p}
+
+
+def ordered(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    return sorted(results, key=lambda r: (r["cell"], r["start"]))
+
+
+def replay_url(spec: SweepSpec, cell: Cell, game_index: int) -> str:
+    """The gateway's replay page for one game (the page re-simulates it from these fields)."""
+    query = {
+        "game": spec.game,
+        "seed": game_seed(spec, game_index),
+        "players": cell.players,
+        "config": orjson.dumps(cell.overrides, option=orjson.OPT_SORT_KEYS).decode(),
+        "bots": ",".join(cell.seat_bots(game_index)),
+    }
+    return "/replay?" + urlencode(query)
+
+
+def aggregate(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """Every table of the report as plain data (the JSON summary's `aggregates`)."""
+    cells = spec.cells()
+    by_cell: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for res in ordered(results):
+        by_cell[res["cell"]].append(res)
+    cell_out = [_cell(spec, cell, by_cell.get(cell.index, [])) for cell in cells]
+
+    # One family of tests for the whole grid (Benjamini-Hochberg).
+    family: list[tuple[int, str, dict[str, Any]]] = []
+    for c in cell_out:
+        for name, test in c["tests"].items():
+            test["balance"] = name not in STRENGTH_TESTS
+            if test["df"] > 0 and test["balance"]:
+                family.append((c["cell"], name, test))
+    rejected, adjusted = stats.benjamini_hochberg([t["p"] for _c, _n, t in family], FDR_Q)
+    flagged: list[dict[str, Any]] = []
+    for (cell_index, name, test), rej, adj in zip(family, rejected, adjusted, strict=True):
+        test["p_adj"] = adj
+        test["flag"] = rej
+        if rej:
+            flagged.append({"cell": cell_index, "test": name, "p": test["p"], "p_adj": adj})
+    for c in cell_out:
+        c["flags"] = sorted(n for n, t in c["tests"].items() if t.get("flag"))
+        c["flagged"] = bool(c["flags"])
+        for test in c["tests"].values():
+            test["p"] = _r(test["p"])
+            test.setdefault("p_adj", 1.0)
+            test.setdefault("flag", False)
+            test["p_adj"] = _r(test["p_adj"])
+        c["representative"] = _representative(spec, cells[c["cell"]], c, by_cell.get(c["cell"], []))
+    for f in flagged:
+        f["p"], f["p_adj"] = _r(f["p"]), _r(f["p_adj"])
+
+    return {
+        "game": spec.game,
+        "games_requested": spec.total_games,
+        "games_counted": sum(c["games"] for c in cell_out),
+        "cells": cell_out,
+        "variants": _variants(spec, cells, by_cell),
+        "tests": {"method": "benjamini-hochberg", "q": FDR_Q, "family_size": len(family), "flagged": flagged},
+    }
+
+
+def _cell(spec: SweepSpec, cell: Cell, results: list[dict[str, Any]]) -> dict[str, Any]:
+    n_seats = cell.players
+    wins = [0] * n_seats
+    games = draws = capped = slots = 0
+    turns: list[int] = []
+    decisions = 0
+    bot_apps: dict[str, int] = defaultdict(int)
+    bot_wins: dict[str, int] = defaultdict(int)
+    group_apps: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    group_wins: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    played_games: dict[str, int] = defaultdict(int)
+    played_seats: dict[str, int] = defaultdict(int)
+    played_wins: dict[str, int] = defaultdict(int)
+    for res in results:
+        facts = res.get("facts") or []
+        for k in range(res["games"]):
+            index = res["start"] + k
+            won = res["winners"][k]
+            games += 1
+            slots += len(won)
+            draws += not won
+            capped += res["capped"][k]
+            turns.append(res["turns"][k])
+            decisions += res["decisions"][k]
+            won_set = set(won)
+            for s in won:
+                wins[s] += 1
+            if cell.rotates:
+                for s, bot in enumerate(cell.seat_bots(index)):
+                    bot_apps[bot] += 1
+                    bot_wins[bot] += s in won_set
+            if facts:
+                fact = facts[k]
+                for name, labels in fact.get("groups", {}).items():
+                    for s, label in enumerate(labels):
+                        group_apps[name][label] += 1
+                        group_wins[name][label] += s in won_set
+                for label, seats in fact.get("played", {}).items():
+                    played_games[label] += 1
+                    played_seats[label] += len(seats)
+                    played_wins[label] += sum(1 for s in seats if s in won_set)
+
+    fair = slots / (games * n_seats) if games else 0.0
+    seats = [{"seat": s, **_rate(wins[s], games, fair)} for s in range(n_seats)]
+    first = seats[0]
+    tests: dict[str, dict[str, Any]] = {"seat": _test(wins, [games] * n_seats)}
+    bots = []
+    if cell.rotates:
+        labels = sorted(bot_apps)
+        bots = [
+            {"bot": b, "appearances": bot_apps[b], **_rate(bot_wins[b], bot_apps[b], fair)} for b in labels
+        ]
+        tests["bot"] = _test([bot_wins[b] for b in labels], [bot_apps[b] for b in labels])
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for name in sorted(group_apps):
+        labels = sorted(group_apps[name])
+        groups[name] = [
+            {
+                "label": lab,
+                "appearances": group_apps[name][lab],
+                **_rate(group_wins[name][lab], group_apps[name][lab], fair),
+            }
+            for lab in labels
+        ]
+        tests[f"group:{name}"] = _test(
+            [group_wins[name][lab] for lab in labels], [group_apps[name][lab] for lab in labels]
+        )
+    played = [
+        {
+            "label": lab,
+            "games": played_games[lab],
+            "play_rate": _rate(played_games[lab], games),
+            "plays": played_seats[lab],
+            "win_when_played": _rate(played_wins[lab], played_seats[lab], fair),
+        }
+        for lab in sorted(played_games)
+    ]
+    ordered_turns = sorted(turns)
+    mean, mlo, mhi = stats.mean_interval(turns)
+    return {
+        "cell": cell.index,
+        "label": cell.label,
+        "variant": cell.variant,
+        "overrides": cell.overrides,
+        "players": n_seats,
+        "lineup": list(cell.lineup),
+        "lineup_label": lineup_label(cell.lineup),
+        "games": games,
+        "fair_share": _r(fair),
+        "seats": seats,
+        "first_seat_advantage": {
+            "rate": first["rate"],
+            "advantage": _r(first["rate"] - fair),
+            "lo": _r(first["lo"] - fair),
+            "hi": _r(first["hi"] - fair),
+            "significant": first.get("outside", False),
+        },
+        "draws": _rate(draws, games),
+        "capped": _rate(capped, games),
+        "length": {
+            "mean": _r(mean),
+            "lo": _r(mlo),
+            "hi": _r(mhi),
+            "median": _r(stats.quantile(ordered_turns, 0.5)),
+            "p10": _r(stats.quantile(ordered_turns, 0.1)),
+            "p90": _r(stats.quantile(ordered_turns, 0.9)),
+            "min": ordered_turns[0] if ordered_turns else 0,
+            "max": ordered_turns[-1] if ordered_turns else 0,
+            "histogram": stats.histogram(turns),
+        },
+        "decisions_mean": _r(decisions / games if games else 0.0),
+        "bots": bots,
+        "groups": groups,
+        "played": played,
+        "tests": tests,
+    }
+
+
+def _representative(
+    spec: SweepSpec, cell: Cell, summary: dict[str, Any], results: list[dict[str, Any]]
+) -> dict[str, Any] | None:
+    """A game that shows the cell's lean: the first one won by its most over-winning seat."""
+    if not summary["games"]:
+        return None
+    top = max(summary["seats"], key=lambda s: (s["delta"], -s["seat"]))["seat"]
+    chosen = None
+    for res in results:
+        for k, won in enumerate(res["winners"]):
+            if top in won:
+                chosen = (res["start"] + k, won, res["turns"][k])
+                break
+        if chosen:
+            break
+    if chosen is None:  # the top seat never won (all draws): any game shows the cell
+        first = results[0]
+        chosen = (first["start"], first["winners"][0], first["turns"][0])
+    index, won, turns = chosen
+    return {
+        "game_index": index,
+        "seed": game_seed(spec, index),
+        "players": cell.players,
+        "bots": cell.seat_bots(index),
+        "winners": won,
+        "turns": turns,
+        "seat": top,
+        "replay_url": replay_url(spec, cell, index),
+        "record": f"replays/cell-{cell.index}.json",
+    }
+
+
+def _variants(
+    spec: SweepSpec, cells: list[Cell], by_cell: dict[int, list[dict[str, Any]]]
+) -> list[dict[str, Any]]:
+    """Per (variant, player count), pooled over line-ups: the rows of the variant x seat heatmap."""
+    pooled: dict[tuple[str, int], dict[str, Any]] = {}
+    for cell in cells:
+        key = (cell.variant, cell.players)
+        entry = pooled.setdefault(
+            key, {"wins": [0] * cell.players, "games": 0, "slots": 0, "draws": 0, "capped": 0, "turns": 0}
+        )
+        for res in by_cell.get(cell.index, []):
+            for k in range(res["games"]):
+                won = res["winners"][k]
+                entry["games"] += 1
+                entry["slots"] += len(won)
+                entry["draws"] += not won
+                entry["capped"] += res["capped"][k]
+                entry["turns"] += res["turns"][k]
+                for s in won:
+                    entry["wins"][s] += 1
+    out = []
+    for (variant, players), e in pooled.items():
+        g = e["games"]
+        fair = e["slots"] / (g * players) if g else 0.0
+        out.append(
+            {
+                "variant": variant,
+                "players": players,
+                "games": g,
+                "fair_share": _r(fair),
+                "seats": [{"seat": s, **_rate(e["wins"][s], g, fair)} for s in range(players)],
+                "draws": _rate(e["draws"], g),
+                "capped": _rate(e["capped"], g),
+                "mean_turns": _r(e["turns"] / g if g else 0.0),
+                "test": _test(e["wins"], [g] * players),
+            }
+        )
+    return out
+
+
+def game_rows(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """One row per game, in (cell, game index) order: the CSV the report ships."""
+    cells = spec.cells()
+    for res in ordered(results):
+        cell = cells[res["cell"]]
+        facts = res.get("facts") or []
+        for k in range(res["games"]):
+            index = res["start"] + k
+            row: dict[str, Any] = {
+                "cell": cell.index,
+                "variant": cell.variant,
+                "players": cell.players,
+                "game_index": index,
+                "seed": game_seed(spec, index),
+                "bots": ";".join(cell.seat_bots(index)),
+                "winners": ";".join(str(s) for s in res["winners"][k]),
+                "turns": res["turns"][k],
+                "decisions": res["decisions"][k],
+                "capped": res["capped"][k],
+            }
+            if facts:
+                for name, labels in facts[k].get("groups", {}).items():
+                    row[f"{name}_by_seat"] = ";".join(labels)
+                row["played"] = "|".join(
+                    f"{lab}={','.join(map(str, seats))}" for lab, seats in facts[k].get("played", {}).items()
+                )
+            yield row

@@ -1,0 +1,195 @@
+"""Submitting, following, cancelling and finishing sweeps on Celery; shared by CLI, API and tasks.
+
+A sweep's whole life is in Redis (`store.py`); a task message carries only
+`(sweep id, chunk id)`. Clients (the CLI's progress bar, the gateway) read progress from
+Redis, never from Celery's result backend, so a client can stop and come back — or a
+different client can ask — and see the same sweep.
+
+Chunk tasks are sent by name (`send_task`), so the gateway can queue a sweep without
+importing the task code, and they go to the `sweeps` queue by the app's routes.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import redis
+from celery import Celery
+
+from . import metrics
+from .nightly import compare
+from .plan import chunks
+from .simulate import unpack
+from .spec import SweepSpec, parse_spec
+from .store import ACTIVE, SweepStore, new_id
+from .summary import build_summary, run_info
+
+log = logging.getLogger(__name__)
+
+CHUNK_TASK = "workers.sweeps.tasks.run_chunk"
+FINISH_TASK = "workers.sweeps.tasks.finish"
+# Named explicitly so a light client app (the gateway's) without the worker's routes
+# still queues where the workers listen.
+QUEUE = "sweeps"
+
+
+def submit(
+    spec: SweepSpec,
+    store: SweepStore,
+    celery_app: Celery,
+    kind: str = "adhoc",
+    extra: dict[str, str] | None = None,
+) -> str:
+    """Record the sweep, then queue one task per chunk; returns the sweep id.
+
+    The record is written before the first message is sent, so a worker never meets a
+    chunk of a sweep it cannot find.
+    """
+    plan = chunks(spec)
+    sweep_id = new_id()
+    store.create(sweep_id, spec.to_dict(), spec.total_games, len(plan), kind=kind, extra=extra)
+    with celery_app.producer_or_acquire() as producer:
+        for chunk in plan:
+            celery_app.send_task(
+                CHUNK_TASK,
+                args=[sweep_id, chunk.id],
+                task_id=f"sweep-{sweep_id}-{chunk.id}",
+                producer=producer,
+                queue=QUEUE,
+                ignore_result=True,
+            )
+    log.info("sweep %s queued: %s games in %s chunks", sweep_id, spec.total_games, len(plan))
+    return sweep_id
+
+
+def progress(store: SweepStore, sweep_id: str) -> dict[str, Any] | None:
+    """Where a sweep stands, for progress bars and the API; None if there is no such sweep."""
+    meta = store.meta(sweep_id)
+    if not meta:
+        return None
+    total = int(meta["total_games"])
+    done = int(meta["games_done"])
+    started = float(meta["started"]) if "started" in meta else None
+    finished = float(meta["finished"]) if "finished" in meta else None
+    now = finished or time.time()
+    elapsed = now - started if started else 0.0
+    rate = done / elapsed if elapsed > 0 else 0.0
+    left = (total - done) / rate if rate > 0 and done < total else (0.0 if done >= total else None)
+    return {
+        "id": sweep_id,
+        "status": meta["status"],
+        "kind": meta.get("kind", "adhoc"),
+        "games_done": done,
+        "total_games": total,
+        "percent": round(100.0 * done / total, 2) if total else 100.0,
+        "chunks_done": int(meta["chunks_done"]),
+        "total_chunks": int(meta["total_chunks"]),
+        "chunks_failed": len(store.failures(sweep_id)),
+        "games_per_second": round(rate, 2),
+        "seconds_left": round(left, 1) if left is not None else None,
+        "elapsed_seconds": round(elapsed, 2),
+        "error": meta.get("error"),
+    }
+
+
+def cancel(store: SweepStore, sweep_id: str) -> bool:
+    """Stop a sweep: queued chunks are skipped, running ones stop at their next check."""
+    return store.cancel(sweep_id)
+
+
+def nudge(store: SweepStore, celery_app: Celery, sweep_id: str) -> None:
+    """Queue the finish task again if every chunk is in but no summary exists.
+
+    The chunk that completes a sweep queues the finish; if that worker died in between,
+    any client asking for the result calls this, so a sweep never stays unfinished.
+    """
+    meta = store.meta(sweep_id)
+    if (
+        meta
+        and meta["status"] in ACTIVE
+        and int(meta["chunks_done"]) >= int(meta["total_chunks"])
+        and store.summary(sweep_id) is None
+    ):
+        celery_app.send_task(FINISH_TASK, args=[sweep_id], queue=QUEUE, ignore_result=True)
+
+
+def finish(store: SweepStore, sweep_id: str) -> str:
+    """Aggregate a sweep whose chunks are all in; returns what happened, in one word.
+
+    Idempotent: a second call (a duplicate finish message) finds the summary and stops.
+    """
+    if store.summary(sweep_id) is not None:
+        return "already"
+    meta = store.meta(sweep_id)
+    if not meta or meta["status"] not in ACTIVE:
+        return "inactive"
+    if int(meta["chunks_done"]) < int(meta["total_chunks"]):
+        return "waiting"
+    if not store.claim_aggregation(sweep_id):
+        return "busy"
+    try:
+        spec = parse_spec(store.spec(sweep_id))
+        results = [unpack(b) for b in store.chunk_blobs(sweep_id).values()]
+        started = float(meta.get("started", meta["created"]))
+        finished = time.time()
+        summary, replays = build_summary(
+            spec,
+            results,
+            sweep_id,
+            run_info("celery", started, finished, spec.total_games, submitted=float(meta["created"])),
+        )
+        if meta.get("kind") == "nightly":
+            summary["drift"] = _nightly_drift(store, spec, summary, int(meta.get("day", "0")))
+            metrics.export_balance(spec.game, summary, summary["drift"])
+            _maybe_write_report(summary, replays, results, spec)
+        store.save_summary(sweep_id, summary, replays, finished)
+        store.expire(sweep_id)
+        metrics.SWEEP_SECONDS.labels(spec.game).observe(finished - float(meta["created"]))
+        metrics.PROGRESS.labels(sweep_id, spec.game).set(1.0)
+        return "done"
+    except (redis.ConnectionError, redis.TimeoutError):
+        raise  # Redis is away: the finish is queued again by the next client that asks
+    except Exception as exc:
+        # A bug in aggregation or reporting would fail the same way on every retry: say so.
+        store.set_status(sweep_id, "failed", error=f"aggregation failed: {type(exc).__name__}: {exc}")
+        raise
+    finally:
+        store.release_aggregation(sweep_id)
+
+
+def _nightly_drift(store: SweepStore, spec: SweepSpec, summary: dict[str, Any], day: int) -> dict[str, Any]:
+    previous_id = store.nightly_before(spec.game, day)
+    previous = store.summary(previous_id) if previous_id else None
+    if previous is None:
+        drift = {"previous_sweep": None, "compared": 0, "drifted": [], "new_cells": [], "gone_cells": []}
+    else:
+        drift = compare(previous, summary)
+    drift["day"] = day
+    store.set_latest_drift(spec.game, drift)
+    return drift
+
+
+def _maybe_write_report(
+    summary: dict[str, Any],
+    replays: dict[int, dict[str, Any]],
+    results: list[dict[str, Any]],
+    spec: SweepSpec,
+) -> None:
+    """Nightly sweeps have no CLI waiting for them: write their report where told to."""
+    base = os.environ.get("CULTISTS_SWEEPS_DIR")
+    if not base:
+        return
+    from .aggregate import game_rows
+    from .report import write_report
+
+    out = Path(base) / f"nightly-{spec.game}-{summary['sweep']}"
+    try:
+        write_report(out, summary, game_rows(spec, results), replays)
+    except OSError:  # the summary in Redis is the record; a full disk must not lose it
+        log.exception("nightly report for %s not written to %s", spec.game, out)
+        return
+    log.info("nightly report for %s written to %s", spec.game, out)

@@ -1,0 +1,131 @@
+"""The nightly balance suite and its comparison with the night before.
+
+Suite: every installed game, its base rules and each variant switch of its GameSpec's
+`variants` on its own (`variant_grid`), every player count it supports, with the game's heuristic bot in every seat
+(the random bot where a game has none) — the closest a bot sweep gets to how people play.
+The size is `NIGHTLY_GAMES` games per cell (default 400), which finishes in minutes on
+one 2-process worker; raise it where more workers run.
+
+The master seed is fixed (`NIGHTLY_SEED`, default 20240101), so two nights play the same
+deals with the same bots: unchanged code gives identical numbers, and any move is caused
+by a change in rules, bots or config defaults. A metric *drifted* when tonight's value lies
+outside last night's 95 % interval (Wilson for rates, normal for mean length). Drifts
+are listed in the summary and exported as `cultists_balance_drift{game}` (their count) and
+`cultists_balance_drift_delta{game,cell,metric}`, so an alert can fire on `> 0`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import sys
+from typing import Any
+
+from services.engines.registry import available_games, load_game
+
+from .spec import SweepSpec, parse_spec
+
+DEFAULT_GAMES = 400
+DEFAULT_SEED = 20240101
+
+
+def variant_grid(game: str) -> list[dict[str, Any]]:
+    """The base rules, then each of the game's variant switches on its own.
+
+    `GameSpec.variants` names the config fields that are variants. A bool field is turned
+    on; a text field takes each value its config module lists in `<FIELD>S` (e.g.
+    `VARIANTS = ("base", "devilish", ...)`) other than the default. One switch at a time
+    keeps the nightly small and makes each cell read as "this variant against base".
+    """
+    gspec = load_game(game)
+    defaults = {f.name: f for f in dataclasses.fields(gspec.config_class)}
+    module = sys.modules[gspec.config_class.__module__]
+    grid: list[dict[str, Any]] = [{}]
+    for name in gspec.variants:
+        f = defaults.get(name)
+        if f is None:
+            continue
+        if f.type in (bool, "bool"):
+            grid.append({name: not f.default})
+            continue
+        for value in getattr(module, f"{name.upper()}S", ()):
+            if value != f.default:
+                grid.append({name: value})
+    return grid
+
+
+def suite_spec(game: str, games: int, seed: int) -> SweepSpec:
+    gspec = load_game(game)
+    bot = "heuristic" if "heuristic" in gspec.bots else "random"
+    return parse_spec(
+        {
+            "name": f"nightly {game}",
+            "game": game,
+            "seed": seed,
+            "games": games,
+            "players": list(range(gspec.min_players, gspec.max_players + 1)),
+            "grid": variant_grid(game),
+            "lineups": [bot],
+            "chunk": max(50, min(250, games // 2)),
+        }
+    )
+
+
+def standard_suite(games: int | None = None, seed: int | None = None) -> list[SweepSpec]:
+    games = games or int(os.environ.get("NIGHTLY_GAMES", DEFAULT_GAMES))
+    seed = int(os.environ.get("NIGHTLY_SEED", DEFAULT_SEED)) if seed is None else seed
+    return [suite_spec(game, games, seed) for game in available_games()]
+
+
+def _metrics(cell: dict[str, Any]) -> dict[str, tuple[float, float, float]]:
+    """metric name -> (value, interval low, interval high) for one cell of a summary."""
+    out = {f"seat {s['seat']} win rate": (s["rate"], s["lo"], s["hi"]) for s in cell["seats"]}
+    out["draw rate"] = (cell["draws"]["rate"], cell["draws"]["lo"], cell["draws"]["hi"])
+    out["turn-cap rate"] = (cell["capped"]["rate"], cell["capped"]["lo"], cell["capped"]["hi"])
+    length = cell["length"]
+    out["mean turns"] = (length["mean"], length["lo"], length["hi"])
+    for b in cell.get("bots", []):
+        out[f"bot {b['bot']} win rate"] = (b["rate"], b["lo"], b["hi"])
+    for name, rows in cell.get("groups", {}).items():
+        for g in rows:
+            out[f"{name} {g['label']} win rate"] = (g["rate"], g["lo"], g["hi"])
+    for p in cell.get("played", []):
+        w = p["win_when_played"]
+        out[f"{p['label']} win-when-played"] = (w["rate"], w["lo"], w["hi"])
+    return out
+
+
+def compare(previous: dict[str, Any], tonight: dict[str, Any]) -> dict[str, Any]:
+    """Metrics of `tonight` outside `previous`'s interval, matched by cell label."""
+    before = {c["label"]: c for c in previous["aggregates"]["cells"]}
+    drifted = []
+    compared = 0
+    for cell in tonight["aggregates"]["cells"]:
+        old = before.get(cell["label"])
+        if old is None or not old["games"] or not cell["games"]:
+            continue
+        old_metrics = _metrics(old)
+        for metric, (value, _lo, _hi) in _metrics(cell).items():
+            if metric not in old_metrics:
+                continue
+            compared += 1
+            prev, lo, hi = old_metrics[metric]
+            if not lo <= value <= hi:
+                drifted.append(
+                    {
+                        "cell": cell["label"],
+                        "metric": metric,
+                        "previous": prev,
+                        "interval": [lo, hi],
+                        "tonight": value,
+                        "delta": round(value - prev, 6),
+                    }
+                )
+    tonight_labels = {c["label"] for c in tonight["aggregates"]["cells"]}
+    return {
+        "previous_sweep": previous.get("sweep"),
+        "compared": compared,
+        "drifted": drifted,
+        "new_cells": sorted(tonight_labels - set(before)),
+        "gone_cells": sorted(set(before) - tonight_labels),
+    }

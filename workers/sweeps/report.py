@@ -1,0 +1,302 @@
+"""The sweep report: HTML with tables and PNG plots, the JSON summary, per-game CSV, replays.
+
+Layout of a report directory:
+
+    report.html          tables + the three plots; flagged cells first, each with replay links
+    summary.json         the JSON summary (aggregates + run info + nightly drift if any)
+    games.csv            one row per game: cell, seed, seats' bots, winners, length, facts
+    plots/*.png          seat_rates, variant_heatmap, game_lengths
+    replays/cell-N.json  a `cultists replay`-compatible record of cell N's representative game
+
+`render_html(..., inline=True)` embeds the PNGs as data URIs, so the gateway can serve a
+report as one self-contained page without any files.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import html
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from .plots import render_all
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value))
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _interval(item: dict[str, Any]) -> str:
+    return f"{_pct(item['rate'])} [{_pct(item['lo'])}, {_pct(item['hi'])}]"
+
+
+def _table(headers: list[str], rows: list[list[Any]], raw_cols: frozenset[int] = frozenset()) -> str:
+    head = "".join(f"<th>{_e(h)}</th>" for h in headers)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{c if i in raw_cols else _e(c)}</td>" for i, c in enumerate(row)) + "</tr>"
+        for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _mark(flag: bool) -> str:
+    return "<b class=flag>outside</b>" if flag else ""
+
+
+def _replay_links(rep: dict[str, Any] | None, replay_base: str) -> str:
+    if not rep:
+        return "no games"
+    won = ",".join(str(s) for s in rep["winners"]) or "draw"
+    return (
+        f"seed {rep['seed']} (winners {won}, {rep['turns']} turns): "
+        f'<a href="{_e(replay_base + rep["replay_url"])}">replay page</a> · '
+        f'<a href="{_e(rep["record"])}">record file</a>'
+    )
+
+
+def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
+    parts = [f"<h3 id=cell-{cell['cell']}>Cell {cell['cell']}: {_e(cell['label'])}</h3>"]
+    if cell["flagged"]:
+        parts.append(f"<p class=flag>Flagged by: {_e(', '.join(cell['flags']))}</p>")
+    parts.append(
+        f"<p>{cell['games']} games · fair share {_pct(cell['fair_share'])} · draws {_interval(cell['draws'])} · "
+        f"turn cap reached {_interval(cell['capped'])} · mean decisions {cell['decisions_mean']:.1f}</p>"
+    )
+    fsa = cell["first_seat_advantage"]
+    parts.append(
+        f"<p>First-seat advantage: {fsa['advantage']:+.3f} [{fsa['lo']:+.3f}, {fsa['hi']:+.3f}]"
+        f"{' (significant)' if fsa['significant'] else ''}</p>"
+    )
+    parts.append(
+        _table(
+            ["seat", "wins", "win rate [95% CI]", "vs fair", ""],
+            [
+                [s["seat"], s["wins"], _interval(s), f"{s['delta']:+.3f}", _mark(s["outside"])]
+                for s in cell["seats"]
+            ],
+            frozenset({4}),
+        )
+    )
+    if cell["bots"]:
+        parts.append("<h4>By bot (seats rotated)</h4>")
+        parts.append(
+            _table(
+                ["bot", "seat-games", "win rate [95% CI]", "vs fair", ""],
+                [
+                    [b["bot"], b["appearances"], _interval(b), f"{b['delta']:+.3f}", _mark(b["outside"])]
+                    for b in cell["bots"]
+                ],
+                frozenset({4}),
+            )
+        )
+    for name, rows in cell["groups"].items():
+        parts.append(f"<h4>By {_e(name)}</h4>")
+        parts.append(
+            _table(
+                [name, "seat-games", "win rate [95% CI]", "vs fair", ""],
+                [
+                    [g["label"], g["appearances"], _interval(g), f"{g['delta']:+.3f}", _mark(g["outside"])]
+                    for g in rows
+                ],
+                frozenset({4}),
+            )
+        )
+    if cell["played"]:
+        parts.append("<h4>Cards / agendas played</h4>")
+        parts.append(
+            _table(
+                ["played", "games", "play rate [95% CI]", "plays", "win when played [95% CI]", ""],
+                [
+                    [
+                        p["label"],
+                        p["games"],
+                        _interval(p["play_rate"]),
+                        p["plays"],
+                        _interval(p["win_when_played"]),
+                        _mark(p["win_when_played"]["outside"]),
+                    ]
+                    for p in cell["played"]
+                ],
+                frozenset({5}),
+            )
+        )
+    length = cell["length"]
+    parts.append(
+        f"<p>Length (turns): mean {length['mean']:.1f} [{length['lo']:.1f}, {length['hi']:.1f}], median "
+        f"{length['median']:.0f}, 10-90% {length['p10']:.0f}-{length['p90']:.0f}, range {length['min']}-{length['max']}</p>"
+    )
+    parts.append(
+        _table(
+            ["test", "chi-square", "df", "p", "BH-adjusted p", "flag"],
+            [
+                [
+                    n,
+                    t["chi2"],
+                    t["df"],
+                    f"{t['p']:.4g}",
+                    f"{t['p_adj']:.4g}" if t["balance"] else "bot strength: not in BH",
+                    "FLAG" if t["flag"] else "",
+                ]
+                for n, t in cell["tests"].items()
+            ],
+        )
+    )
+    parts.append(f"<p>Representative game: {_replay_links(cell['representative'], replay_base)}</p>")
+    return "\n".join(parts)
+
+
+STYLE = """
+body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}
+th{background:#f3f3f3}.flag{color:#b00020}img{max-width:100%;border:1px solid #eee;margin:.5em 0}
+"""
+
+
+def render_html(
+    summary: dict[str, Any], images: dict[str, bytes], inline: bool = False, replay_base: str = ""
+) -> str:
+    agg = summary["aggregates"]
+    run = summary.get("run", {})
+
+    def img(name: str) -> str:
+        if inline:
+            src = "data:image/png;base64," + base64.b64encode(images[name]).decode()
+        else:
+            src = f"plots/{name}"
+        return f'<img src="{src}" alt="{_e(name)}">'
+
+    flagged_cells = [c for c in agg["cells"] if c["flagged"]]
+    out = [
+        "<!doctype html><html><head><meta charset=utf-8>",
+        f"<title>Sweep {_e(summary['name'])}</title><style>{STYLE}</style></head><body>",
+        f"<h1>Balance sweep: {_e(summary['name'])}</h1>",
+        f"<p>Game {_e(agg['game'])} · {agg['games_counted']:,} of {agg['games_requested']:,} games · "
+        f"{len(agg['cells'])} cells · seed {summary['spec']['seed']} · "
+        f"{run.get('mode', '?')} run in {run.get('seconds', 0):.1f} s ({run.get('games_per_second', 0):,.0f} games/s)</p>",
+        f"<p>Tests: {agg['tests']['family_size']} chi-square tests, Benjamini-Hochberg at q = {agg['tests']['q']}; "
+        f"{len(agg['tests']['flagged'])} flagged.</p>",
+        "<h2>Flagged cells</h2>",
+    ]
+    if flagged_cells:
+        out.append(
+            _table(
+                ["cell", "flags", "replay"],
+                [
+                    [
+                        f'<a href="#cell-{c["cell"]}">{_e(c["label"])}</a>',
+                        _e(", ".join(c["flags"])),
+                        _replay_links(c["representative"], replay_base),
+                    ]
+                    for c in flagged_cells
+                ],
+                frozenset({0, 1, 2}),
+            )
+        )
+    else:
+        out.append("<p>None: no cell's seats, bots or groups differ beyond chance.</p>")
+    drift = summary.get("drift")
+    if drift is not None:
+        out.append("<h2>Drift since the previous night</h2>")
+        if drift["drifted"]:
+            out.append(
+                _table(
+                    ["cell", "metric", "previous [95% CI]", "tonight", "change"],
+                    [
+                        [
+                            d["cell"],
+                            d["metric"],
+                            f"{d['previous']:.4g} [{d['interval'][0]:.4g}, {d['interval'][1]:.4g}]",
+                            f"{d['tonight']:.4g}",
+                            f"{d['delta']:+.4g}",
+                        ]
+                        for d in drift["drifted"]
+                    ],
+                )
+            )
+        else:
+            out.append(f"<p>No metric moved beyond its interval ({drift['compared']} compared).</p>")
+    out.append("<h2>Win rate by seat</h2>" + img("seat_rates.png"))
+    out.append("<h2>Variants</h2>" + img("variant_heatmap.png"))
+    out.append(
+        _table(
+            [
+                "variant",
+                "players",
+                "games",
+                "fair share",
+                "seat rates",
+                "draws",
+                "turn cap",
+                "mean turns",
+                "seat test p",
+            ],
+            [
+                [
+                    v["variant"],
+                    v["players"],
+                    v["games"],
+                    _pct(v["fair_share"]),
+                    " ".join(_pct(s["rate"]) for s in v["seats"]),
+                    _pct(v["draws"]["rate"]),
+                    _pct(v["capped"]["rate"]),
+                    f"{v['mean_turns']:.1f}",
+                    f"{v['test']['p']:.4g}",
+                ]
+                for v in agg["variants"]
+            ],
+        )
+    )
+    out.append("<h2>Game length</h2>" + img("game_lengths.png"))
+    out.append("<h2>Cells</h2>")
+    out.extend(_cell_section(c, replay_base) for c in agg["cells"])
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_csv(path: Path, rows: Iterable[dict[str, Any]]) -> int:
+    """Write per-game rows; columns are the union of the first row's keys (facts columns included)."""
+    count = 0
+    rows = iter(rows)
+    first = next(rows, None)
+    with path.open("w", newline="") as fh:
+        if first is None:
+            return 0
+        writer = csv.DictWriter(fh, fieldnames=list(first), extrasaction="ignore", restval="")
+        writer.writeheader()
+        writer.writerow(first)
+        count = 1
+        for row in rows:
+            writer.writerow(row)
+            count += 1
+    return count
+
+
+def write_report(
+    out_dir: str | Path,
+    summary: dict[str, Any],
+    rows: Iterable[dict[str, Any]],
+    replays: dict[int, dict[str, Any]],
+    replay_base: str = "",
+) -> Path:
+    """Write the whole report directory; returns the path of report.html."""
+    out = Path(out_dir)
+    (out / "plots").mkdir(parents=True, exist_ok=True)
+    (out / "replays").mkdir(exist_ok=True)
+    images = render_all(summary["aggregates"])
+    for name, data in images.items():
+        (out / "plots" / name).write_bytes(data)
+    for cell, record in replays.items():
+        (out / "replays" / f"cell-{cell}.json").write_bytes(orjson.dumps(record) + b"\n")
+    (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
+    write_csv(out / "games.csv", rows)
+    page = out / "report.html"
+    page.write_text(render_html(summary, images, inline=False, replay_base=replay_base))
+    return page

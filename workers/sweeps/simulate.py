@@ -1,0 +1,102 @@
+"""Simulating one chunk in-process with the rules library (architecture decision 2).
+
+A Celery worker and a local pool process run exactly this function on the same chunk, so
+the two paths cannot disagree. The result is columnar (one list per column) and carries
+only what cannot be recomputed from the plan: seeds and seat line-ups follow from the game
+index, so they are not stored.
+
+Games are played with the engine core's `play_to_end`, the same loop as `play_game`,
+which also hands back the final State the facts hooks read.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from services.engines.core.play import play_to_end
+
+from .facts import facts_hook
+from .plan import Chunk, game_seed
+from .spec import SweepSpec
+
+
+def simulate_chunk(
+    spec: SweepSpec,
+    chunk: Chunk,
+    should_stop: Callable[[], bool] | None = None,
+    check_every: int = 50,
+) -> dict[str, Any] | None:
+    """Play every game of `chunk`; None if `should_stop()` said so part-way (a cancel)."""
+    gspec = spec.game_spec
+    cell = spec.cells()[chunk.cell]
+    config = gspec.make_config(cell.overrides)
+    hook = facts_hook(spec.game)
+    winners: list[list[int]] = []
+    turns: list[int] = []
+    decisions: list[int] = []
+    capped: list[int] = []
+    facts: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    for n, index in enumerate(chunk.indices()):
+        if should_stop is not None and n % check_every == 0 and should_stop():
+            return None
+        bots = cell.seat_bots(index)
+        state, rec = play_to_end(gspec, config, cell.players, game_seed(spec, index), bots, hook is not None)
+        winners.append(rec.winners)
+        turns.append(rec.turns)
+        decisions.append(rec.decisions)
+        capped.append(int(rec.capped))
+        if hook is not None:
+            facts.append(hook(state, rec.actions, bots))
+    return {
+        "chunk": chunk.id,
+        "cell": chunk.cell,
+        "start": chunk.start,
+        "games": chunk.games,
+        "winners": winners,
+        "turns": turns,
+        "decisions": decisions,
+        "capped": capped,
+        "facts": facts,
+        "seconds": round(time.perf_counter() - started, 4),
+    }
+
+
+def replay_record(spec: SweepSpec, cell_index: int, game_index: int) -> dict[str, Any]:
+    """A `cultists replay` record of one game of the sweep, rebuilt from seed and line-up.
+
+    Games are deterministic (rulings G-2), so the sweep stores no action lists: the one game
+    a report links to is played again here, with actions recorded.
+    """
+    gspec = spec.game_spec
+    cell = spec.cells()[cell_index]
+    config = gspec.make_config(cell.overrides)
+    bots = cell.seat_bots(game_index)
+    _state, rec = play_to_end(gspec, config, cell.players, game_seed(spec, game_index), bots, True)
+    return {
+        "game": spec.game,
+        "players": cell.players,
+        "seed": rec.seed,
+        "config": rec.config,
+        "bots": bots,
+        "winners": rec.winners,
+        "turns": rec.turns,
+        "decisions": rec.decisions,
+        "cell": cell_index,
+        "game_index": game_index,
+        "actions": rec.actions,
+    }
+
+
+def pack(result: dict[str, Any]) -> bytes:
+    """Chunk result -> compact bytes for Redis (columnar JSON compresses ~10x)."""
+    return zlib.compress(orjson.dumps(result), 6)
+
+
+def unpack(blob: bytes) -> dict[str, Any]:
+    return orjson.loads(zlib.decompress(blob))
