@@ -44,6 +44,7 @@ class Gateway:
         return cls(settings, client, engines, store, tasks, ratings, tables, matchmaking)
 
     def close(self) -> None:
+        self.store.close()
         self.engines.close()
         self.tasks.close()
         self.redis.close()

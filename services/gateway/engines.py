@@ -34,6 +34,10 @@ _STATUS = {
 }
 
 
+# Distinct action details kept as JSON (see action_json).
+_DETAIL_CACHE_SIZE = 65536
+
+
 class EngineClients:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -42,6 +46,7 @@ class EngineClients:
         self._stubs: dict[str, engine_pb2_grpc.GameEngineStub] = {}
         self._channels: dict[str, grpc.Channel] = {}
         self._descriptions: dict[str, engine_pb2.GameDescription] = {}
+        self._details: dict[tuple[str, str, bytes], dict[str, Any]] = {}
 
     def messages(self, game: str) -> GameMessages:
         self.require(game)
@@ -63,10 +68,13 @@ class EngineClients:
         return stub
 
     def _call(self, game: str, method: str, request: Any) -> Any:
-        self.require(game)
+        stub = self._stubs.get(game)
+        if stub is None:
+            self.require(game)
+            stub = self._stub(game)
         start = time.perf_counter()
         try:
-            return getattr(self._stub(game), method)(request, timeout=self.settings.engine_timeout)
+            return getattr(stub, method)(request, timeout=self.settings.engine_timeout)
         except grpc.RpcError as exc:
             code = exc.code()
             ENGINE_ERRORS.labels(game, method, code.name).inc()
@@ -147,10 +155,21 @@ class EngineClients:
         }
 
     def action_json(self, game: str, action: common_pb2.Action) -> dict[str, Any]:
-        detail = self.messages(game).action()
-        if action.detail.type_url:
-            action.detail.Unpack(detail)
-        return {"id": action.id, "label": action.label, "detail": message_to_dict(detail)}
+        """An action as clients see it. Its detail's JSON is cached by the detail's bytes
+        (a game's ActionDetail is a handful of distinct messages, met again on every
+        table), so the dict is shared between answers: callers must not change it."""
+        packed = action.detail
+        key = (game, packed.type_url, packed.value)
+        detail = self._details.get(key)
+        if detail is None:
+            message = self.messages(game).action()
+            if packed.type_url:
+                packed.Unpack(message)
+            detail = message_to_dict(message)
+            if len(self._details) >= _DETAIL_CACHE_SIZE:
+                self._details.clear()  # a bound, never reached by the games as they are
+            self._details[key] = detail
+        return {"id": action.id, "label": action.label, "detail": detail}
 
     # -- health --------------------------------------------------------------------------------
     def healthy(self, game: str, timeout: float = 2.0) -> bool:

@@ -10,6 +10,7 @@ Prometheus metrics on their own port, and graceful shutdown on SIGTERM.
 from __future__ import annotations
 
 import functools
+import gc
 import logging
 import signal
 import time
@@ -230,6 +231,9 @@ def start_engine(
 def serve_forever(game: str, port: int, host: str, metrics_port: int | None) -> None:
     """Run until SIGTERM or SIGINT, then drain gracefully (what `cultists serve` does)."""
     engine = start_engine(game, port=port, host=host, metrics_port=metrics_port)
+    # What is loaded now (gRPC, protobuf, the rules) lives as long as the process: keep it
+    # out of the garbage collector's full passes, which otherwise walk it again and again.
+    gc.freeze()
     log.info(
         "%s engine serving on %s:%d (metrics on %s)", game, host, engine.port, engine.metrics_port or "-"
     )
