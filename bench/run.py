@@ -13,13 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from . import engines, gateway, grpc_latency, sweeps
+from . import bots, engines, gateway, grpc_latency, sweeps
 
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
     "gateway": gateway.run,
     "sweeps": sweeps.run,
+    "bots": bots.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 

@@ -11,7 +11,7 @@ against itself (or to rescue its own card). Ties go to the bot's own seeded gene
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 from services.engines.core.game import GameSpec, State
 
@@ -44,7 +44,7 @@ from .cards import (
     VALUE,
     VOODOO,
 )
-from .rules import DISCARD_HAND, DONE, LEAVE_HAND, PASS, SWAP_HANDS, TAKE_DARK, decode
+from .rules import DISCARD_HAND, DONE, LEAVE_HAND, PASS, SWAP_HANDS, TAKE_DARK, CrazyCultistsState, decode
 
 CANDLE = 100.0  # lighting a candle outweighs anything else a turn can do
 # How much a card is worth holding, for keeping, taking and discarding.
@@ -230,10 +230,17 @@ class Table:
 def evaluate(state: State) -> list[float]:
     """Estimated returns for search bots that stop rollouts early (GameSpec.evaluate): each
     seat's share of the progress toward CC-4's win, candles first, then the stack's fill.
-    Public facts only, so a determinisation cannot leak through it."""
-    view = state.view(None)
-    progress = [
-        0.05 + (p["candles"] + p["stack_total"] / p["need"]) / view["candles_to_win"] for p in view["players"]
-    ]
-    total = sum(progress)
-    return [p / total for p in progress]
+    Public facts only (candles, stacks), so a determinisation cannot leak through it. Read
+    straight from the state's public zones rather than through `view`: search bots call
+    this once per iteration, and building a whole view cost more than the rollout."""
+    s = cast(CrazyCultistsState, state)
+    kinds = s.kind
+    to_win = s.candles_to_win()
+    progress = []
+    for seat in range(s.num_players):
+        total = 0
+        for c in s.stacks[seat]:
+            total += VALUE[kinds[c]]
+        progress.append(0.05 + (s.candles[seat] + total / s.need(seat)) / to_win)
+    whole = sum(progress)
+    return [p / whole for p in progress]

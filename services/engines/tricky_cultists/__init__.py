@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..core.game import GameSpec
-from .bots import HeuristicBot
+from .bots import HeuristicBot, evaluate
 from .config import PLAYERS, TrickyCultistsConfig
 from .rules import TrickyCultistsState
 
@@ -16,6 +16,7 @@ GAME = GameSpec(
     config_class=TrickyCultistsConfig,
     state_class=TrickyCultistsState,
     bots={"heuristic": HeuristicBot},
+    evaluate=evaluate,
     summary=(
         "Two partnerships play four rounds of tricks; each cultist drafts a secret agenda, "
         "and the second-highest card of the led suit triggers that suit's ability."

@@ -1,0 +1,124 @@
+"""The strength ladder, measured: heuristic beats random and IS-MCTS beats heuristic in every
+game, each over at least 1,000 seat-rotated games with the lower end of the 95% Wilson
+interval above the fair share; and IS-MCTS iterations per second on one core.
+
+Budgets are chosen so the whole section runs in about half an hour on the 2-core machine
+(both cores, `JOBS` worker processes). Crazy Cultists and Trash Cult are measured head to
+head at 2 players (a legitimate table for both: Trash Cult is for 2-4, Crazy Cultists has a
+2-player variant for sweeps), Tricky Cultists at its only size, 4 players in partnerships,
+where both partners play the same bot and partnerships swap on the same deals. With two
+bots every line-up is played on every deal (A-B then B-A), so the fair share is one half.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from services.engines.core.bots import make_bot, parse_bot_spec
+from services.engines.core.ladder import play_ladder
+from services.engines.registry import load_game
+
+JOBS = 2
+DEALS = 500  # x 2 line-ups = 1,000 games per rung
+SEED = 20_000
+
+# Per game: players, and the IS-MCTS budget that beats the heuristic at this cost.
+# iterations: fixed per decision (reproducible); depth: rollout decisions before the game's
+# evaluate scores the position; prior: progressive bias toward the heuristic's move.
+LADDERS: dict[str, dict[str, Any]] = {
+    "crazy_cultists": {"players": 2, "ismcts": "ismcts:iterations=100,depth=10,prior=1"},
+    "trash_cult": {"players": 2, "ismcts": "ismcts:iterations=48,depth=6,rollout=heuristic,prior=1"},
+    "tricky_cultists": {"players": 4, "ismcts": "ismcts:iterations=48,depth=8,rollout=heuristic,prior=1"},
+}
+SPEED_POSITIONS = 12
+SPEED_ITERATIONS = 200
+
+
+def _rung(game: str, players: int, bots: list[str]) -> dict[str, Any]:
+    result = play_ladder(load_game(game), None, players, bots, DEALS, seed=SEED, jobs=JOBS).to_dict()
+    challenger, incumbent = result["standings"]
+    return {
+        "bots": bots,
+        "players": players,
+        "games": result["games"],
+        "draws": result["draws"],
+        "seconds": result["seconds"],
+        "win_rate": round(challenger["win_rate"], 4),
+        "wilson_95": [round(challenger["wilson_low"], 4), round(challenger["wilson_high"], 4)],
+        "fair_share": challenger["fair_share"],
+        "beats": challenger["beats_fair_share"],
+        "openskill": {
+            row["bot"]: {"mu": round(row["mu"], 2), "sigma": round(row["sigma"], 2)}
+            for row in (challenger, incumbent)
+        },
+    }
+
+
+def _positions(game: str, players: int) -> list[Any]:
+    """Decision points with a real choice along heuristic self-play (seeded)."""
+    spec = load_game(game)
+    found = []
+    seed = 0
+    while len(found) < SPEED_POSITIONS:
+        state = spec.new_state(None, players, 77 + seed)
+        bots = [make_bot(spec, "heuristic", s) for s in range(players)]
+        step = 0
+        while not state.is_terminal() and len(found) < SPEED_POSITIONS:
+            seat = state.to_act()[0]
+            legal = state.legal_actions(seat)
+            if len(legal) > 1 and step % 9 == 0:
+                found.append(state.clone())
+            state.apply(seat, bots[seat].choose(state, seat, legal) if len(legal) > 1 else legal[0])
+            step += 1
+        seed += 1
+    return found
+
+
+def _iterations_per_second(game: str, players: int, bot_spec: str) -> float:
+    """One core: a fixed number of iterations at each of a few positions, timed."""
+    spec = load_game(game)
+    name, params = parse_bot_spec(bot_spec)
+    params["iterations"] = str(SPEED_ITERATIONS)
+    budget = f"{name}:" + ",".join(f"{k}={v}" for k, v in params.items())
+    iterations = 0
+    start = time.perf_counter()
+    for i, state in enumerate(_positions(game, players)):
+        bot = make_bot(spec, budget, i)
+        seat = state.to_act()[0]
+        bot.choose(state, seat, state.legal_actions(seat))
+        iterations += bot.last_iterations
+    return iterations / (time.perf_counter() - start)
+
+
+def run() -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "targets": {},
+        "method": (
+            f"{DEALS} deals per rung, each played in both line-ups (seats or partnerships "
+            f"swapped) = {2 * DEALS} games; {JOBS} worker processes; win = the bot's seat or "
+            "team among the winners (draws count as no win); fair share 1/2"
+        ),
+    }
+    for game, setup in LADDERS.items():
+        players, ismcts = setup["players"], setup["ismcts"]
+        row: dict[str, Any] = {"players": players, "ismcts_budget": ismcts}
+        row["heuristic_vs_random"] = _rung(game, players, ["heuristic", "random"])
+        row["ismcts_vs_heuristic"] = _rung(game, players, [ismcts, "heuristic"])
+        row["ismcts_iterations_per_second"] = round(_iterations_per_second(game, players, ismcts))
+        out[game] = row
+        for rung, name in (
+            ("heuristic_vs_random", "heuristic beats random"),
+            ("ismcts_vs_heuristic", "ismcts beats heuristic"),
+        ):
+            r = row[rung]
+            out["targets"][f"{game} {name} ({r['games']} games, Wilson low > 1/2)"] = (
+                r["beats"] and r["games"] >= 1000
+            )
+            print(
+                f"  {game} {players}p {' vs '.join(r['bots'])}: {r['win_rate']:.1%} "
+                f"[{r['wilson_95'][0]:.1%}, {r['wilson_95'][1]:.1%}] over {r['games']} games, {r['seconds']:.0f} s",
+                flush=True,
+            )
+        print(f"  {game}: {row['ismcts_iterations_per_second']:,} IS-MCTS iterations/s per core", flush=True)
+    return out
