@@ -73,8 +73,12 @@ def observe_time_to_match(pipe: redis.client.Pipeline, seconds: float) -> None:
     pipe.hincrbyfloat(TIME_TO_MATCH_KEY, "sum", seconds)
 
 
+CELERY_QUEUES = ("tables", "sweeps")  # workers/app.py routes every task to one of these
+
+
 class PlatformFacts(Collector):
-    """Gauges and the time-to-match histogram, read from Redis on every scrape."""
+    """Gauges and the time-to-match histogram, read from Redis on every scrape (the broker is
+    the same Redis, so the Celery queue depths are read here too)."""
 
     def __init__(self, client: redis.Redis) -> None:
         self.redis = client
@@ -98,6 +102,16 @@ class PlatformFacts(Collector):
             game, _, players = member.decode().partition(":")
             queued.add_metric([game, players], self.redis.zcard(queue_key(game, int(players))))
         yield queued
+        depth = GaugeMetricFamily(
+            "cultists_celery_queue_length",
+            "Tasks waiting in a Celery queue (live-table moves, sweep chunks), read from the broker.",
+            labels=["queue"],
+        )
+        for queue in CELERY_QUEUES:
+            # kombu's Redis transport keeps one list per priority step of a queue.
+            keys = [queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9))]
+            depth.add_metric([queue], sum(self.redis.llen(k) for k in keys))
+        yield depth
         raw = {k.decode(): v.decode() for k, v in self.redis.hgetall(TIME_TO_MATCH_KEY).items()}
         count = int(raw.get("count", 0))
         buckets = [(str(b), int(raw.get(f"le:{b}", 0))) for b in TIME_TO_MATCH_BUCKETS]
