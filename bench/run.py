@@ -13,13 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from . import bots, engines, gateway, grpc_latency, sweeps
+from . import bots, engines, gateway, grpc_latency, heuristics, sweeps
 
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
     "gateway": gateway.run,
     "sweeps": sweeps.run,
+    "heuristics": heuristics.run,
     "bots": bots.run,
 }
 RESULTS = Path(__file__).with_name("results.json")

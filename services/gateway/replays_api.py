@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
+from .matches_api import OPENAPI_SCHEMAS as MATCH_SCHEMAS
 from .openapi import GAME_NAME, errors, ok, ref
 from .pages import replays
 
@@ -85,22 +86,17 @@ MOVE = {
     },
 }
 
+_LIVE_VIEW = MATCH_SCHEMAS["View"]
+_BOOKKEEPING = ("table", "version", "status", "deadlines")
+
 OPENAPI_SCHEMAS = {
     "ReplayMove": MOVE,
+    # A replay step is what a live View holds, without the table's bookkeeping.
     "ReplayView": {
         "type": "object",
-        "required": ["seat", "view", "legal_actions", "to_act", "terminal", "winners"],
+        "required": [*(r for r in _LIVE_VIEW["required"] if r not in _BOOKKEEPING), "winners"],
         "description": "a live View without the table's bookkeeping (table, version, deadlines)",
-        "properties": {
-            "seat": {"type": "integer", "description": "-1 for the spectator's view"},
-            "view": {"type": "object", "description": "the game's View message"},
-            "legal_actions": {"type": "array", "items": ref("Action")},
-            "to_act": {"type": "array", "items": {"type": "integer"}},
-            "terminal": {"type": "boolean"},
-            "winners": {"type": "array", "items": {"type": "integer"}},
-            "turn": {"type": "integer"},
-            "decisions": {"type": "integer"},
-        },
+        "properties": {k: v for k, v in _LIVE_VIEW["properties"].items() if k not in _BOOKKEEPING},
     },
     "ReplaySummary": {
         "type": "object",

@@ -15,7 +15,7 @@ from tests.support.random_play import check_random_games
 
 VARIANTS = ("base", "devilish", "fiendish", "beast")
 FLAGS = list(itertools.product((False, True), (False, True)))  # dark_powers, optional_setup
-GAMES_PER_CONFIG = 15
+GAMES_PER_CONFIG = 25  # x 80 configurations = 2,000 games
 
 
 def _turn_start_checks(state: State) -> None:
