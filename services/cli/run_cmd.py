@@ -69,21 +69,9 @@ def plan(redis: str) -> list[ProcessSpec]:
             [py, "-m", "gunicorn", "-c", str(_ROOT / "deploy" / "gunicorn.conf.py"), "services.gateway:create_app()"],
             {**env, "GATEWAY_PORT": str(gateway_port())},
         ),
-        ProcessSpec(
-            "tables",
-            [py, "-m", "celery", "-A", "workers.app", "worker", "-Q", "tables", "-c", "2", "-n", "tables@%h",
-             "--without-gossip", "--without-mingle", "--loglevel", "WARNING"],
-            {**env, "WORKER_METRICS_PORT": str(worker_metrics_port("tables")),
-             "PROMETHEUS_MULTIPROC_DIR": str(_fresh_dir(data_dir() / "metrics-tables"))},
-        ),
+        _worker("tables", "WARNING", env),
         # Balance sweeps: simulation chunks, in-process with the rules library.
-        ProcessSpec(
-            "sweeps",
-            [py, "-m", "celery", "-A", "workers.app", "worker", "-Q", "sweeps", "-c", "2", "-n", "sweeps@%h",
-             "--without-gossip", "--without-mingle", "--loglevel", "INFO"],
-            {**env, "WORKER_METRICS_PORT": str(worker_metrics_port("sweeps")),
-             "PROMETHEUS_MULTIPROC_DIR": str(_fresh_dir(data_dir() / "metrics-sweeps"))},
-        ),
+        _worker("sweeps", "INFO", env),
         ProcessSpec(
             "beat",
             [py, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "WARNING",
@@ -139,6 +127,17 @@ def run(args: argparse.Namespace) -> int:
         if embedded is not None:
             embedded.stop()
             sup.say("run", "embedded redis stopped")
+
+
+def _worker(queue: str, loglevel: str, env: dict[str, str]) -> ProcessSpec:
+    """A Celery worker for one queue, with its own metrics port and multiprocess directory."""
+    return ProcessSpec(
+        queue,
+        [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", queue, "-c", "2",
+         "-n", f"{queue}@%h", "--without-gossip", "--without-mingle", "--loglevel", loglevel],
+        {**env, "WORKER_METRICS_PORT": str(worker_metrics_port(queue)),
+         "PROMETHEUS_MULTIPROC_DIR": str(_fresh_dir(data_dir() / f"metrics-{queue}"))},
+    )  # fmt: skip
 
 
 def _fresh_dir(path: Path) -> Path:

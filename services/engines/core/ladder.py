@@ -39,7 +39,7 @@ from .bots import make_bot
 from .config import config_to_dict
 from .errors import BadConfig
 from .game import GameSpec, State
-from .play import GameRecord, _record, bot_seed
+from .play import play_to_end
 
 # Team games, by name: the seats of each partnership. Free-for-all games are absent (a
 # slot is a seat). Kept here as data because the game protocol has no notion of teams.
@@ -232,7 +232,7 @@ def _play_deals(task: tuple[Any, ...]) -> list[GameResult]:
     out = []
     for deal in deals:
         for index, seats in enumerate(seat_bots):
-            record, final = _play(spec, config, players, seed + deal, seats)
+            final, record = play_to_end(spec, config, players, seed + deal, seats, record_actions=False)
             out.append(
                 GameResult(
                     deal=deal,
@@ -244,19 +244,6 @@ def _play_deals(task: tuple[Any, ...]) -> list[GameResult]:
                 )
             )
     return out
-
-
-def _play(spec: GameSpec, config: Any, players: int, seed: int, seats: list[str]) -> tuple[GameRecord, State]:
-    """`play_game`'s loop, keeping the final state so the losers can be ranked."""
-    state = spec.new_state(config, players, seed)
-    table = [make_bot(spec, b, bot_seed(seed, i)) for i, b in enumerate(seats)]
-    while not state.is_terminal():
-        seat = state.to_act()[0]
-        legal = state.legal_actions(seat)
-        action = table[seat].choose(state, seat, legal) if len(legal) > 1 else legal[0]
-        state._apply(seat, action)
-        state.decisions += 1
-    return _record(spec, state, seats, []), state
 
 
 def _finishing_order(spec: GameSpec, final: State, slots: list[list[int]], winners: list[int]) -> list[int]:
