@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 import grpc
+import orjson
 from cultists.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from google.protobuf import json_format
 
@@ -94,13 +95,15 @@ class EngineClients:
         return found
 
     def new_game(self, game: str, config: dict[str, Any], players: int, seed: int) -> common_pb2.Step:
-        request = engine_pb2.NewGameRequest(players=players, seed=seed)
+        request = engine_pb2.NewGameRequest(players=players, seed=seed, with_legal=True)
         if config:
             request.config.CopyFrom(self.config_any(game, config))
         return self._call(game, "NewGame", request)
 
     def apply(self, game: str, state: bytes, seat: int, action: int) -> common_pb2.Step:
-        return self._call(game, "Apply", engine_pb2.ApplyRequest(state=state, seat=seat, action=action))
+        return self._call(
+            game, "Apply", engine_pb2.ApplyRequest(state=state, seat=seat, action=action, with_legal=True)
+        )
 
     def view(self, game: str, state: bytes, seat: int) -> common_pb2.PlayerView:
         return self._call(game, "View", engine_pb2.ViewRequest(state=state, seat=seat))
@@ -153,6 +156,17 @@ class EngineClients:
             "turn": view.turn,
             "decisions": view.decisions,
         }
+
+    def legal_json(self, game: str, step: common_pb2.Step, players: int) -> list[bytes]:
+        """Each seat's legal actions at this step as the JSON array `/legal` sends, kept
+        with the state so that asking costs no engine call. b"" where the step does not
+        say (an engine that predates Step.legal): that seat is asked through View."""
+        if len(step.legal) != len(step.to_act):
+            return [b""] * players
+        out = [b"[]"] * players
+        for entry in step.legal:
+            out[entry.seat] = orjson.dumps([self.action_json(game, a) for a in entry.actions])
+        return out
 
     def action_json(self, game: str, action: common_pb2.Action) -> dict[str, Any]:
         """An action as clients see it. Its detail's JSON is cached by the detail's bytes

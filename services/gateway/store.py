@@ -12,7 +12,8 @@ Layout (`{id}` is a table id; every key of one table shares its prefix):
     gw:table:{id}          hash   the record: game, players, seed, config, status, version,
                                   state (engine bytes), to_act, and per seat i: kind:i
                                   (human|bot), bot:i, player:i, token:i (sha256 of the seat
-                                  token), away:i, deadline:i (unix seconds)
+                                  token), away:i, deadline:i (unix seconds), legal:i (the
+                                  seat's legal actions at this version, JSON; empty: ask View)
     gw:table:{id}:log      list   public event log, JSON lines with the version they belong to
     gw:table:{id}:actions  list   [seat, action] pairs: the replay record's action list
     gw:table:{id}:updates  pubsub a nudge after every change, fanned out to event streams
@@ -260,6 +261,7 @@ class Table:
     turn: int
     decisions: int
     seats: list[Seat] = field(default_factory=list)
+    legal: list[bytes | None] = field(default_factory=list)  # per seat, as stored (see layout)
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -289,7 +291,9 @@ class Table:
 
 
 def _seat_keys(i: int) -> tuple[bytes, ...]:
-    return tuple(f"{name}:{i}".encode() for name in ("kind", "bot", "player", "token", "away", "deadline"))
+    return tuple(
+        f"{name}:{i}".encode() for name in ("kind", "bot", "player", "token", "away", "deadline", "legal")
+    )
 
 
 # Every request reads its table, so the per-seat field names are encoded once, not per read.
@@ -300,8 +304,12 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
     get = raw.get
     players = int(raw[b"players"])
     seats = []
+    legal = []
     for i in range(players):
-        kind, bot, player, token, away, deadline = _SEAT_KEYS[i] if i < len(_SEAT_KEYS) else _seat_keys(i)
+        kind, bot, player, token, away, deadline, actions = (
+            _SEAT_KEYS[i] if i < len(_SEAT_KEYS) else _seat_keys(i)
+        )
+        legal.append(get(actions))
         name = get(player)
         token_hash = get(token)
         at = get(deadline)
@@ -335,6 +343,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         turn=int(get(b"turn") or 0),
         decisions=int(get(b"decisions") or 0),
         seats=seats,
+        legal=legal,
     )
 
 
@@ -504,10 +513,12 @@ class TableStore:
         action: int,
         step: Any,
         events: list[dict[str, Any]],
+        legal: list[bytes],
         now: float,
         mark_away: bool = False,
     ) -> tuple[int, int]:
-        """Apply an engine Step at `table.version`. Returns (outcome, version): outcome 1
+        """Apply an engine Step at `table.version`, with each seat's legal actions at it
+        (`legal`, as stored in legal:i). Returns (outcome, version): outcome 1
         committed (version is the new one), 0 stale (the current version), -1 no table,
         -2 not being played."""
         new_version = table.version + 1
@@ -518,6 +529,8 @@ class TableStore:
             "turn", step.turn, "decisions", step.decisions,
             "winners", orjson.dumps(list(step.winners)), "returns", orjson.dumps(list(step.returns)),
         ]  # fmt: skip
+        for i, actions in enumerate(legal):
+            fields += [f"legal:{i}", actions]
         if step.terminal:
             fields += ["finished_at", now]
         args: list[Any] = [

@@ -131,6 +131,8 @@ class TableService:
             "state": step.state, "to_act": orjson.dumps(list(step.to_act)),
             "turn": step.turn, "decisions": step.decisions,
         }  # fmt: skip
+        for i, legal in enumerate(self.engines.legal_json(game, step, players)):
+            record[f"legal:{i}"] = legal
         fallback = default_bot(list(desc.bots))
         for i, name in enumerate(bots):
             record[f"kind:{i}"] = "human" if name is None else "bot"
@@ -202,15 +204,18 @@ class TableService:
         }
 
     def legal(self, table_id: str, token: str | None) -> dict[str, Any]:
+        """From the list stored with the state by the move that made it (one Redis read, no
+        engine call: this is asked before every move); through View for a table whose
+        engine did not give it."""
         table = self.get(table_id)
         seat = self.seat_of(table, token)
-        view = self.engines.view(table.game, table.state, seat)
-        return {
-            "table": table.id,
-            "version": table.version,
-            "seat": seat,
-            "legal_actions": [self.engines.action_json(table.game, a) for a in view.legal_actions],
-        }
+        stored = table.legal[seat]
+        if stored:
+            actions: Any = orjson.Fragment(stored)
+        else:
+            view = self.engines.view(table.game, table.state, seat)
+            actions = [self.engines.action_json(table.game, a) for a in view.legal_actions]
+        return {"table": table.id, "version": table.version, "seat": seat, "legal_actions": actions}
 
     def events(self, table_id: str, after: int) -> list[dict[str, Any]]:
         self.get(table_id)
@@ -240,7 +245,8 @@ class TableService:
             raise ApiError(400, "illegal_action", "the game is over")
         step = self.engines.apply(table.game, table.state, seat, action)
         events = _events(step)
-        outcome, current = self.store.commit(table, seat, action, step, events, time.time())
+        legal = self.engines.legal_json(table.game, step, table.players)
+        outcome, current = self.store.commit(table, seat, action, step, events, legal, time.time())
         if outcome != 1:
             raise self._stale(current)
         self._after_commit(table, step)
@@ -265,8 +271,9 @@ class TableService:
         if timed_out:
             text = f"seat {seat} ran out of time; its bot ({bot}) chose: {suggestion.label}"
             events.insert(0, {"kind": "timeout", "seat": seat, "text": text})
+        legal = self.engines.legal_json(table.game, step, table.players)
         outcome, _ = self.store.commit(
-            table, seat, suggestion.id, step, events, time.time(), mark_away=timed_out
+            table, seat, suggestion.id, step, events, legal, time.time(), mark_away=timed_out
         )
         if outcome != 1:
             return False

@@ -88,6 +88,55 @@ def test_a_whole_game_plays_over_grpc(game):
     assert not public.legal_actions
 
 
+def test_step_legal_is_what_view_gives_every_seat_to_act(game):
+    """with_legal hands back, for each seat to act, exactly View's legal actions (ids, labels
+    and details), so a caller may keep them instead of asking View; without it, none."""
+    _, _, _, stub = game
+    step = stub.NewGame(engine_pb2.NewGameRequest(seed=5, with_legal=True), timeout=5)
+    pick = random.Random(5)
+    calls = 0
+    while True:
+        assert [entry.seat for entry in step.legal] == list(step.to_act)
+        for entry in step.legal:
+            view = stub.View(engine_pb2.ViewRequest(state=step.state, seat=entry.seat), timeout=5)
+            assert list(entry.actions) == list(view.legal_actions)
+        if step.terminal:
+            break
+        seat = step.to_act[0]
+        action = pick.choice(step.legal[0].actions).id
+        plain = stub.Apply(engine_pb2.ApplyRequest(state=step.state, seat=seat, action=action), timeout=5)
+        assert not plain.legal
+        step = stub.Apply(
+            engine_pb2.ApplyRequest(state=step.state, seat=seat, action=action, with_legal=True), timeout=5
+        )
+        assert step.state == plain.state
+        calls += 1
+        assert calls < 20_000, "game did not end"
+    assert not step.legal
+
+
+def test_moves_are_answered_while_a_bot_thinks(game):
+    """A bot given seconds to think must not hold up the table next door: Apply and View
+    are answered while its SuggestAction is still running."""
+    _, _, _, stub = game
+    step = stub.NewGame(engine_pb2.NewGameRequest(seed=21, with_legal=True), timeout=5)
+    seat = step.to_act[0]
+    thinking = stub.SuggestAction.future(
+        engine_pb2.BotRequest(state=step.state, seat=seat, bot="ismcts:ms=2000", seed=1), timeout=30
+    )
+    try:
+        for _ in range(5):
+            stub.View(engine_pb2.ViewRequest(state=step.state, seat=seat), timeout=10)
+            stub.Apply(
+                engine_pb2.ApplyRequest(state=step.state, seat=seat, action=step.legal[0].actions[0].id),
+                timeout=10,
+            )
+        assert not thinking.done(), "the moves waited for the bot"
+    finally:
+        suggestion = thinking.result()
+    assert suggestion.id in {a.id for a in step.legal[0].actions}
+
+
 def test_unreadable_state_is_invalid_argument_and_server_keeps_serving(game):
     name, _, _, stub = game
     step = stub.NewGame(engine_pb2.NewGameRequest(seed=5), timeout=5)

@@ -139,6 +139,8 @@ def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
     tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
     public = client.get(f"/api/tables/{tid}/view").get_json()
     seat = public["to_act"][0]
+    legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+    assert legal["legal_actions"]
     before = snapshot(app, tid)
     dead = Settings(
         redis_url=gateway_settings.redis_url,
@@ -149,6 +151,8 @@ def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
     try:
         c = down.test_client()
         expect(c.get(f"/api/tables/{tid}/view"), 503, "engine_unavailable")
+        # Kept with the state by the move that made it, so asking needs no engine.
+        assert c.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json() == legal
         move = c.post(
             f"/api/tables/{tid}/actions", json={"action": 0, "version": 0}, headers=bearer(tokens[seat])
         )
@@ -162,3 +166,16 @@ def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
     finally:
         down.extensions["cultists"].close()
     assert snapshot(app, tid) == before
+
+
+def test_a_table_stored_without_legal_actions_asks_the_engine(client, app):
+    """A record written before legal:i existed (or by an engine that leaves Step.legal
+    empty) is still answered, through View, with the same list."""
+    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "seed": 9}).get_json()["table"]
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
+    seat = client.get(f"/api/tables/{tid}/view").get_json()["to_act"][0]
+    stored = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+    redis = app.extensions["cultists"].redis
+    redis.hdel(table_key(tid), "legal:0", "legal:1")
+    asked = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+    assert asked == stored and asked["legal_actions"]

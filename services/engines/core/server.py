@@ -82,17 +82,24 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         state.log = []
         return state
 
-    def _step(self, state: State) -> common_pb2.Step:
+    def _step(self, state: State, with_legal: bool = False) -> common_pb2.Step:
         terminal = state.is_terminal()
+        to_act = state.to_act()
         return common_pb2.Step(
             state=state_to_bytes(state),
-            to_act=state.to_act(),
+            to_act=to_act,
             terminal=terminal,
             returns=state.returns() if terminal else (),
             winners=state.winners() if terminal else (),
             events=[common_pb2.Event(kind=e.kind, seat=e.seat, text=e.text) for e in state.log or ()],
             turn=state.turn,
             decisions=state.decisions,
+            legal=[self._seat_actions(state, seat) for seat in to_act] if with_legal else (),
+        )
+
+    def _seat_actions(self, state: State, seat: int) -> common_pb2.SeatActions:
+        return common_pb2.SeatActions(
+            seat=seat, actions=[self._action(state, a) for a in state.legal_actions(seat)]
         )
 
     def _action(self, state: State, action: int) -> common_pb2.Action:
@@ -128,7 +135,7 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         state = self.spec.new_state(config, request.players or None, request.seed)
         state.log = []
         GAMES_STARTED.labels(self.spec.name).inc()
-        return self._step(state)
+        return self._step(state, request.with_legal)
 
     @_rpc
     def Apply(self, request: engine_pb2.ApplyRequest, context: Any) -> common_pb2.Step:
@@ -138,7 +145,7 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         ACTIONS_APPLIED.labels(self.spec.name).inc()
         if state.is_terminal():
             GAMES_FINISHED.labels(self.spec.name).inc()
-        return self._step(state)
+        return self._step(state, request.with_legal)
 
     @_rpc
     def View(self, request: engine_pb2.ViewRequest, context: Any) -> common_pb2.PlayerView:
