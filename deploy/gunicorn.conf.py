@@ -1,7 +1,12 @@
 """Gunicorn settings for the gateway: `gunicorn -c deploy/gunicorn.conf.py 'services.gateway:create_app()'`.
 
-gthread workers, because a server-sent event stream holds its thread for minutes: threads
-keep other requests flowing meanwhile, and processes use both cores. Metrics run in
+gevent workers, one process per core: every request spends most of its time waiting on
+Redis or an engine, and a server-sent event stream waits for minutes. A greenlet per
+connection makes those waits cost nothing: no thread hand-off per request (gthread passed
+each one from its polling thread to a pool thread and back, which cost more CPU than
+Flask did), no GIL contention, and open streams limited by `worker_connections`, not by a
+thread pool. gRPC is told to cooperate with gevent (init_gevent) before the first call;
+the gateway does no long CPU work that would hold up other greenlets. Metrics run in
 prometheus-client's multiprocess mode: every worker writes its samples to files in
 PROMETHEUS_MULTIPROC_DIR and /metrics merges them; the directory is emptied when the
 master starts (stale files would double-count) and a dead worker's live gauges dropped.
@@ -18,9 +23,9 @@ if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="cultists-gateway-metrics-")
 
 bind = os.environ.get("GATEWAY_BIND", f"127.0.0.1:{os.environ.get('GATEWAY_PORT', '8000')}")
-worker_class = "gthread"
+worker_class = "gevent"
 workers = int(os.environ.get("GATEWAY_WORKERS", str(max(2, os.cpu_count() or 1))))
-threads = int(os.environ.get("GATEWAY_THREADS", "16"))
+worker_connections = int(os.environ.get("GATEWAY_WORKER_CONNECTIONS", "1000"))
 # A stream sends a keep-alive comment every few seconds, far inside this.
 timeout = 60
 graceful_timeout = 20
@@ -48,4 +53,7 @@ def post_worker_init(worker) -> None:
     collection walked them all again, which was a visible share of a busy worker's CPU."""
     import gc
 
+    from grpc.experimental import gevent as grpc_gevent
+
+    grpc_gevent.init_gevent()  # after gunicorn's monkey-patching, before any gRPC call
     gc.freeze()

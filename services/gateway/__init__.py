@@ -15,6 +15,7 @@ from flask import Flask, g, request
 
 from . import errors
 from .context import Gateway
+from .json_provider import OrjsonProvider
 from .metrics import REQUEST_SECONDS
 from .openapi import document
 from .settings import Settings
@@ -33,8 +34,8 @@ BLUEPRINTS = [
 def create_app(settings: Settings | None = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__, static_folder=None)
+    app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_content_length
-    app.json.sort_keys = False
     app.extensions["cultists"] = Gateway.build(settings)
     paths: dict = {}
     schemas: dict = {}

@@ -33,7 +33,14 @@ class Gateway:
 
     @classmethod
     def build(cls, settings: Settings) -> Gateway:
-        client = redis.Redis.from_url(settings.redis_url, health_check_interval=30)
+        client = redis.Redis(
+            connection_pool=redis.BlockingConnectionPool.from_url(
+                settings.redis_url,
+                max_connections=settings.redis_max_connections,
+                timeout=settings.redis_wait_seconds,
+                health_check_interval=30,
+            )
+        )
         engines = EngineClients(settings)
         timing = Timing(settings.bot_grace_seconds, settings.away_seconds)
         store = TableStore(client, timing, settings.finished_ttl_seconds)

@@ -21,21 +21,14 @@ from .store import updates_channel
 bp = Blueprint("matches", __name__, url_prefix="/api")
 
 
-def _json(body: dict) -> Response:
-    """The same JSON `jsonify` sends, encoded by orjson: these are the routes every move
-    goes through (a client asks for its legal actions, then posts one), and the stdlib
-    encoder behind `jsonify` was a visible part of their cost."""
-    return Response(orjson.dumps(body), mimetype="application/json")
-
-
 @bp.get("/tables/<table_id>/view")
 def view(table_id: str):
-    return _json(current().tables.view(table_id, bearer_token()))
+    return jsonify(current().tables.view(table_id, bearer_token()))
 
 
 @bp.get("/tables/<table_id>/legal")
 def legal(table_id: str):
-    return _json(current().tables.legal(table_id, bearer_token()))
+    return jsonify(current().tables.legal(table_id, bearer_token()))
 
 
 @bp.post("/tables/<table_id>/actions")
@@ -46,7 +39,7 @@ def act(table_id: str):
     body = json_object()
     action = int_field(body, "action")
     version = int_field(body, "version")
-    return _json(gw.tables.act(table, seat, action, version))
+    return jsonify(gw.tables.act(table, seat, action, version))
 
 
 def _after() -> int:

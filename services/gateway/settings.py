@@ -23,6 +23,11 @@ def _env_float(name: str, default: float) -> float:
 @dataclass
 class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # Connections one process may hold: every open event stream keeps one (its
+    # subscription), so this matches gunicorn's worker_connections. At the limit a request
+    # waits up to redis_wait_seconds for one to come back, then fails with 503.
+    redis_max_connections: int = 1000
+    redis_wait_seconds: float = 10.0
     # Game name -> "host:port"; games missing here fall back to the topology's address.
     engine_addresses: dict[str, str] = field(default_factory=dict)
     # Games the gateway offers; None: every game installed in this checkout.
@@ -65,6 +70,9 @@ class Settings:
         )
         return cls(
             redis_url=os.environ.get("REDIS_URL", cls.redis_url),
+            redis_max_connections=int(
+                os.environ.get("GATEWAY_WORKER_CONNECTIONS") or cls.redis_max_connections
+            ),
             decision_seconds=_env_float("GATEWAY_DECISION_SECONDS", cls.decision_seconds),
             bot_grace_seconds=_env_float("GATEWAY_BOT_GRACE_SECONDS", cls.bot_grace_seconds),
             away_seconds=_env_float("GATEWAY_AWAY_SECONDS", cls.away_seconds),

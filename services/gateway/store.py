@@ -29,8 +29,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-import threading
-import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -356,15 +354,17 @@ class Timing:
 
 
 class _Wire:
-    """The two commands every move makes (read the table, commit the move), sent on a
-    connection of the calling thread's own, straight through redis-py's `Connection`.
+    """The two commands every move makes (read the table, commit the move), sent straight
+    through redis-py's `Connection`.
 
     `Redis.execute_command` wraps each command in pool bookkeeping (a shared lock, a poll
     of the socket, observability hooks) and a retry closure; on the gateway's hot path that
-    cost more CPU than the command itself. Here a thread keeps one connection, so none of
-    it is needed. The command, its encoding and its reply are the same; anything unusual
-    (a connection error, a script Redis has not loaded) is handed to the full client
-    path, which retries and reports exactly as before.
+    cost more CPU than the command itself. Here a command borrows an idle connection from a
+    plain list and gives it back: `pop` and `append` need no lock, between threads or
+    between gevent's greenlets alike, and the list never holds more connections than
+    commands were ever in flight at once. The command, its encoding and its reply are the
+    same; anything unusual (a connection error, a script Redis has not loaded) is handed
+    to the full client path, which retries and reports exactly as before.
     """
 
     # Bumped in a forked child, so it never uses a connection (a socket) of its parent.
@@ -372,43 +372,41 @@ class _Wire:
 
     def __init__(self, client: redis.Redis) -> None:
         self.pool = client.connection_pool
-        self.local = threading.local()
-        self.lock = threading.Lock()
-        # Every live thread's connection, for close(); a thread's own goes (and closes,
-        # redis-py's Connection disconnects when collected) when the thread ends.
-        self.opened: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.idle: list[Any] = []
+        self.generation = _Wire._generation
 
     @classmethod
     def _after_fork(cls) -> None:
         cls._generation += 1
 
-    def _connection(self) -> Any:
-        local = self.local
-        if getattr(local, "generation", None) != _Wire._generation:
-            local.conn = self.pool.connection_class(**self.pool.connection_kwargs)
-            local.generation = _Wire._generation
-            with self.lock:
-                self.opened.add(local.conn)
-        return local.conn
+    def _borrow(self) -> Any:
+        if self.generation != _Wire._generation:
+            self.idle, self.generation = [], _Wire._generation
+        try:
+            return self.idle.pop()
+        except IndexError:
+            return self.pool.connection_class(**self.pool.connection_kwargs)
 
     def close(self) -> None:
-        with self.lock:
-            opened = list(self.opened)
-        for conn in opened:
+        idle, self.idle = self.idle, []
+        for conn in idle:
             conn.disconnect()
 
     def call(self, *args: Any) -> Any:
         """The raw reply, or raises: ResponseError as Redis said it, anything else after
-        dropping the connection (the next call reconnects)."""
-        conn = self._connection()
+        dropping the connection (the next call opens another)."""
+        conn = self._borrow()
         try:
             conn.send_command(*args)
-            return conn.read_response()
+            reply = conn.read_response()
         except redis.ResponseError:
+            self.idle.append(conn)
             raise
         except BaseException:
             conn.disconnect()
             raise
+        self.idle.append(conn)
+        return reply
 
 
 os.register_at_fork(after_in_child=_Wire._after_fork)

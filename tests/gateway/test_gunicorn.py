@@ -1,5 +1,5 @@
 """The gateway as it runs in production: gunicorn with deploy/gunicorn.conf.py, several
-gthread workers, metrics in multiprocess mode, a live event stream over a real socket."""
+gevent workers, metrics in multiprocess mode, live event streams over real sockets."""
 
 from __future__ import annotations
 
@@ -97,6 +97,40 @@ def test_gunicorn_serves_streams_and_merges_metrics(gunicorn):
 
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=30) == 0
+
+
+def test_many_open_streams_do_not_hold_up_moves(gunicorn):
+    """Watchers are cheap: far more streams than the old gthread setting had threads (32),
+    and more per worker than redis-py's default pool of 100 connections (each stream holds
+    its subscription), stay open; a move is still served, and every stream carries it."""
+    base, _ = gunicorn
+    tid = call(f"{base}/api/tables", "POST", {"game": GAME, "players": 2})["table"]
+    tokens = [call(f"{base}/api/tables/{tid}/seats/{s}", "POST", {})["token"] for s in (0, 1)]
+    watchers = 240
+    opened = threading.Barrier(watchers + 1, timeout=30)
+    updated = [threading.Event() for _ in range(watchers)]
+
+    def listen(i: int) -> None:
+        with urllib.request.urlopen(f"{base}/api/tables/{tid}/events/stream", timeout=30) as stream:
+            opened.wait()
+            for raw in stream:
+                if raw.startswith(b"event: update"):
+                    updated[i].set()
+                    return
+
+    threads = [threading.Thread(target=listen, args=(i,), daemon=True) for i in range(watchers)]
+    for thread in threads:
+        thread.start()
+    opened.wait()  # every stream is open and being served
+    view = call(f"{base}/api/tables/{tid}/view")
+    seat = view["to_act"][0]
+    mine = call(f"{base}/api/tables/{tid}/view", headers=bearer(tokens[seat]))
+    moved = call(
+        f"{base}/api/tables/{tid}/actions", "POST",
+        {"action": mine["legal_actions"][0]["id"], "version": mine["version"]}, bearer(tokens[seat]),
+    )  # fmt: skip
+    assert moved["version"] == 1
+    assert all(event.wait(15) for event in updated), "every stream carried the move"
 
 
 def test_status_reports_every_part_up(gunicorn, redis_url, engines, table_worker, monkeypatch, capsys):
