@@ -27,6 +27,8 @@ from workers.sweeps import control
 from workers.sweeps.spec import SpecError, parse_spec
 from workers.sweeps.store import INDEX, SweepStore
 
+from .offload import run_cpu_bound
+
 bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
 
 _ID = re.compile(r"^(local-)?[0-9a-f]{16}$")
@@ -168,7 +170,7 @@ def report(sweep_id: str):
     from workers.sweeps.report import render_html
 
     assert summary is not None
-    page = render_html(summary, render_all(summary["aggregates"]), inline=True)
+    page = run_cpu_bound(lambda: render_html(summary, render_all(summary["aggregates"]), inline=True))
     # Inline the replay records' links: the report page serves them from this API.
     page = page.replace('href="replays/cell-', f'href="/api/sweeps/{sweep_id}/replays/cell-')
     return Response(page, mimetype="text/html")

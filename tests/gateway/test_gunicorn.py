@@ -3,6 +3,7 @@ gevent workers, metrics in multiprocess mode, live event streams over real socke
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import threading
 import urllib.request
+from collections.abc import Iterator
 
 import pytest
 
@@ -22,12 +24,14 @@ from .conftest import bearer, engine_env
 GAME = available_games()[0]
 
 
-@pytest.fixture()
-def gunicorn(redis_url, engines, tmp_path):
+@contextlib.contextmanager
+def serve(
+    redis_url: str, engines: dict, tmp_path, workers: int = 2
+) -> Iterator[tuple[str, subprocess.Popen]]:
     port = free_port()
     env = {
         **os.environ, **engine_env(engines), "REDIS_URL": redis_url, "GATEWAY_PORT": str(port),
-        "GATEWAY_WORKERS": "2", "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
+        "GATEWAY_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
         "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5",
     }  # fmt: skip
     proc = subprocess.Popen(
@@ -41,6 +45,12 @@ def gunicorn(redis_url, engines, tmp_path):
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+@pytest.fixture()
+def gunicorn(redis_url, engines, tmp_path):
+    with serve(redis_url, engines, tmp_path) as served:
+        yield served
 
 
 def call(url: str, method: str = "GET", body: dict | None = None, headers: dict | None = None) -> dict:
@@ -131,6 +141,25 @@ def test_many_open_streams_do_not_hold_up_moves(gunicorn):
     )  # fmt: skip
     assert moved["version"] == 1
     assert all(event.wait(15) for event in updated), "every stream carried the move"
+
+
+def test_a_long_replay_does_not_stall_its_worker(redis_url, engines, tmp_path):
+    """Rebuilding a sweep game with thinking bots takes seconds of CPU; on the one worker
+    there is, other requests are answered meanwhile (the rebuild runs beside the loop)."""
+    with serve(redis_url, engines, tmp_path, workers=1) as (base, _):
+        url = f"{base}/api/replays?game={GAME}&players=2&seed=3&bots=ismcts:ms=25"
+        replay: dict = {}
+        slow = threading.Thread(target=lambda: replay.update(call(url)), daemon=True)
+        slow.start()
+        answered = 0
+        for _ in range(50):  # a few seconds at most: stops when the replay is there
+            if not slow.is_alive():
+                break
+            assert call(f"{base}/api/games")["games"]
+            answered += slow.is_alive()
+        slow.join(120)
+        assert replay["terminal"] and replay["steps"] > 10
+        assert answered >= 3, "requests waited for the replay"
 
 
 def test_status_reports_every_part_up(gunicorn, redis_url, engines, table_worker, monkeypatch, capsys):

@@ -40,6 +40,7 @@ from services.engines.core.play import play_game
 from services.engines.registry import load_game
 
 from ..errors import ApiError
+from ..offload import run_cpu_bound
 from ..tables import TableService
 
 CHECKPOINT_EVERY = 32
@@ -328,7 +329,8 @@ class ReplayCache:
             if found is not None:
                 self._items.move_to_end(key)
                 return found
-        replay = build()  # outside the lock: a slow simulation does not block other replays
+        # Outside the lock, and off the request loop: a slow simulation blocks nothing else.
+        replay = run_cpu_bound(build)
         with self._lock:
             self._items[key] = replay
             self._items.move_to_end(key)

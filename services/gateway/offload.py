@@ -1,0 +1,43 @@
+"""Long CPU work (rebuilding a replay with its bots, drawing a sweep report's plots) run
+beside the request loop, not on it.
+
+Under gunicorn's gevent workers every request of a process shares one OS thread: a
+request that computed for seconds would stall every other request and stream of that
+worker until it finished. Such work goes to one real thread instead; the hub keeps its
+turns at the GIL (every switch interval), so other requests go on meanwhile, as they did
+between gthread's threads. One thread, because the GIL runs one computation at a time
+anyway and pyplot keeps global state. Without gevent (tests' threaded server, a Celery
+worker) the work simply runs in the calling thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+_pool: Any = None
+_lock = threading.Lock()
+
+
+def _gevent_active() -> bool:
+    try:
+        from gevent import monkey
+    except ImportError:
+        return False
+    return bool(monkey.is_module_patched("threading"))
+
+
+def run_cpu_bound(work: Callable[[], T]) -> T:
+    """`work()`, computed off the gevent hub when there is one."""
+    if not _gevent_active():
+        return work()
+    global _pool
+    with _lock:  # gevent's lock once patched: held only to make the pool once
+        if _pool is None:
+            from gevent.threadpool import ThreadPool
+
+            _pool = ThreadPool(1)
+    return _pool.apply(work)
