@@ -62,12 +62,26 @@ def call(url: str, method: str = "GET", body: dict | None = None, headers: dict 
         return json.loads(reply.read())
 
 
+def open_table(base: str) -> tuple[str, list[str]]:
+    """A 2-seat table with both seats taken: its id and the seats' tokens."""
+    tid = call(f"{base}/api/tables", "POST", {"game": GAME, "players": 2})["table"]
+    return tid, [call(f"{base}/api/tables/{tid}/seats/{s}", "POST", {})["token"] for s in (0, 1)]
+
+
+def first_move(base: str, tid: str, tokens: list[str]) -> dict:
+    """The seat to act makes its first legal move; the move's result."""
+    seat = call(f"{base}/api/tables/{tid}/view")["to_act"][0]
+    mine = call(f"{base}/api/tables/{tid}/view", headers=bearer(tokens[seat]))
+    return call(
+        f"{base}/api/tables/{tid}/actions", "POST",
+        {"action": mine["legal_actions"][0]["id"], "version": mine["version"]}, bearer(tokens[seat]),
+    )  # fmt: skip
+
+
 def test_gunicorn_serves_streams_and_merges_metrics(gunicorn):
     base, proc = gunicorn
     assert call(f"{base}/healthz") == {"status": "ok"}
-    table = call(f"{base}/api/tables", "POST", {"game": GAME, "players": 2})
-    tid = table["table"]
-    tokens = [call(f"{base}/api/tables/{tid}/seats/{s}", "POST", {})["token"] for s in (0, 1)]
+    tid, tokens = open_table(base)
 
     lines: list[str] = []
     got_update = threading.Event()
@@ -82,15 +96,8 @@ def test_gunicorn_serves_streams_and_merges_metrics(gunicorn):
 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
-    view = call(f"{base}/api/tables/{tid}/view")
-    seat = view["to_act"][0]
-    mine = call(f"{base}/api/tables/{tid}/view", headers=bearer(tokens[seat]))
-    # another request is served while the stream holds its thread
-    moved = call(
-        f"{base}/api/tables/{tid}/actions", "POST",
-        {"action": mine["legal_actions"][0]["id"], "version": mine["version"]}, bearer(tokens[seat]),
-    )  # fmt: skip
-    assert moved["version"] == 1
+    # other requests are served while the stream is open
+    assert first_move(base, tid, tokens)["version"] == 1
     assert got_update.wait(10), "the stream carried the move"
     assert any(line.startswith("id: ") for line in lines)
 
@@ -114,8 +121,7 @@ def test_many_open_streams_do_not_hold_up_moves(gunicorn):
     and more per worker than redis-py's default pool of 100 connections (each stream holds
     its subscription), stay open; a move is still served, and every stream carries it."""
     base, _ = gunicorn
-    tid = call(f"{base}/api/tables", "POST", {"game": GAME, "players": 2})["table"]
-    tokens = [call(f"{base}/api/tables/{tid}/seats/{s}", "POST", {})["token"] for s in (0, 1)]
+    tid, tokens = open_table(base)
     watchers = 240
     opened = threading.Barrier(watchers + 1, timeout=30)
     updated = [threading.Event() for _ in range(watchers)]
@@ -132,14 +138,7 @@ def test_many_open_streams_do_not_hold_up_moves(gunicorn):
     for thread in threads:
         thread.start()
     opened.wait()  # every stream is open and being served
-    view = call(f"{base}/api/tables/{tid}/view")
-    seat = view["to_act"][0]
-    mine = call(f"{base}/api/tables/{tid}/view", headers=bearer(tokens[seat]))
-    moved = call(
-        f"{base}/api/tables/{tid}/actions", "POST",
-        {"action": mine["legal_actions"][0]["id"], "version": mine["version"]}, bearer(tokens[seat]),
-    )  # fmt: skip
-    assert moved["version"] == 1
+    assert first_move(base, tid, tokens)["version"] == 1
     assert all(event.wait(15) for event in updated), "every stream carried the move"
 
 
