@@ -140,6 +140,7 @@ class EngineClients:
             "variants": list(desc.variants),
             "bots": list(desc.bots),
             "default_config": message_to_dict(defaults),
+            "config_choices": {c.field: list(c.values) for c in desc.config_choices},
         }
 
     def view_json(self, game: str, view: common_pb2.PlayerView) -> dict[str, Any]:

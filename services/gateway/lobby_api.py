@@ -141,6 +141,11 @@ OPENAPI_SCHEMAS = {
             "variants": {"type": "array", "items": {"type": "string"}},
             "bots": {"type": "array", "items": {"type": "string"}},
             "default_config": {"type": "object", "description": "the game's config message, every field"},
+            "config_choices": {
+                "type": "object",
+                "description": "config fields that take names (a string or a list), with the names allowed",
+                "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            },
         },
     },
     "Seat": {

@@ -56,7 +56,10 @@ def open_table(
         box = fieldset.get_by_test_id(f"config-{field}")
         if not box.is_visible():
             fieldset.locator("details > summary").click()
-        box.fill(value)
+        if box.evaluate("el => el.tagName") == "SELECT":  # a field with named choices
+            box.select_option(value)
+        else:
+            box.fill(value)
     page.get_by_test_id("create-seed").fill(str(seed))
     sit_box = page.get_by_test_id("create-sit")
     if sit_box.is_checked() != sit:

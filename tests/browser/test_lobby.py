@@ -48,12 +48,29 @@ def test_a_table_the_engine_refuses_is_explained(new_context):
     page = new_context().new_page()
     page.goto("/")
     page.get_by_test_id("create-game").select_option("crazy_cultists")
-    page.get_by_test_id("config-crazy_cultists").get_by_test_id("config-variant").fill("no-such-variant")
+    fieldset = page.get_by_test_id("config-crazy_cultists")
+    fieldset.locator("details > summary").click()
+    fieldset.get_by_test_id("config-starting_hand").fill("9")
     page.get_by_test_id("create-submit").click()
     error = page.get_by_test_id("create-error")
     error.wait_for()
-    assert "variant" in error.inner_text()
+    assert "starting_hand (9) must not exceed hand_limit (3)" in error.inner_text()
     assert page.url.endswith("/"), "nothing was opened"
+
+
+def test_named_config_fields_offer_their_choices(new_context):
+    """A field that takes names is a choice among the engine's names, not free text."""
+    page = new_context().new_page()
+    page.goto("/")
+    games = {g["game"]: g for g in page.request.get("/api/games").json()["games"]}
+    variant = page.get_by_test_id("config-crazy_cultists").get_by_test_id("config-variant")
+    options = variant.locator("option").all_inner_texts()
+    assert options == games["crazy_cultists"]["config_choices"]["variant"]
+    assert {"base", "devilish", "fiendish", "beast"} <= set(options)
+    assert variant.input_value() == games["crazy_cultists"]["default_config"]["variant"]
+    suits = page.get_by_test_id("config-tricky_cultists").get_by_test_id("config-suits")
+    for name in games["tricky_cultists"]["config_choices"]["suits"]:
+        assert name in suits.get_attribute("placeholder")
 
 
 def test_sweep_game_replay_by_url(new_context, screenshots):

@@ -52,6 +52,7 @@ def test_whole_game_by_clicking(game, new_context, screenshots):
         spec, spec.make_config(record["config"]), record["players"], record["seed"], record["actions"]
     )
     assert final.is_terminal() and final.winners() == api["winners"]
+    assert {k: str(v) for k, v in record["config"].items()} == SHORT[game], "the form's config was used"
     human = sum(1 for seat, _ in record["actions"] if seat == 0)
     assert human == clicks, "every human move was one click on the page"
     if clicks < 3:

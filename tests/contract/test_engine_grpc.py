@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
     ProtoReflectionDescriptorDatabase,
 )
 
-from services.engines.core.messages import load_messages
+from services.engines.core.messages import load_messages, message_to_dict
 from services.engines.core.serial import json_from_bytes
 from services.engines.registry import available_games
 
@@ -57,6 +57,32 @@ def test_describe_gives_defaults_that_start_a_game(game):
     assert "random" in desc.bots
     step = stub.NewGame(engine_pb2.NewGameRequest(config=desc.default_config, seed=3), timeout=5)
     assert step.to_act and not step.terminal
+
+
+def test_config_choices_are_the_names_the_config_takes(game):
+    """Each name Describe offers for a field starts a game; a name it does not offer is
+    refused. A list field takes the names one per seat (Trash Cult) or as a set (Tricky)."""
+    name, _, _, stub = game
+    desc = stub.Describe(engine_pb2.DescribeRequest(), timeout=5)
+    assert desc.config_choices, f"{name} names no choices"
+    messages = load_messages(name)
+    defaults = messages.config()
+    desc.default_config.Unpack(defaults)
+    for choice in desc.config_choices:
+        values = list(choice.values)
+        assert values and len(set(values)) == len(values)
+        takes_list = isinstance(message_to_dict(defaults).get(choice.field, []), list)
+        candidates = [values[: desc.default_players]] if takes_list else [[v] for v in values]
+        for picked in candidates:
+            value = picked if takes_list else picked[0]
+            config = messages.config_to_any({choice.field: value})
+            step = stub.NewGame(engine_pb2.NewGameRequest(config=config, seed=1), timeout=5)
+            assert step.to_act
+        wrong = ["no-such-name"] * (desc.default_players if takes_list else 1)
+        config = messages.config_to_any({choice.field: wrong if takes_list else wrong[0]})
+        with pytest.raises(grpc.RpcError) as err:
+            stub.NewGame(engine_pb2.NewGameRequest(config=config, seed=1), timeout=5)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
 def test_a_whole_game_plays_over_grpc(game):

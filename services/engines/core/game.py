@@ -260,6 +260,9 @@ class GameSpec:
     config_class: type
     state_class: type[State]
     variants: tuple[str, ...] = ()
+    # The names a config field takes, where it takes names (a string, or a list of them):
+    # what a form offers as choices instead of free text. The config's own check decides.
+    config_choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Bots beyond `random` that this game provides, by name (e.g. "heuristic").
     bots: dict[str, BotFactory] = field(default_factory=dict)
     # Estimated returns of a non-terminal state, for search bots that stop rollouts early;

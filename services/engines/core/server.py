@@ -127,6 +127,10 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
             variants=spec.variants,
             bots=bot_names(spec),
             summary=spec.summary,
+            config_choices=[
+                engine_pb2.ConfigChoice(field=name, values=values)
+                for name, values in spec.config_choices.items()
+            ],
         )
 
     @_rpc

@@ -3,7 +3,7 @@
 from services.engines.core.game import GameSpec
 
 from .bots import HeuristicBot, evaluate
-from .config import MIN_PLAYERS, CrazyCultistsConfig
+from .config import MIN_PLAYERS, VARIANTS, CrazyCultistsConfig
 from .rules import CrazyCultistsState
 
 GAME = GameSpec(
@@ -15,6 +15,7 @@ GAME = GameSpec(
     config_class=CrazyCultistsConfig,
     state_class=CrazyCultistsState,
     variants=("variant", "dark_powers", "optional_setup"),  # CC-9, CC-10, CC-11
+    config_choices={"variant": VARIANTS},
     bots={"heuristic": HeuristicBot},
     evaluate=evaluate,
     summary=(

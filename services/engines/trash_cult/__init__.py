@@ -2,6 +2,7 @@
 
 from ..core.game import GameSpec
 from .bots import HeuristicBot, evaluate
+from .cards import CULTS
 from .config import TrashCultConfig
 from .rules import TrashCultState
 
@@ -13,6 +14,7 @@ GAME = GameSpec(
     default_players=4,
     config_class=TrashCultConfig,
     state_class=TrashCultState,
+    config_choices={"cults": CULTS},  # one per seat, or none for the pick phase (TC-2)
     bots={"heuristic": HeuristicBot},
     evaluate=evaluate,
     summary="Tableau race: recruit animals, stash food, Snackrifice for perks and survive the chaos.",

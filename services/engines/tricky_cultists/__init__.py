@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..core.game import GameSpec
 from .bots import HeuristicBot, evaluate
+from .cards import SUIT_NAMES
 from .config import PLAYERS, TrickyCultistsConfig
 from .rules import TrickyCultistsState
 
@@ -15,6 +16,7 @@ GAME = GameSpec(
     default_players=PLAYERS,
     config_class=TrickyCultistsConfig,
     state_class=TrickyCultistsState,
+    config_choices={"suits": SUIT_NAMES},  # TK-7
     bots={"heuristic": HeuristicBot},
     evaluate=evaluate,
     summary=(
