@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import psutil
 
 from services.engines.registry import available_games
 from services.gateway.matchmaking import MatchPolicy, Ticket, group_tickets
@@ -152,6 +153,36 @@ class Load:
             to_act = moved["to_act"]
 
 
+class CpuMeter:
+    """CPU seconds used by each part of the stack (a process with its children) over a
+    phase, so a phase can say what one move cost each part: where the next saving is."""
+
+    def __init__(self, parts: dict[str, int]) -> None:
+        self.parts = {name: psutil.Process(pid) for name, pid in parts.items()}
+        self.parts["bench clients"] = psutil.Process()
+        self.start: dict[str, float] = {}
+
+    def _used(self) -> dict[str, float]:
+        used = {}
+        for name, proc in self.parts.items():
+            total = 0.0
+            for p in [proc, *proc.children(recursive=True)] if name != "bench clients" else [proc]:
+                try:
+                    times = p.cpu_times()
+                except psutil.NoSuchProcess:
+                    continue
+                total += times.user + times.system
+            used[name] = total
+        return used
+
+    def begin(self) -> None:
+        self.start = self._used()
+
+    def per_move_ms(self, moves: int) -> dict[str, float]:
+        end = self._used()
+        return {name: round((end[name] - self.start[name]) / max(moves, 1) * 1000, 3) for name in end}
+
+
 def _percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -181,6 +212,7 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
     redis = start_redis()
     logs = Path(tempfile.mkdtemp(prefix="cultists-bench-gateway-"))
     procs: list[subprocess.Popen] = []
+    parts: dict[str, int] = {"redis": redis.process.pid}
     try:
         env = {"REDIS_URL": redis.url}
         for game in games:
@@ -194,6 +226,7 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
                 )
             )
             wait_for_port(port, timeout=60)
+            parts[f"engine {game}"] = procs[-1].pid
         gateway_port = free_port()
         env.update(GATEWAY_PORT=str(gateway_port), PROMETHEUS_MULTIPROC_DIR=str(logs / "metrics"))
         gunicorn = [
@@ -206,12 +239,16 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
         ]
         procs.append(_start(gunicorn, env, logs / "gateway.log"))
         wait_for_port(gateway_port, timeout=60)
+        parts["gateway"] = procs[-1].pid
+        meter = CpuMeter(parts)
 
         phases = {
-            "paced": _phase(gateway_port, games, tables, seconds, tables / TARGET_MOVES_PER_SECOND),
+            "paced": _phase(gateway_port, games, tables, seconds, tables / TARGET_MOVES_PER_SECOND, meter),
             # half the target: the latency when the stack is not saturated
-            "paced_half": _phase(gateway_port, games, tables, seconds, 2 * tables / TARGET_MOVES_PER_SECOND),
-            "unpaced": _phase(gateway_port, games, tables, seconds, 0.0),
+            "paced_half": _phase(
+                gateway_port, games, tables, seconds, 2 * tables / TARGET_MOVES_PER_SECOND, meter
+            ),
+            "unpaced": _phase(gateway_port, games, tables, seconds, 0.0, meter),
         }
     finally:
         for proc in reversed(procs):
@@ -228,16 +265,23 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
     }
 
 
-def _phase(port: int, games: list[str], tables: int, seconds: float, interval: float) -> dict[str, Any]:
+def _phase(
+    port: int, games: list[str], tables: int, seconds: float, interval: float, meter: CpuMeter
+) -> dict[str, Any]:
     now = time.monotonic()
     load = Load(port, games, now + WARMUP_SECONDS + seconds, now + WARMUP_SECONDS, interval)
 
+    async def measure_cpu() -> None:  # over the measured window only, as the moves are
+        await asyncio.sleep(max(0.0, load.measure_from - time.monotonic()))
+        meter.begin()
+
     async def main() -> None:
-        await asyncio.gather(*(load.client(i) for i in range(tables)))
+        await asyncio.gather(measure_cpu(), *(load.client(i) for i in range(tables)))
 
     asyncio.run(main())
     if not load.latencies:
         raise RuntimeError("no move was measured")
+    cpu = meter.per_move_ms(load.moves)
     p50 = statistics.median(load.latencies) * 1000
     p99 = _percentile(load.latencies, 0.99) * 1000
     rate = load.moves / seconds
@@ -246,6 +290,7 @@ def _phase(port: int, games: list[str], tables: int, seconds: float, interval: f
         f"  {tables} tables over HTTP, {offered}: {rate:,.0f} moves/s, move round trip "
         f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({load.conflicts} conflicts, {load.errors} errors)"
     )
+    print("    CPU per move: " + ", ".join(f"{name} {ms:.2f} ms" for name, ms in cpu.items()))
     return {
         "offered_moves_per_second": round(tables / interval) if interval else None,
         "moves": load.moves,
@@ -255,6 +300,7 @@ def _phase(port: int, games: list[str], tables: int, seconds: float, interval: f
         "tables_finished": load.tables_finished,
         "conflicts": load.conflicts,
         "errors": load.errors,
+        "cpu_ms_per_move": cpu,
     }
 
 
