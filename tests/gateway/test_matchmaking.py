@@ -118,8 +118,10 @@ def test_cancel(client, app):
     assert client.delete(url, headers=bearer("nope")).status_code == 403
     assert client.delete(url, headers=bearer(t["token"])).get_json()["status"] == "cancelled"
     assert client.delete(url, headers=bearer(t["token"])).status_code == 409
-    _ticket(client, "dan")
+    dan = _ticket(client, "dan")
     assert gw.matchmaking.match(GAME, 2) == [], "a cancelled ticket is not matched"
+    status = client.get(f"/api/matchmaking/tickets/{dan['ticket']}", headers=bearer(dan["token"])).get_json()
+    assert status["status"] == "queued", "nor by any other pass"
     assert client.get("/api/matchmaking/tickets/0" * 3).status_code == 404
     assert client.post("/api/matchmaking/tickets", json={"game": GAME}).status_code == 400
 
