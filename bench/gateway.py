@@ -158,15 +158,16 @@ class CpuMeter:
     phase, so a phase can say what one move cost each part: where the next saving is."""
 
     def __init__(self, parts: dict[str, int]) -> None:
-        self.parts = {name: psutil.Process(pid) for name, pid in parts.items()}
-        self.parts["bench clients"] = psutil.Process()
+        # The bench's own process counts too, without its children: those are the parts.
+        self.parts = {name: (psutil.Process(pid), True) for name, pid in parts.items()}
+        self.parts["bench clients"] = (psutil.Process(), False)
         self.start: dict[str, float] = {}
 
     def _used(self) -> dict[str, float]:
         used = {}
-        for name, proc in self.parts.items():
+        for name, (proc, with_children) in self.parts.items():
             total = 0.0
-            for p in [proc, *proc.children(recursive=True)] if name != "bench clients" else [proc]:
+            for p in [proc, *proc.children(recursive=True)] if with_children else [proc]:
                 try:
                     times = p.cpu_times()
                 except psutil.NoSuchProcess:

@@ -222,6 +222,8 @@ class Seat:
     token_hash: str | None
     away: bool
     deadline: float | None
+    # Its legal actions at this version as `/legal` sends them (JSON); never in public().
+    legal: bytes | None = None
 
     @property
     def claimed(self) -> bool:
@@ -259,7 +261,6 @@ class Table:
     turn: int
     decisions: int
     seats: list[Seat] = field(default_factory=list)
-    legal: list[bytes | None] = field(default_factory=list)  # per seat, as stored (see layout)
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -302,12 +303,10 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
     get = raw.get
     players = int(raw[b"players"])
     seats = []
-    legal = []
     for i in range(players):
         kind, bot, player, token, away, deadline, actions = (
             _SEAT_KEYS[i] if i < len(_SEAT_KEYS) else _seat_keys(i)
         )
-        legal.append(get(actions))
         name = get(player)
         token_hash = get(token)
         at = get(deadline)
@@ -320,6 +319,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
                 token_hash=token_hash.decode() or None if token_hash is not None else None,
                 away=away in raw,
                 deadline=float(at) if at else None,
+                legal=get(actions),
             )
         )
     return Table(
@@ -341,7 +341,6 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         turn=int(get(b"turn") or 0),
         decisions=int(get(b"decisions") or 0),
         seats=seats,
-        legal=legal,
     )
 
 

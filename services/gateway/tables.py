@@ -209,7 +209,7 @@ class TableService:
         engine did not give it."""
         table = self.get(table_id)
         seat = self.seat_of(table, token)
-        stored = table.legal[seat]
+        stored = table.seats[seat].legal
         if stored:
             actions: Any = orjson.Fragment(stored)
         else:
