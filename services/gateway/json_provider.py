@@ -5,6 +5,8 @@ the standard library's encoder and decoder were a visible share of their cost. I
 as the app's provider, orjson serves `jsonify` and `request.get_json` alike, so no route
 needs its own encoding. The output is the same compact JSON with keys in insertion order;
 a body orjson cannot read (including an integer beyond 64 bits) is malformed, as before.
+What orjson cannot write (an integer beyond 64 bits, say, echoed from a query) goes
+through Flask's own encoder instead, so every reply Flask could send is still sent.
 """
 
 from __future__ import annotations
@@ -19,8 +21,14 @@ from flask.json.provider import DefaultJSONProvider
 class OrjsonProvider(DefaultJSONProvider):
     sort_keys = False
 
+    def _encode(self, obj: Any) -> bytes:
+        try:
+            return orjson.dumps(obj, default=self.default, option=orjson.OPT_NON_STR_KEYS)
+        except orjson.JSONEncodeError:
+            return super().dumps(obj).encode()
+
     def dumps(self, obj: Any, **kwargs: Any) -> str:
-        return orjson.dumps(obj, default=self.default).decode()
+        return self._encode(obj).decode()
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return orjson.loads(s)
@@ -30,4 +38,4 @@ class OrjsonProvider(DefaultJSONProvider):
         if args and kwargs:
             raise TypeError("jsonify takes positional or keyword arguments, not both")
         obj = args[0] if len(args) == 1 else args or kwargs or None
-        return self._app.response_class(orjson.dumps(obj, default=self.default), mimetype=self.mimetype)
+        return self._app.response_class(self._encode(obj), mimetype=self.mimetype)

@@ -42,6 +42,11 @@ def act(table_id: str):
     return jsonify(gw.tables.act(table, seat, action, version))
 
 
+# Event ids are positions in a Redis list, so a cursor past this names no event and would
+# not fit the list commands' 64-bit indexes either.
+LAST_EVENT_ID = 2**62 - 1
+
+
 def _after() -> int:
     """Where a reader left off: Last-Event-ID (a reconnecting EventSource) or ?after=."""
     raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "-1"
@@ -49,8 +54,8 @@ def _after() -> int:
         after = int(raw)
     except ValueError:
         raise ApiError(400, "malformed", "'after' (or Last-Event-ID) is an event id") from None
-    if after < -1:
-        raise ApiError(400, "malformed", "'after' is -1 or an event id")
+    if not -1 <= after <= LAST_EVENT_ID:
+        raise ApiError(400, "malformed", f"'after' is -1 or an event id (at most {LAST_EVENT_ID})")
     return after
 
 
@@ -196,7 +201,7 @@ AFTER = {
     "name": "after",
     "in": "query",
     "description": "the last event id already seen (-1: from the start)",
-    "schema": {"type": "integer", "minimum": -1},
+    "schema": {"type": "integer", "minimum": -1, "maximum": LAST_EVENT_ID},
 }
 
 OPENAPI_PATHS = {
@@ -255,7 +260,11 @@ OPENAPI_PATHS = {
             "parameters": [
                 TABLE_ID,
                 AFTER,
-                {"name": "Last-Event-ID", "in": "header", "schema": {"type": "integer", "minimum": -1}},
+                {
+                    "name": "Last-Event-ID",
+                    "in": "header",
+                    "schema": {"type": "integer", "minimum": -1, "maximum": LAST_EVENT_ID},
+                },
             ],
             "responses": {
                 "200": {

@@ -7,6 +7,7 @@ import pytest
 
 from services.engines.registry import available_games
 from services.gateway import create_app
+from services.gateway.matches_api import LAST_EVENT_ID
 from services.gateway.settings import Settings
 from services.gateway.store import log_key, table_key
 from services.runtime.ports import free_port
@@ -179,3 +180,17 @@ def test_a_table_stored_without_legal_actions_asks_the_engine(client, app):
     redis.hdel(table_key(tid), "legal:0", "legal:1")
     asked = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
     assert asked == stored and asked["legal_actions"]
+
+
+def test_an_event_cursor_past_every_id_is_answered_and_one_past_the_limit_refused(client):
+    tid = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()["table"]
+    reply = client.get(f"/api/tables/{tid}/events?after={LAST_EVENT_ID}")
+    assert reply.status_code == 200
+    assert reply.get_json() == {"events": [], "last": LAST_EVENT_ID}
+    for cursor in (LAST_EVENT_ID + 1, 10**30):
+        for url in (
+            f"/api/tables/{tid}/events?after={cursor}",
+            f"/api/tables/{tid}/events/stream?after={cursor}",
+        ):
+            refused = client.get(url)
+            assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "malformed"
