@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from services.engines.core.game import State
-
 from services.engines.crazy_cultists.cards import DARK_FAVOR_4, NAMES
 
 from .tables import act, legal_labels, names, pass_window, table
@@ -202,7 +201,6 @@ def test_forbidden_alchemy_can_return_dark_powers_cards_held_in_hand():
     assert sorted(names(state, state.hands[0])) == ["favor_2", "favor_4", "hex_o_rama"]
     assert "ouija" not in names(state, state.deck)  # the decks never mix (CC-10)
     state.check_invariants()
-
 
 
 # Dark Powers on, with a single Dark card in the game: the piles are empty while it is held.
