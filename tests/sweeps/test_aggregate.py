@@ -16,6 +16,7 @@ from workers.sweeps.simulate import pack, simulate_chunk, unpack
 from workers.sweeps.spec import parse_spec
 
 GAMES = available_games()
+TWO = {"two_players": True}  # CC-2: Crazy Cultists at 2 players is the sweep variant
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -56,7 +57,7 @@ def _result(cell: int, start: int, winners: list[list[int]], turns: list[int]) -
 
 
 def test_aggregate_counts_fixed_results():
-    spec = parse_spec({"game": "crazy_cultists", "games": 8, "players": [2], "chunk": 4,
+    spec = parse_spec({"game": "crazy_cultists", "config": TWO, "games": 8, "players": [2], "chunk": 4,
                        "grid": {"variant": ["base", "beast"]}})  # fmt: skip
     results = [
         # cell 0 (base): seat 0 wins 6 of 8, one draw
@@ -92,7 +93,7 @@ def test_aggregate_counts_fixed_results():
 
 
 def test_bh_flags_the_lopsided_cell_only():
-    spec = parse_spec({"game": "crazy_cultists", "games": 200, "players": [2], "chunk": 200,
+    spec = parse_spec({"game": "crazy_cultists", "config": TWO, "games": 200, "players": [2], "chunk": 200,
                        "grid": {"variant": ["base", "beast"]}})  # fmt: skip
     fair = [[g % 2] for g in range(200)]  # seats alternate: exactly fair
     lopsided = [[0] if g % 10 else [1] for g in range(200)]  # seat 0 wins 90 %
@@ -120,7 +121,7 @@ def test_chunk_results_pack_and_local_pool_matches_single_process():
 
 
 def test_bot_strength_is_reported_but_never_flags_a_cell():
-    spec = parse_spec({"game": "crazy_cultists", "games": 100, "players": [2], "chunk": 100,
+    spec = parse_spec({"game": "crazy_cultists", "config": TWO, "games": 100, "players": [2], "chunk": 100,
                        "lineups": [["heuristic", "random"]]})  # fmt: skip
     (cell,) = spec.cells()
     # the heuristic bot wins every game; rotation spreads those wins evenly over the seats

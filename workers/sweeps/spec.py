@@ -234,7 +234,9 @@ def parse_spec(data: Any) -> SweepSpec:
         )
     for cell in cells:
         try:
-            gspec.make_config(cell.overrides)
+            # A state too, not just the config: what the rules refuse only for a table size
+            # (Crazy Cultists' 2 players without `two_players`, CC-2) fails here, not mid-run.
+            gspec.new_state(gspec.make_config(cell.overrides), cell.players, spec.seed)
         except BadConfig as exc:
             raise SpecError(f"cell '{cell.label}': {exc}") from None
     return spec
