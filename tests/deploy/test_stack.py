@@ -179,6 +179,7 @@ def test_stack_runs_is_scraped_and_stops_clean(stack):
 
     # A human seat sends an action the engine refuses: the gateway counts the engine error.
     human = _http(f"{gateway}/api/tables", {"game": "crazy_cultists", "players": 2,
+                                           "config": {"two_players": True},  # CC-2's 2-player variant
                                            "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}]})  # fmt: skip
     token = _http(f"{gateway}/api/tables/{human['table']}/seats/0", {})["token"]
     version = _wait(lambda: _seat_view(gateway, human["table"], token), 60, "the human seat's turn")[
