@@ -86,6 +86,7 @@ class TrickyCultistsState(State):
         "agenda_out",
         "stealers",
         "breakdown",
+        "agenda_met",
         "capped",
     )
     config: TrickyCultistsConfig
@@ -94,6 +95,8 @@ class TrickyCultistsState(State):
         super().__init__(config, num_players, seed)
         self.suspicion = [0] * num_players  # carries over between rounds (TK-10)
         self.breakdown: list[list[list[int]]] = []  # per round, per seat: agenda, tricks, bonus, suspicion
+        # Per scored round, per seat: [agenda kind or -1, met true / failed false / null].
+        self.agenda_met: list[list[list[Any]]] = []
         self.capped = False
         self.stealers: list[int] = []
         self._deal_round(0)
@@ -320,6 +323,7 @@ class TrickyCultistsState(State):
         n = self.num_players
         tricks = [len(pile) // n for pile in self.won]
         entry = [[0, 0, 0, 0] for _ in range(n)]
+        judged: list[list[Any]] = [[-1, None] for _ in range(n)]
         order = [(self.start + i) % n for i in range(n)]
         stealers = []
         for s in order:
@@ -327,11 +331,13 @@ class TrickyCultistsState(State):
                 continue
             kind = agenda_kind(self.agendas[s])
             met = self._agenda_met(kind, s, tricks)
+            judged[s] = [kind, met]
             if met is not None:
                 entry[s][0] = self.config.agenda_points[kind][0 if met else 1]
             if kind == NO_TRICKS and met:
                 stealers.append(s)
         self.breakdown.append(entry)
+        self.agenda_met.append(judged)  # what sweeps count as agenda success (rates per agenda)
         self.stealers = stealers
         self._next_stealer(first=True)
 
@@ -512,11 +518,13 @@ class TrickyCultistsState(State):
                             "bonus": part[2],
                             "suspicion": part[3],
                             "total": sum(part),
+                            "agenda_kept": AGENDAS[met[0]] if met[0] >= 0 else "",
+                            "agenda_result": _RESULT_WORDS[met[1]] if met[0] >= 0 else "",
                         }
-                        for s, part in enumerate(entry)
+                        for s, (part, met) in enumerate(zip(entry, judged, strict=True))
                     ],
                 }
-                for r, entry in enumerate(self.breakdown)
+                for r, (entry, judged) in enumerate(zip(self.breakdown, self.agenda_met, strict=True))
             ],
             "team_scores": self.team_totals(),
             "capped": self.capped,
@@ -629,6 +637,26 @@ class TrickyCultistsState(State):
         scored = self.round + (self.phase == STEALING or (self.phase == OVER and not self.capped))
         if len(self.breakdown) != scored:
             raise BadState(f"breakdown has {len(self.breakdown)} rounds; {scored} have been scored")
+        self._check_agenda_met()
+
+    def _check_agenda_met(self) -> None:
+        """One judgement per scored round and seat, agreeing with the agenda points scored."""
+        n, points = self.num_players, self.config.agenda_points
+        if type(self.agenda_met) is not list or len(self.agenda_met) != len(self.breakdown):
+            raise BadState("agenda_met must hold one list per scored round")
+        for entry, judged in zip(self.breakdown, self.agenda_met, strict=True):
+            if type(judged) is not list or len(judged) != n:
+                raise BadState("each agenda_met round holds one [kind, met] per seat")
+            for part, item in zip(entry, judged, strict=True):
+                if type(item) is not list or len(item) != 2 or type(item[1]) not in (bool, type(None)):
+                    raise BadState(f"agenda_met entries are [agenda kind, true/false/null], got {item!r}")
+                kind, met = item
+                _int("agenda_met kind", kind, -1, len(AGENDAS))
+                if kind < 0 and met is not None:
+                    raise BadState(f"agenda_met {item!r}: a seat without an agenda is judged null")
+                scored = 0 if met is None else points[kind][0 if met else 1]
+                if part[0] != scored:
+                    raise BadState(f"agenda points {part[0]} disagree with agenda_met {item!r}")
 
     def _check_phase(self) -> None:
         """The pending decision must be one the rules could have asked for."""
@@ -679,6 +707,9 @@ class TrickyCultistsState(State):
             for s in others:
                 if self.agendas[s] >= 0:
                     self.agendas[s] = next(kept)[0]
+
+
+_RESULT_WORDS = {True: "met", False: "failed", None: "tied"}
 
 
 def _strictly(values: list[int], seat: int, best: Any) -> bool | None:
