@@ -179,7 +179,7 @@ class State(ABC):
                 raise BadState(f"state is for game {doc.get('game')!r}, not {cls.spec.name!r}")
             if type(doc["config"]) is not dict:
                 raise BadState(f"config must be an object of field: value, got {doc['config']!r}")
-            config = _cached_config(cls.spec.config_class, orjson.dumps(doc["config"], option=_SORTED))
+            config = _cached_config(cls.spec.config_class, orjson.dumps(doc["config"]))
             players = doc["players"]
             if type(players) is not int or not (cls.spec.min_players <= players <= cls.spec.max_players):
                 raise BadState(f"bad player count {players!r}")
