@@ -35,6 +35,7 @@ from services.engines.core.rng import Rng
 from services.engines.registry import load_game
 from services.engines.trash_cult.cards import SQUIRREL
 from services.engines.tricky_cultists.rules import DRAFT, STRIDE, SWAP, TAKE
+from tests.support.positions import act
 
 SETTINGS = settings(
     max_examples=12,
@@ -236,3 +237,22 @@ def test_a_revealed_void_holds_until_a_codex_card_comes_in(salt: int) -> None:
     det = state.clone()
     det.resample_hidden(0, Rng(salt))
     assert sum(1 for c in det.hands[1] if c // 13 == 1) <= 1
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="open (issue 16): Crazy Cultists and Trash Cult forget what a look showed once it ends",
+)
+def test_crazy_cultists_remembers_the_hand_an_evil_eye_showed() -> None:
+    """Seat 0 saw seat 1's hand (Favor 4, Favor 1) and took the Favor 4: seat 1 holds the
+    Favor 1 in every world seat 0 could be in, until seat 1 plays or draws."""
+    from tests.crazy_cultists.tables import names, pass_window, table
+
+    state = table(hands={0: ["evil_eye"], 1: ["favor_4", "favor_1"]})
+    act(state, 0, "play Evil Eye on seat 1")
+    pass_window(state)
+    act(state, 0, "take Favor 4 from their hand")
+    for salt in range(10):
+        det = state.clone()
+        det.resample_hidden(0, Rng(salt))
+        assert names(det, det.hands[1]) == ["favor_1"]
