@@ -98,7 +98,7 @@ def redeal_limited(
             return
     pool = sorted(c for zone in zones for c in zone)
     rng.shuffle(pool)
-    kinds = max(kind_of[c] for c in pool) + 1 if pool else 0
+    kinds = max(kind_of) + 1
     by_kind: list[list[int]] = [[] for _ in range(kinds)]
     for c in pool:
         by_kind[kind_of[c]].append(c)
@@ -126,8 +126,9 @@ def _kind_counts(
 ) -> list[list[int]] | None:
     """Cards of each kind per limited zone: sizes met, limits kept, supply not exceeded.
 
-    Depth-first over (zone, kind), trying counts near each kind's fair share first (with a
-    little noise) so the search usually succeeds at once and lands near a typical deal.
+    Depth-first over (zone, kind), trying counts nearest each kind's fair share first (the
+    share rounded up or down at random), so the search usually succeeds at once and lands
+    near a typical deal.
     """
     kinds = len(by_kind)
     left = [len(cards) for cards in by_kind]
@@ -150,7 +151,8 @@ def _kind_counts(
         if lo > hi:
             return False
         share = remaining * left[k] / (left[k] + later) if left[k] + later else 0.0
-        values = sorted(range(lo, hi + 1), key=lambda c: abs(c - share) + rng.below(1000) / 500)
+        first = min(hi, max(lo, int(share + rng.below(1000) / 1000)))  # fair share, rounded at random
+        values = sorted(range(lo, hi + 1), key=lambda c: abs(c - first))
         for c in values:
             rows[z][k] = c
             left[k] -= c
