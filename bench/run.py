@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import bots, engines, gateway, grpc_latency, heuristics, sweeps
+from . import bots, determinisation, engines, gateway, grpc_latency, heuristics, sweeps
 
 SECTIONS = {
     "engines": engines.run,
@@ -22,6 +22,7 @@ SECTIONS = {
     "sweeps": sweeps.run,
     "heuristics": heuristics.run,
     "bots": bots.run,
+    "determinisation": determinisation.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 

@@ -41,6 +41,15 @@ def test_two_players_with_the_cc2_switch_is_a_valid_spec():
     assert {c.players for c in spec.cells()} == {2, 3}
 
 
+def test_a_cults_list_that_does_not_fit_every_player_count_is_refused():
+    """TC-2's cults name one cult per seat, so [Rat, Raccoon] cannot seat 3 players."""
+    spec = {"game": "trash_cult", "games": 4, "players": [2, 3], "config": {"cults": ["Rat", "Raccoon"]}}
+    with pytest.raises(SpecError) as err:
+        parse_spec(spec)
+    assert "3p" in str(err.value) and "names 2 cults for 3 players" in str(err.value)
+    assert len(parse_spec({**spec, "players": [2]}).cells()) == 1
+
+
 def test_bad_bot_message_names_the_known_bots():
     with pytest.raises(SpecError, match="known: random, heuristic"):
         parse_spec({**BASE, "lineups": [{"hero": "genius", "field": "random"}]})

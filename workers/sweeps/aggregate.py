@@ -129,6 +129,7 @@ def _cell(spec: SweepSpec, cell: Cell, results: list[dict[str, Any]]) -> dict[st
     played_games: dict[str, int] = defaultdict(int)
     played_seats: dict[str, int] = defaultdict(int)
     played_wins: dict[str, int] = defaultdict(int)
+    outcomes: dict[str, list[int]] = defaultdict(lambda: [0, 0])  # label -> [met, tried]
     for res in results:
         facts = res.get("facts") or []
         for k in range(res["games"]):
@@ -157,6 +158,9 @@ def _cell(spec: SweepSpec, cell: Cell, results: list[dict[str, Any]]) -> dict[st
                     played_games[label] += 1
                     played_seats[label] += len(seats)
                     played_wins[label] += sum(1 for s in seats if s in won_set)
+                for label, (met, tried) in fact.get("outcomes", {}).items():
+                    outcomes[label][0] += met
+                    outcomes[label][1] += tried
 
     fair = slots / (games * n_seats) if games else 0.0
     seats = [{"seat": s, **_rate(wins[s], games, fair)} for s in range(n_seats)]
@@ -230,6 +234,7 @@ def _cell(spec: SweepSpec, cell: Cell, results: list[dict[str, Any]]) -> dict[st
         "bots": bots,
         "groups": groups,
         "played": played,
+        "outcomes": [{"label": lab, **_rate(*outcomes[lab])} for lab in sorted(outcomes)],
         "tests": tests,
     }
 

@@ -128,6 +128,14 @@ def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
                 frozenset({5}),
             )
         )
+    if cell.get("outcomes"):
+        parts.append("<h4>Agenda success</h4>")
+        parts.append(
+            _table(
+                ["agenda", "kept", "met", "success rate [95% CI]"],
+                [[o["label"], o["trials"], o["wins"], _interval(o)] for o in cell["outcomes"]],
+            )
+        )
     length = cell["length"]
     parts.append(
         f"<p>Length (turns): mean {length['mean']:.1f} [{length['lo']:.1f}, {length['hi']:.1f}], median "

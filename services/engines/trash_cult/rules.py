@@ -761,7 +761,12 @@ class TrashCultState(State):
             rng.shuffle(self.deck)  # the searcher sees what is in the deck, not its order
         else:
             zones.append(self.deck)
-        stolen = [p["card"]] if p is not None and p["step"] == "steal" and p["seat"] != observer else []
+        # The thief saw the stolen card, and its victim saw it leave its hand.
+        stolen = (
+            [p["card"]]
+            if p is not None and p["step"] == "steal" and observer not in (p["seat"], p["victim"])
+            else []
+        )
         redeal([*zones, stolen], rng)
         if stolen:
             p["card"] = stolen[0]  # type: ignore[index]
