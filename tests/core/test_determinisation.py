@@ -156,7 +156,9 @@ def _check_all(spec_name: str, truth: State, notes: TrickyNotes | None, salt: in
 
 def _play_and_check(game: str, players: int, seed: int, every: float) -> int:
     spec = load_game(game)
-    state = spec.new_state(None, players, seed)
+    # Crazy Cultists seats 2 only behind its sweep-variant switch (CC-2).
+    config = spec.make_config({"two_players": True}) if (game, players) == ("crazy_cultists", 2) else None
+    state = spec.new_state(config, players, seed)
     bots = [make_bot(spec, "heuristic" if s % 2 else "random", seed + s) for s in range(players)]
     pick = random.Random(seed)
     notes = TrickyNotes() if game == "tricky_cultists" else None
