@@ -14,7 +14,6 @@ records) goes to `--out` (default var/sweeps/<sweep id>).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -36,7 +35,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-wait", action="store_true", help="queue the sweep, print its id and return")
     p.add_argument("--follow", metavar="ID", help="follow a queued sweep and write its report")
     p.add_argument("--cancel", metavar="ID", help="cancel a queued or running sweep")
-    p.add_argument("--redis", default=None, help="Redis URL (default $REDIS_URL)")
+    p.add_argument(
+        "--redis",
+        default=None,
+        help="Redis URL (default $REDIS_URL, else the running `cultists run`'s, from its run file)",
+    )
     p.add_argument(
         "--replay-base", default=None, help="prefix of replay links in the report (default $GATEWAY_URL)"
     )
@@ -75,10 +78,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _celery(args: argparse.Namespace):
+    """The store and Celery app of the platform to talk to: --redis, $REDIS_URL, the run
+    file of a running `cultists run`, else the app's default (a local Redis on 6379)."""
+    from services.runtime.topology import platform_redis_url
     from workers.app import app
     from workers.sweeps.store import SweepStore
 
-    url = args.redis or os.environ.get("REDIS_URL") or app.conf.broker_url
+    url = args.redis or platform_redis_url() or app.conf.broker_url
     app.conf.broker_url = app.conf.result_backend = url
     return SweepStore.from_url(url), app
 
