@@ -102,6 +102,7 @@ def test_redis_killed_and_restarted_mid_sweep_the_sweep_finishes_and_follow_surv
         _out, err = follower.communicate(timeout=120)
         assert follower.returncode == 0, err
         assert "Traceback" not in err
+        assert "reconnecting" in err and "Redis is back" in err
         assert (out / "report.html").exists()
     finally:
         if follower is not None and follower.poll() is None:

@@ -198,7 +198,16 @@ def _serve_metrics(sender=None, **_kwargs) -> None:
     """Serve /metrics from the worker's main process when WORKER_METRICS_PORT is set."""
     port = os.environ.get("WORKER_METRICS_PORT")
     if port:
-        metrics.serve(int(port), redis_url=current_app.conf.broker_url)
+        # Only a worker of the sweeps queue exports the sweep gauges (read from Redis), so a
+        # tables worker's /metrics does not repeat them.
+        metrics.serve(int(port), redis_url=current_app.conf.broker_url if _consumes_sweeps(sender) else None)
+
+
+def _consumes_sweeps(consumer) -> bool:
+    try:
+        return control.QUEUE in consumer.app.amqp.queues.consume_from
+    except AttributeError:  # not a worker consumer: export them
+        return True
 
 
 @worker_process_shutdown.connect
