@@ -24,11 +24,12 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-SIZES = (100_000, 1_000_000)
+SIZES = tuple(int(x) for x in os.environ.get("BENCH_AGG_SIZES", "100000,1000000").split(","))
 CELLS_GRID = {"variant": ["base", "devilish", "fiendish", "beast"], "dark_powers": [False, True]}
 CHUNK = 250
 CARDS = [f"card {i}" for i in range(30)]
@@ -39,31 +40,68 @@ def _spec(games_per_cell: int) -> dict[str, Any]:
             "grid": CELLS_GRID, "lineups": ["random"]}  # fmt: skip
 
 
+def _chunk_results(spec: Any) -> Iterator[tuple[Any, dict[str, Any]]]:
+    """(chunk, synthetic result) for every chunk of the plan, reproducibly."""
+    from workers.sweeps.plan import chunks
+
+    rng = random.Random(7)
+    for chunk in chunks(spec):
+        n = chunk.games
+        winners = [[] if rng.random() < 0.02 else [rng.randrange(4)] for _ in range(n)]
+        yield chunk, {
+            "chunk": chunk.id, "cell": chunk.cell, "start": chunk.start, "games": n,
+            "winners": winners, "turns": [rng.randint(15, 120) for _ in range(n)],
+            "decisions": [rng.randint(40, 400) for _ in range(n)],
+            "capped": [int(not w and rng.random() < 0.5) for w in winners],
+            "facts": [{"played": {c: [rng.randrange(4)] for c in rng.sample(CARDS, 8)}} for _ in range(n)],
+            "seconds": 1.0,
+        }  # fmt: skip
+
+
+PARQUET_GAMES = 100_000
+
+
+def _parquet(tmp: Path) -> dict[str, Any]:
+    """Per-game Parquet records of 100,000 synthetic games: bytes a game, and a lookup by seed."""
+    from workers.sweeps.aggregate import game_rows
+    from workers.sweeps.records import find_games, write_game_records
+    from workers.sweeps.spec import parse_spec
+
+    cells = len(CELLS_GRID["variant"]) * len(CELLS_GRID["dark_powers"])
+    spec = parse_spec(_spec(PARQUET_GAMES // cells))
+    out = tmp / "report"
+    out.mkdir()
+    started = time.perf_counter()
+    rows = write_game_records(out, game_rows(spec, (r for _c, r in _chunk_results(spec))), csv_too=True)
+    written = time.perf_counter() - started
+    parquet = sum(f.stat().st_size for f in (out / "games").rglob("*.parquet"))
+    csv_size = (out / "games.csv").stat().st_size
+    started = time.perf_counter()
+    found = find_games(out / "games", spec.seed + PARQUET_GAMES // cells // 2)
+    lookup = time.perf_counter() - started
+    assert rows == spec.total_games and len(found) == cells
+    return {
+        "games": rows,
+        "parquet_bytes_per_game": round(parquet / rows, 1),
+        "csv_bytes_per_game": round(csv_size / rows, 1),
+        "write_seconds_with_csv": round(written, 2),
+        "lookup_by_seed_seconds": round(lookup, 3),
+    }
+
+
 def _write_partials(path: Path, total_games: int) -> dict[str, Any]:
     """Synthetic chunk results, folded into partials (timed) and packed as stored, in one file."""
     from workers.sweeps.partial import of_chunk
-    from workers.sweeps.plan import chunks
     from workers.sweeps.simulate import pack
     from workers.sweeps.spec import parse_spec
 
     cells = len(CELLS_GRID["variant"]) * len(CELLS_GRID["dark_powers"])
     spec_dict = _spec(total_games // cells)
     spec = parse_spec(spec_dict)
-    rng = random.Random(7)
     result_bytes = partial_bytes = 0
     fold_seconds = 0.0
     with path.open("wb") as fh:
-        for chunk in chunks(spec):
-            n = chunk.games
-            winners = [[] if rng.random() < 0.02 else [rng.randrange(4)] for _ in range(n)]
-            result = {
-                "chunk": chunk.id, "cell": chunk.cell, "start": chunk.start, "games": n,
-                "winners": winners, "turns": [rng.randint(15, 120) for _ in range(n)],
-                "decisions": [rng.randint(40, 400) for _ in range(n)],
-                "capped": [int(not w and rng.random() < 0.5) for w in winners],
-                "facts": [{"played": {c: [rng.randrange(4)] for c in rng.sample(CARDS, 8)}} for _ in range(n)],
-                "seconds": 1.0,
-            }  # fmt: skip
+        for chunk, result in _chunk_results(spec):
             result_bytes += len(pack(result))
             started = time.process_time()
             blob = pack(of_chunk(spec, result).to_dict())
@@ -164,6 +202,8 @@ def run() -> dict[str, Any]:
                 f"chunk results {entry['chunk_results_mb']} MB"
             )
             path.unlink()
+        results["parquet"] = _parquet(Path(tmp))
+        print(f"  per-game records: {results['parquet']}")
     small, big = (results["sizes"][str(s)] for s in SIZES)
     results["memory_ratio_1m_vs_100k"] = round(big["merge_peak_rss_mb"] / small["merge_peak_rss_mb"], 2)
     results["load_average_1m"] = round(os.getloadavg()[0], 2)
