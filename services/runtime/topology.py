@@ -51,6 +51,16 @@ def redis_url() -> str | None:
     return os.environ.get("REDIS_URL") or None
 
 
+def platform_redis_url() -> str | None:
+    """The Redis of the running platform: REDIS_URL, else the one `cultists run` wrote in
+    its run file (its embedded Redis has a free-picked port), else None.
+
+    For clients of the platform (`cultists sweep`, `cultists status`); `cultists run`
+    itself reads only REDIS_URL, to decide whether to start its own Redis.
+    """
+    return redis_url() or read_run_file().get("redis_url") or None
+
+
 def gateway_url() -> str:
     return (
         os.environ.get("GATEWAY_URL")
