@@ -1,7 +1,8 @@
 """`cultists status`: which parts of the platform are up, each checked the way it is used.
 
 Redis answers PING; each engine's standard gRPC health service says SERVING; the gateway's
-/healthz says ok; Celery workers answer a control ping (with the queues they consume).
+/healthz says ok; Celery workers answer a control ping (with the queues they consume);
+Prometheus's /-/ready says ready (a local run without the binary reports it as not started).
 Exit status 0 only when every part is up, so scripts can wait on it.
 """
 
@@ -13,7 +14,7 @@ import urllib.error
 import urllib.request
 
 from services.engines.registry import available_games
-from services.runtime.topology import engine_address, gateway_url, read_run_file, redis_url
+from services.runtime.topology import engine_address, gateway_url, prometheus_url, read_run_file, redis_url
 
 TIMEOUT = 2.0
 
@@ -69,6 +70,17 @@ def check_gateway(base: str) -> tuple[bool, str]:
     return body.get("status") == "ok", base
 
 
+def check_prometheus(base: str) -> tuple[bool, str]:
+    try:
+        with urllib.request.urlopen(f"{base}/-/ready", timeout=TIMEOUT) as reply:
+            reply.read()
+    except urllib.error.HTTPError as exc:  # 503 while it replays its write-ahead log
+        return False, f"{base}: HTTP {exc.code}"
+    except OSError as exc:
+        return False, f"{base}: {exc}"
+    return True, base
+
+
 def check_workers(url: str) -> tuple[bool, str]:
     from celery import Celery
 
@@ -87,7 +99,7 @@ def check_workers(url: str) -> tuple[bool, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    checks: list[tuple[str, tuple[bool, str] | None]] = []
+    checks: list[tuple[str, tuple[bool, str] | str | None]] = []
     if args.engine:
         for item in args.engine:
             game, _, address = item.partition("=")
@@ -98,13 +110,19 @@ def run(args: argparse.Namespace) -> int:
     checks += [(f"engine {game}", check_engine(game)) for game in available_games()]
     checks.append(("gateway", check_gateway(args.gateway or gateway_url())))
     checks.append(("workers", check_workers(url) if url else None))
+    prometheus = prometheus_url()
+    checks.append(("prometheus", check_prometheus(prometheus) if prometheus else "not started (no binary)"))
     return _report(checks)
 
 
-def _report(checks: list[tuple[str, tuple[bool, str] | None]]) -> int:
+def _report(checks: list[tuple[str, tuple[bool, str] | str | None]]) -> int:
+    """One line per part; a plain string is a part this run chose not to start (no failure)."""
     width = max(len(name) for name, _ in checks)
     all_up = True
     for name, result in checks:
+        if isinstance(result, str):
+            print(f"{name:<{width}}  -     {result}")
+            continue
         if result is None:
             print(f"{name:<{width}}  ?     not checked: set REDIS_URL or pass --redis-url")
             all_up = False

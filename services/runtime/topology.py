@@ -16,6 +16,7 @@ ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists":
 ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
 WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105}
 GATEWAY_PORT = 8000
+PROMETHEUS_PORT = 9090
 
 
 def _port(variable: str, default: int) -> int:
@@ -38,6 +39,10 @@ def gateway_port() -> int:
     return _port("GATEWAY_PORT", GATEWAY_PORT)
 
 
+def prometheus_port() -> int:
+    return _port("PROMETHEUS_PORT", PROMETHEUS_PORT)
+
+
 def engine_address(game: str) -> str:
     """`host:port` of `game`'s engine: ENGINE_ADDR_<GAME>, else what a local run wrote,
     else the local default."""
@@ -57,6 +62,18 @@ def gateway_url() -> str:
         or read_run_file().get("gateway_url")
         or f"http://127.0.0.1:{gateway_port()}"
     )
+
+
+def prometheus_url() -> str | None:
+    """Prometheus's base URL: PROMETHEUS_URL, else what a local run wrote (None when that
+    run has no Prometheus), else the local default."""
+    given = os.environ.get("PROMETHEUS_URL")
+    if given:
+        return given
+    facts = read_run_file()
+    if "prometheus_url" in facts:
+        return facts["prometheus_url"]
+    return f"http://127.0.0.1:{prometheus_port()}"
 
 
 def data_dir() -> Path:
