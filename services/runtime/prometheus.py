@@ -75,10 +75,12 @@ def render(
 
     Everything but the intervals and the targets is the project's own file, so the local
     Prometheus cannot drift from the one docker-compose runs."""
+    for value in (scrape_interval, evaluation_interval, alert_for):
+        if value:
+            seconds(value)  # a typo is refused here, before anything is written
     config = yaml.safe_load((DEPLOY / "prometheus.yml").read_text())
     for key, value in (("scrape_interval", scrape_interval), ("evaluation_interval", evaluation_interval)):
         if value:
-            seconds(value)  # refuse a typo here rather than in Prometheus's log
             config["global"][key] = value
     rules = directory / "rules"
     rules.mkdir(parents=True, exist_ok=True)

@@ -63,17 +63,32 @@
   }
 
   // --- charts ------------------------------------------------------------------------
-  function options(data, unit, width, height) {
+  // One colour per label set, one dash per query: p50/p95/p99 of a method share its colour,
+  // the last query of a panel (p99, "finished") is drawn solid, earlier ones dashed.
+  const DASHES = [[], [6, 3], [2, 3], [8, 3, 2, 3]];
+  function styles(data) {
+    const colours = new Map();
+    const last = Math.max(0, ...data.series.map((s) => s.query));
+    return data.series.map((s) => {
+      const labels = JSON.stringify(s.labels);
+      if (!colours.has(labels)) colours.set(labels, PALETTE[colours.size % PALETTE.length]);
+      return {stroke: colours.get(labels), dash: DASHES[(last - s.query) % DASHES.length]};
+    });
+  }
+
+  function options(data, unit, width, height, live) {
+    const look = styles(data);
     return {
       width, height,
-      legend: {live: true},
+      legend: {live},
       cursor: {drag: {x: true, y: false}},
       scales: {x: {time: true}},
       series: [
         {value: (u, t) => (t == null ? "–" : new Date(t * 1000).toLocaleTimeString())},
         ...data.series.map((s, i) => ({
           label: s.name,
-          stroke: PALETTE[i % PALETTE.length],
+          stroke: look[i].stroke,
+          dash: look[i].dash,
           width: 1.5,
           points: {show: false},
           value: (u, v) => fmt(unit, v),
@@ -90,7 +105,8 @@
     return [data.times, ...data.series.map((s) => s.values)];
   }
 
-  function draw(target, data, unit, width, height, previous) {
+  // Small panels list the series only; the large view shows the values under the cursor.
+  function draw(target, data, unit, width, height, previous, live = false) {
     const names = data.series.map((s) => s.name).join("\n");
     if (previous && previous._names === names) {
       previous.setData(columns(data));
@@ -98,7 +114,7 @@
     }
     if (previous) previous.destroy();
     target.textContent = "";
-    const chart = new uPlot(options(data, unit, width, height), columns(data), target);
+    const chart = new uPlot(options(data, unit, width, height, live), columns(data), target);
     chart._names = names;
     return chart;
   }
@@ -136,7 +152,7 @@
     panel.dataset.state = points ? "ok" : "empty";
     state.textContent = points ? "" : "No data in this range yet.";
     if (large && large.panel === panel) {
-      large.chart = draw(largeChart, data, panel.dataset.unit, ...largeSize(), large.chart);
+      large.chart = draw(largeChart, data, panel.dataset.unit, ...largeSize(), large.chart, true);
     }
   }
 
@@ -224,7 +240,7 @@
     dialog.showModal();
     largeChart.textContent = found ? "" : "Loading…";
     large = {panel, chart: null};
-    if (found) large.chart = draw(largeChart, found.data, panel.dataset.unit, ...largeSize(), null);
+    if (found) large.chart = draw(largeChart, found.data, panel.dataset.unit, ...largeSize(), null, true);
   }
 
   function closeLarge() {
