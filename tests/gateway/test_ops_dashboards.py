@@ -253,6 +253,12 @@ def test_the_page_has_every_panel_of_the_list_once_per_game_where_per_game(ops_a
                 assert page.count(f'data-testid="{testid}"') == 1, testid
 
 
+def test_the_docs_tour_every_panel():
+    tour = (Path(__file__).resolve().parents[2] / "docs" / "dashboards.md").read_text()
+    missing = [p.id for p in panels().values() if f"(`{p.id}`" not in tour]
+    assert not missing, f"docs/dashboards.md says nothing about {missing}"
+
+
 def test_vendored_uplot_is_the_version_its_note_records():
     header = (STATIC / "vendor/uplot/uPlot.iife.min.js").read_text()[:200]
     version = re.search(r"uPlot \(v([\d.]+)\)", header).group(1)
