@@ -97,14 +97,19 @@ def panel_data(client: Prometheus, panel: Panel, game: str | None, window: Windo
     for query in panel.queries:
         expr = expand(query.expr, game)
         queries.append(expr)
-        for result in sorted(client.query_range(expr, window), key=lambda r: sorted(r["metric"].items())):
+        for result in client.query_range(expr, window):
+            # A recorded series carries its rule's name; the label set is what tells lines apart.
+            labels = {k: v for k, v in result["metric"].items() if k != "__name__"}
             values: list[float | None] = [None] * len(times)
             for stamp, raw in result["values"]:
                 index = round((float(stamp) - window.start) / window.step)
                 if 0 <= index < len(times):
                     values[index] = _number(raw)
-            series.append({"name": legend(query.legend, result["metric"]), "query": len(queries) - 1,
-                           "labels": result["metric"], "values": values})  # fmt: skip
+            series.append({"name": legend(query.legend, labels), "query": len(queries) - 1,
+                           "labels": labels, "values": values})  # fmt: skip
+    # A label set's lines side by side (Apply p50, p95, p99, then View's...), so the legend
+    # reads by method rather than by query.
+    series.sort(key=lambda s: (sorted(s["labels"].items()), s["query"]))
     return {
         "panel": panel.id,
         "game": game,

@@ -175,18 +175,41 @@ def running_stack(home: Path) -> Iterator[Stack]:
         log.close()
 
 
+def _up(stack: Stack) -> dict[str, str]:
+    return {s["metric"]["instance"]: s["value"][1] for s in stack.series("up")}
+
+
+def _bot_tables(gateway: str) -> list[str]:
+    """One short all-bot table per game; their ids."""
+    tables = []
+    for game in GAMES:
+        players = http(f"{gateway}/api/games/{game}")["default_players"]
+        body = {"game": game, "players": players, "config": SHORT_GAMES[game],
+                "seats": [{"kind": "bot", "bot": "random"}] * players}  # fmt: skip
+        tables.append(http(f"{gateway}/api/tables", body)["table"])
+    return tables
+
+
+def wait_finished(gateway: str, tables: list[str]) -> None:
+    for table in tables:
+        wait(lambda t=table: http(f"{gateway}/api/tables/{t}")["status"] == "finished", 120, f"table {table}")
+
+
 def play(stack: Stack) -> None:
     """Some of everything the dashboards show: bot games of every game to the end, one
     action the engine refuses, a matchmaking match, and two tiny nightly balance suites
     (sweep progress, chunks and the drift gauges)."""
     gateway = stack.gateway
-    tables = []
-    for game in GAMES:
-        desc = http(f"{gateway}/api/games/{game}")
-        players = desc["default_players"]
-        body = {"game": game, "players": players, "config": SHORT_GAMES[game],
-                "seats": [{"kind": "bot", "bot": "random"}] * players}  # fmt: skip
-        tables.append(http(f"{gateway}/api/tables", body)["table"])
+    # A rate needs a counter seen before and after it grew: Prometheus first sees every part,
+    # then one bot game per game is played, and (once Prometheus has counted those moves)
+    # another, so each engine's latency has points whatever the machine's load.
+    wait(lambda: all(u == "1" for u in _up(stack).values()) and len(_up(stack)) >= len(stack.scraped()),
+         120, "Prometheus to scrape every part")  # fmt: skip
+    tables = _bot_tables(gateway)
+    wait_finished(gateway, tables)
+    seen = 'sum by (game) (cultists_engine_rpc_duration_seconds_count{method="Apply"})'
+    wait(lambda: len(stack.series(seen)) == len(GAMES), 60, "Prometheus to count every game's moves")
+    tables = _bot_tables(gateway)
 
     # A human seat sends an action the engine refuses: the gateway counts the engine error.
     human = http(f"{gateway}/api/tables", {"game": "crazy_cultists", "players": 2,
@@ -206,8 +229,7 @@ def play(stack: Stack) -> None:
     for ticket in tickets:
         wait(lambda t=ticket: _ticket(gateway, t)["status"] == "matched", 60, "the matchmaking pair")
 
-    for table in tables:
-        wait(lambda t=table: http(f"{gateway}/api/tables/{t}")["status"] == "finished", 120, f"table {table}")
+    wait_finished(gateway, tables)
 
     from celery import Celery
 

@@ -140,7 +140,8 @@ def test_every_panel_shows_data_and_apply_p99_is_prometheus_answer(played: Stack
     try:
         page.wait_for_function(f"() => ({EMPTY_PANELS})().length === 0", timeout=120_000)
     except Exception:
-        empty = page.evaluate(EMPTY_PANELS)
+        empty = page.evaluate(EMPTY_PANELS.replace(".map(p => p.dataset.testid)",
+                                                   ".map(p => [p.dataset.testid, p.querySelector('.ops-state').textContent])"))  # fmt: skip
         page.screenshot(path=str(SCREENSHOTS / "ops-empty-panels.png"), full_page=True)
         raise AssertionError(f"panels without data points: {empty}") from None
     panels = page.locator(".ops-panel[data-kind=timeseries]")

@@ -26,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from services.dashboards.panels import DASHBOARDS, expand, panels
+from services.dashboards.prometheus_api import Window, legend
 from services.gateway import create_app
 from services.gateway.ops_dashboards import CACHE_PREFIX
 from services.gateway.settings import Settings
@@ -265,3 +266,20 @@ def test_vendored_uplot_is_the_version_its_note_records():
     note = (STATIC / "vendor/uplot/README.md").read_text()
     assert f"version **{version}**" in note and "MIT" in note
     assert "MIT License" in (STATIC / "vendor/uplot/LICENSE").read_text()
+
+
+def test_windows_end_on_their_step_so_viewers_share_them():
+    """Every viewer asking within one step gets the very same window (and cache key)."""
+    a, b = Window.ending(999_996.2, 3600, 300), Window.ending(1_000_007.9, 3600, 300)
+    assert a == b and a.step == 12 and a.end % 12 == 0 and a.end - a.start == 3600
+    assert len(a.times()) == 301 and Window.ending(1_000_008.0, 3600, 300) != a
+    assert Window.ending(50.5, 300, 300) == Window(-250, 50, 1)
+
+
+def test_legends_fill_labels_like_grafana():
+    assert (
+        legend("{{game}} {{method}} p99", {"game": "trash_cult", "method": "Apply"}) == "trash_cult Apply p99"
+    )
+    assert legend("{{ queue }}", {"queue": "sweeps"}) == "sweeps"
+    assert legend("{{game}} {{missing}}", {"game": "x"}) == "x"
+    assert legend("{{missing}}", {}) == "value"
