@@ -2,7 +2,8 @@
 
 Redis answers PING; each engine's standard gRPC health service says SERVING; the gateway's
 /healthz says ok; Celery workers answer a control ping (with the queues they consume);
-Prometheus's /-/ready says ready (a local run without the binary reports it as not started).
+Prometheus's /-/ready says ready, when a local run or PROMETHEUS_URL names one (a run without
+the binary, or none known, is a line that does not count as down).
 Exit status 0 only when every part is up, so scripts can wait on it.
 """
 
@@ -23,6 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="report which parts of the platform are up")
     p.add_argument("--redis-url", default=None, help="Redis (default: REDIS_URL)")
     p.add_argument("--gateway", default=None, help="gateway base URL (default: GATEWAY_URL or :8000)")
+    p.add_argument(
+        "--prometheus", default=None, help="Prometheus base URL (default: PROMETHEUS_URL or the run's)"
+    )
     p.add_argument(
         "--engine",
         action="append",
@@ -110,8 +114,13 @@ def run(args: argparse.Namespace) -> int:
     checks += [(f"engine {game}", check_engine(game)) for game in available_games()]
     checks.append(("gateway", check_gateway(args.gateway or gateway_url())))
     checks.append(("workers", check_workers(url) if url else None))
-    prometheus = prometheus_url()
-    checks.append(("prometheus", check_prometheus(prometheus) if prometheus else "not started (no binary)"))
+    prometheus = args.prometheus or prometheus_url()
+    if prometheus:
+        checks.append(("prometheus", check_prometheus(prometheus)))
+    elif "prometheus_url" in read_run_file():
+        checks.append(("prometheus", "not started: this run found no prometheus binary"))
+    else:
+        checks.append(("prometheus", "not checked: no local run and no PROMETHEUS_URL"))
     return _report(checks)
 
 

@@ -67,20 +67,24 @@ def _prometheus() -> Prometheus:
 def _cached(key: str, fetch: Callable[[], dict[str, Any]]) -> Response:
     """The JSON answer for `key` from the shared cache, or fetched once while others wait.
 
-    One process takes a short Redis lock and asks Prometheus; the rest poll the cache for
-    that long, then ask themselves (a crashed holder must not leave the page blank)."""
+    Whoever takes the short Redis lock asks Prometheus; the others poll the cache, and take
+    the lock in turn if it goes without an answer (Prometheus failed: one asks again, not
+    all at once). Past Prometheus's timeout a viewer asks on its own, so a holder that died
+    cannot leave the page blank."""
     seconds = current().settings.dashboards_cache_seconds
+    client = _prometheus()
     r = current().redis
     # Gateways asking different Prometheus servers may share a Redis: never each other's answers.
-    key = f"{zlib.crc32(_prometheus().base_url.encode()):08x}:{key}"
+    key = f"{zlib.crc32(client.base_url.encode()):08x}:{key}"
     body = r.get(CACHE_PREFIX + key)
-    if body is None and seconds > 0:
-        timeout = _prometheus().timeout
-        if not r.set(LOCK_PREFIX + key, b"1", nx=True, px=int(timeout * 1000)):
-            deadline = time.monotonic() + timeout
-            while body is None and time.monotonic() < deadline:
-                time.sleep(0.05)
-                body = r.get(CACHE_PREFIX + key)
+    holder = False
+    deadline = time.monotonic() + client.timeout
+    while body is None and seconds > 0 and time.monotonic() < deadline:
+        holder = bool(r.set(LOCK_PREFIX + key, b"1", nx=True, px=int(client.timeout * 1000)))
+        if holder:
+            break
+        time.sleep(0.05)
+        body = r.get(CACHE_PREFIX + key)
     if body is None:
         try:
             body = orjson.dumps(fetch())
@@ -89,7 +93,8 @@ def _cached(key: str, fetch: Callable[[], dict[str, Any]]) -> Response:
         except PrometheusError as exc:
             raise ApiError(502, "prometheus_unavailable", str(exc)) from None
         finally:
-            r.delete(LOCK_PREFIX + key)
+            if holder:
+                r.delete(LOCK_PREFIX + key)
     response = Response(body, mimetype="application/json")
     response.headers["Cache-Control"] = "no-store"
     return response

@@ -65,15 +65,9 @@ def gateway_url() -> str:
 
 
 def prometheus_url() -> str | None:
-    """Prometheus's base URL: PROMETHEUS_URL, else what a local run wrote (None when that
-    run has no Prometheus), else the local default."""
-    given = os.environ.get("PROMETHEUS_URL")
-    if given:
-        return given
-    facts = read_run_file()
-    if "prometheus_url" in facts:
-        return facts["prometheus_url"]
-    return f"http://127.0.0.1:{prometheus_port()}"
+    """Prometheus's base URL: PROMETHEUS_URL, else what a local run wrote; None when neither
+    names one (no run, or a run without the binary): a platform may run without it."""
+    return os.environ.get("PROMETHEUS_URL") or read_run_file().get("prometheus_url") or None
 
 
 def data_dir() -> Path:
