@@ -169,10 +169,26 @@ def running_stack(home: Path) -> Iterator[Stack]:
         assert run.poll() is None, log_path.read_text()[-3000:]
         yield Stack(run, env, ports, json.loads(run_file.read_text()), log_path)
     finally:
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-            run.wait(timeout=30)
+        _stop(run)
         log.close()
+
+
+def _stop(run: subprocess.Popen) -> None:
+    """Stop a run the tests did not stop themselves (a failure, a -k selection). Its children
+    sit in sessions of their own, so a signal to the run's group never reaches them: ask the
+    run to stop them (Ctrl-C), then kill whatever of them is left, by pid."""
+    if run.poll() is not None:
+        return
+    children = descendants(run.pid)
+    os.killpg(run.pid, signal.SIGINT)
+    try:
+        run.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(run.pid, signal.SIGKILL)
+        run.wait(timeout=30)
+    for pid in children:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
 
 
 def _up(stack: Stack) -> dict[str, str]:
