@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from services.engines.registry import available_games
+from services.runtime import prometheus
 from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import wait_for_port
 from services.runtime.supervisor import ProcessSpec, Supervisor
@@ -38,9 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def plan(redis: str) -> list[ProcessSpec]:
     """The processes of the platform, in start order."""
     py = sys.executable
+    watcher = prometheus.process_spec()  # None without the binary: the rest runs anyway
     env = {
         "REDIS_URL": redis,
         **{f"ENGINE_ADDR_{g.upper()}": f"127.0.0.1:{engine_port(g)}" for g in available_games()},
+        **({"PROMETHEUS_URL": prometheus.url()} if watcher else {}),
     }
     specs = [
         ProcessSpec(
@@ -79,7 +82,7 @@ def plan(redis: str) -> list[ProcessSpec]:
             env,
         ),
     ]  # fmt: skip
-    return specs
+    return specs + ([watcher] if watcher else [])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,7 +98,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         sup.say("run", f"using REDIS_URL={url}")
     try:
-        for spec in plan(url):
+        specs = plan(url)
+        prom_url = prometheus.url() if any(s.name == "prometheus" for s in specs) else None
+        if prom_url is None:
+            sup.say("run", prometheus.MISSING_NOTE)
+        for spec in specs:
             sup.start(spec)
         for game in available_games():
             wait_for_port(engine_port(game), timeout=60)
@@ -113,12 +120,15 @@ def run(args: argparse.Namespace) -> int:
                         "worker sweeps": worker_metrics_port("sweeps"),
                         "worker tables": worker_metrics_port("tables"),
                     },
+                    "prometheus_url": prom_url,
                     "pid": os.getpid(),
                 },
                 indent=2,
             )
         )
         sup.say("run", f"lobby: http://127.0.0.1:{gateway_port()}/  (API: /api/openapi.json)")
+        if prom_url is not None:
+            sup.say("run", f"dashboards: http://127.0.0.1:{gateway_port()}/ops  (Prometheus: {prom_url})")
         sup.say("run", "platform is up; `cultists status` checks it; Ctrl-C stops it")
         return sup.wait()
     finally:

@@ -16,6 +16,7 @@ ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists":
 ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
 WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105}
 GATEWAY_PORT = 8000
+PROMETHEUS_PORT = 9090
 
 
 def _port(variable: str, default: int) -> int:
@@ -36,6 +37,10 @@ def worker_metrics_port(queue: str) -> int:
 
 def gateway_port() -> int:
     return _port("GATEWAY_PORT", GATEWAY_PORT)
+
+
+def prometheus_port() -> int:
+    return _port("PROMETHEUS_PORT", PROMETHEUS_PORT)
 
 
 def engine_address(game: str) -> str:
@@ -67,6 +72,12 @@ def gateway_url() -> str:
         or read_run_file().get("gateway_url")
         or f"http://127.0.0.1:{gateway_port()}"
     )
+
+
+def prometheus_url() -> str | None:
+    """Prometheus's base URL: PROMETHEUS_URL, else what a local run wrote; None when neither
+    names one (no run, or a run without the binary): a platform may run without it."""
+    return os.environ.get("PROMETHEUS_URL") or read_run_file().get("prometheus_url") or None
 
 
 def data_dir() -> Path:
