@@ -13,7 +13,7 @@ import time
 
 from flask import Flask, g, request
 
-from . import errors
+from . import errors, guards
 from .context import Gateway
 from .json_provider import OrjsonProvider
 from .metrics import REQUEST_SECONDS
@@ -47,6 +47,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     gw = app.extensions["cultists"]
     app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games)
     errors.register(app)
+    guards.install(app, settings)
     _time_requests(app)
     return app
 

@@ -53,7 +53,9 @@ def create_table():
     players = body.get("players")
     if players is not None:
         players = int_field(body, "players", low=1, high=64)
-    config = body.get("config", {})
+    config = body.get("config")
+    if config is None:
+        config = {}
     if not isinstance(config, dict):
         raise ApiError(400, "malformed", "'config' must be an object of config fields")
     seats = body.get("seats")
@@ -146,6 +148,15 @@ OPENAPI_SCHEMAS = {
                 "description": "config fields that take names (a string or a list), with the names allowed",
                 "additionalProperties": {"type": "array", "items": {"type": "string"}},
             },
+            "config_limits": {
+                "type": "object",
+                "description": "whole-number config fields with their bounds; a table asking outside them is 400",
+                "additionalProperties": {
+                    "type": "object",
+                    "required": ["minimum", "maximum"],
+                    "properties": {"minimum": {"type": "integer"}, "maximum": {"type": "integer"}},
+                },
+            },
         },
     },
     "Seat": {
@@ -182,6 +193,12 @@ OPENAPI_SCHEMAS = {
             "winners": {"type": "array", "items": {"type": "integer"}},
             "turn": {"type": "integer"},
             "decisions": {"type": "integer"},
+            "seed_source": {
+                "type": "string",
+                "enum": ["server", "chosen", "mixed"],
+                "description": "where the deal's seed came from: a chosen one is used as given only "
+                "where at most one human sits, else mixed with a server secret",
+            },
             "seats": {"type": "array", "items": ref("Seat")},
         },
     },
@@ -190,10 +207,10 @@ OPENAPI_SCHEMAS = {
         "required": ["game"],
         "properties": {
             "game": GAME_NAME,
-            "players": {"type": "integer", "minimum": 1, "maximum": 64},
+            "players": {"type": "integer", "minimum": 1, "maximum": 64, "nullable": True},
             "config": {
                 "type": "object",
-                "description": "config field overrides (see the game's default_config)",
+                "description": "config field overrides (see the game's default_config and config_limits)",
             },
             "seats": {
                 "type": "array",
@@ -206,8 +223,14 @@ OPENAPI_SCHEMAS = {
                     },
                 },
             },
-            "decision_seconds": {"type": "number", "minimum": 1, "maximum": 86400},
-            "seed": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807},
+            "decision_seconds": {"type": "number", "minimum": 1, "maximum": 86400, "nullable": True},
+            "seed": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 9223372036854775807,
+                "nullable": True,
+                "description": "used as given where at most one human sits; else mixed with a server secret",
+            },
         },
     },
     "SeatClaim": {

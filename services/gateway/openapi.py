@@ -31,14 +31,16 @@ _ERROR_TEXT = {
     404: "no such game, table, seat or ticket",
     409: "the table moved on (stale version) or is not in a state that allows this",
     413: "the body is too large",
-    503: "the game's engine is not answering",
+    429: "too many writes from this address or player; see Retry-After",
+    503: "the game's engine is not answering, or the gateway is busy (see Retry-After)",
 }
 
 
 def errors(*statuses: int) -> dict[str, Any]:
+    """Error replies; 429 (rate limits) and 503 may answer any request."""
     return {
         str(s): {"description": _ERROR_TEXT[s], "content": json_content(ref("Error"))}
-        for s in (*statuses, 503)
+        for s in sorted({*statuses, 429, 503})
     }
 
 
@@ -64,6 +66,7 @@ SCHEMAS: dict[str, Any] = {
                     "code": {"type": "string"},
                     "message": {"type": "string"},
                     "version": {"type": "integer", "description": "the table's version (409 only)"},
+                    "retry_after": {"type": "integer", "description": "seconds to wait (503 busy)"},
                 },
             }
         },

@@ -160,6 +160,8 @@ for s = 0, tonumber(redis.call('HGET', KEYS[1], 'players')) - 1 do
 end
 if started == 1 then
   redis.call('HSET', KEYS[1], 'status', 'playing')
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[5])
   redis.call('SREM', KEYS[3], ARGV[1])
   redis.call('SADD', KEYS[4], ARGV[1])
   schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), -1)
@@ -261,6 +263,10 @@ class Table:
     turn: int
     decisions: int
     seats: list[Seat] = field(default_factory=list)
+    # Where the deal's seed came from: "server", "chosen" (by the opener, only where at
+    # most one human sits) or "mixed" (chosen, then mixed with a server secret); shown to
+    # everyone who looks, so nobody joins a table unaware (see tables.table_seed).
+    seed_source: str = "server"
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -285,6 +291,7 @@ class Table:
             "winners": self.winners,
             "turn": self.turn,
             "decisions": self.decisions,
+            "seed_source": self.seed_source,
             "seats": [s.public() for s in self.seats],
         }
 
@@ -341,6 +348,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         turn=int(get(b"turn") or 0),
         decisions=int(get(b"decisions") or 0),
         seats=seats,
+        seed_source=get(b"seed_source", b"server").decode(),
     )
 
 
@@ -442,11 +450,30 @@ class TableStore:
         ids = sorted(
             m.decode() for m in self.redis.smembers(OPEN_TABLES if status == "waiting" else LIVE_TABLES)
         )
+        found: list[Table] = []
+        while ids and len(found) < limit:
+            batch, ids = ids[: limit - len(found)], ids[limit - len(found) :]
+            with self.redis.pipeline(transaction=False) as pipe:
+                for table_id in batch:
+                    pipe.hgetall(table_key(table_id))
+                raws = pipe.execute()
+            found += [_parse_table(i, raw) for i, raw in zip(batch, raws, strict=True) if raw]
+            gone = [i for i, raw in zip(batch, raws, strict=True) if not raw]
+            if gone:  # waiting tables that expired: their ids leave the index too
+                self.redis.srem(OPEN_TABLES if status == "waiting" else LIVE_TABLES, *gone)
+        return found
+
+    def prune_open(self) -> int:
+        """Drop the ids of expired waiting tables from the open index; how many went."""
+        ids = [m.decode() for m in self.redis.smembers(OPEN_TABLES)]
         with self.redis.pipeline(transaction=False) as pipe:
-            for table_id in ids[:limit]:
-                pipe.hgetall(table_key(table_id))
-            raws = pipe.execute()
-        return [_parse_table(i, raw) for i, raw in zip(ids, raws, strict=False) if raw]
+            for table_id in ids:
+                pipe.exists(table_key(table_id))
+            alive = pipe.execute()
+        gone = [i for i, here in zip(ids, alive, strict=True) if not here]
+        if gone:
+            self.redis.srem(OPEN_TABLES, *gone)
+        return len(gone)
 
     def log(self, table_id: str, start: int = 0) -> list[dict[str, Any]]:
         return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, -1)]
@@ -474,9 +501,12 @@ class TableStore:
         watch: Iterable[str] = (),
         check: Callable[[redis.client.Pipeline], bool] | None = None,
         also: Callable[[redis.client.Pipeline], None] | None = None,
+        expire: int | None = None,
     ) -> bool:
         """Write a new table in one transaction, with `also`'s writes (e.g. matched
         tickets) when `check` still holds over the `watch`ed keys; False if it no longer did.
+        `expire`: seconds a waiting table lives unless it starts (the claim that starts it
+        makes its keys persistent).
         """
         key = table_key(table_id)
         with self.redis.pipeline() as pipe:
@@ -490,6 +520,9 @@ class TableStore:
             pipe.hset(key, mapping=record)
             pipe.sadd(OPEN_TABLES if record["status"] == "waiting" else LIVE_TABLES, table_id)
             pipe.rpush(log_key(table_id), orjson.dumps(log_entry))
+            if expire is not None:
+                pipe.expire(key, expire)
+                pipe.expire(log_key(table_id), expire)
             if also is not None:
                 also(pipe)
             self._reschedule(

@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 import redis
 
+from .bounds import check_bot, check_config
 from .dispatch import TaskQueue
 from .engines import EngineClients
 from .errors import ApiError
@@ -45,6 +46,24 @@ def bot_seed(table_seed: int, seat: int, version: int) -> int:
     """A bot's choice is fixed by the table and the position, so a retried task repeats it."""
     digest = hashlib.blake2b(f"{table_seed}:{seat}:{version}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") & SEED_LIMIT
+
+
+def table_seed(chosen: int | None, humans: int) -> tuple[int, str]:
+    """The seed a table is dealt from, and where it came from (every player sees which).
+
+    A seed the opener chose fixes the deal, and any seed can be rebuilt through
+    `/api/replays?game=..&seed=..` with every hand open: so it is used as given only where
+    at most one human sits (a practice table against bots, never rated). With two or more
+    humans it is mixed with a fresh server secret, so nobody at the table, opener
+    included, can predict the deal; the table says "mixed" so nobody is misled about what
+    the chosen number did. No seed: a fresh server secret ("server")."""
+    if chosen is None:
+        return secrets.randbits(63), "server"
+    if humans <= 1:
+        return chosen, "chosen"
+    secret = secrets.token_bytes(16)
+    digest = hashlib.blake2b(f"{chosen}".encode(), key=secret, digest_size=8).digest()
+    return int.from_bytes(digest, "big") & SEED_LIMIT, "mixed"
 
 
 def _events(step: Any) -> list[dict[str, Any]]:
@@ -113,14 +132,21 @@ class TableService:
         if len(bots) != players:
             raise ApiError(400, "malformed", f"'seats' lists {len(bots)} seats for {players} players")
         for name in bots:
-            if name is not None and name not in desc.bots:
-                raise ApiError(
-                    400, "unknown_bot", f"no bot {name!r} for {game}; known: {', '.join(desc.bots)}"
-                )
+            if name is not None:
+                check_bot(game, name, desc.bots)
         claims = claims or {}
+        check_config(game, config, desc.config_limits)
         config = self.engines.normal_config(game, config) if config else {}
-        seed = secrets.randbits(63) if seed is None else seed
+        humans = sum(1 for name in bots if name is None)
+        seed, seed_source = table_seed(seed, humans)
         step = self.engines.new_game(game, config, players, seed)
+        if len(step.state) > self.settings.max_state_bytes:
+            raise ApiError(
+                400,
+                "state_too_large",
+                f"that config makes a {len(step.state)}-byte state; tables hold at most "
+                f"{self.settings.max_state_bytes} bytes",
+            )
         now = time.time()
         table_id = table_id or new_table_id()
         waiting = any(b is None and i not in claims for i, b in enumerate(bots))
@@ -129,7 +155,7 @@ class TableService:
             "rated": int(rated), "source": source, "decision_seconds": decision_seconds,
             "created": now, "status": "waiting" if waiting else "playing", "version": 0,
             "state": step.state, "to_act": orjson.dumps(list(step.to_act)),
-            "turn": step.turn, "decisions": step.decisions,
+            "turn": step.turn, "decisions": step.decisions, "seed_source": seed_source,
         }  # fmt: skip
         for i, legal in enumerate(self.engines.legal_json(game, step, players)):
             record[f"legal:{i}"] = legal
@@ -142,7 +168,8 @@ class TableService:
                 if player:
                     record[f"player:{i}"] = player
         entry = {"kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0}
-        if not self.store.create(table_id, record, entry, now, watch or (), check, also):
+        expire = self.settings.waiting_ttl_seconds if waiting else None
+        if not self.store.create(table_id, record, entry, now, watch or (), check, also, expire):
             return None
         table = self.get(table_id)
         self._after_change(table)

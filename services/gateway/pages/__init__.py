@@ -48,7 +48,9 @@ def replays() -> Replays:
     found = current_app.extensions.get("cultists.replays")
     if found is None:
         gw = current()
-        found = current_app.extensions["cultists.replays"] = Replays(gw.tables, gw.engines.games)
+        found = current_app.extensions["cultists.replays"] = Replays(
+            gw.tables, gw.engines.games, build_seconds=gw.settings.replay_build_seconds
+        )
     return found
 
 
