@@ -25,6 +25,7 @@ BLUEPRINTS = [
     "services.gateway.lobby_api",
     "services.gateway.matches_api",
     "services.gateway.matchmaking_api",
+    "services.gateway.players_api",
     "services.gateway.replays_api",
     "services.gateway.sweeps_api",
     "services.gateway.pages",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
+from .auth import current_player, player_id
 from .context import current
 from .errors import (
     ApiError,
@@ -99,14 +100,16 @@ def get_table(table_id: str):
 @bp.post("/tables/<table_id>/seats/<int:seat>")
 def join_seat(table_id: str, seat: int):
     body = optional_json_object()
-    player = str_field(body, "player")
-    table, token = current().tables.join(table_id, seat, player)
+    signed_in = current_player()
+    # The name shown at the table: the body's, else the signed-in player's display name.
+    player = str_field(body, "player") or (signed_in.name if signed_in else None)
+    table, token = current().tables.join(table_id, seat, player, signed_in.id if signed_in else None)
     return jsonify({"table": table.id, "seat": seat, "token": token, "status": table.status}), 201
 
 
 @bp.delete("/tables/<table_id>/seats/<int:seat>")
 def leave_seat(table_id: str, seat: int):
-    table = current().tables.leave(table_id, seat, bearer_token())
+    table = current().tables.leave(table_id, seat, bearer_token(), player_id())
     return jsonify(table.summary())
 
 
@@ -161,15 +164,25 @@ OPENAPI_SCHEMAS = {
     },
     "Seat": {
         "type": "object",
-        "required": ["seat", "kind", "bot", "claimed", "away"],
+        "required": ["seat", "kind", "claimed", "away"],
         "properties": {
             "seat": {"type": "integer"},
             "kind": {"type": "string", "enum": ["human", "bot"]},
             "bot": {
                 "type": "string",
-                "description": "plays the seat, or acts for its player past a deadline",
+                "nullable": True,
+                "description": "the bot playing the seat now (null for a human seat)",
             },
-            "player": {"type": "string", "nullable": True},
+            "stand_in": {
+                "type": "string",
+                "description": "the bot that acts for a human seat past its deadline",
+            },
+            "player": {"type": "string", "nullable": True, "description": "display name"},
+            "player_id": {
+                "type": "string",
+                "nullable": True,
+                "description": "the player the seat is bound to",
+            },
             "claimed": {"type": "boolean"},
             "away": {"type": "boolean", "description": "timed out and not back yet: short deadlines"},
             "deadline": {"type": "number", "nullable": True, "description": "unix seconds"},

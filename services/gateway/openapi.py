@@ -26,8 +26,8 @@ def ok(description: str, schema_name: str, status: str = "200") -> dict[str, Any
 
 _ERROR_TEXT = {
     400: "malformed request, or an action the engine refuses",
-    401: "the seat's or ticket's token is missing",
-    403: "the token does not hold this seat or ticket",
+    401: "the seat's or ticket's token, or a needed player session, is missing or expired",
+    403: "the token does not hold this seat or ticket, or it belongs to another player",
     404: "no such game, table, seat or ticket",
     409: "the table moved on (stale version) or is not in a state that allows this",
     413: "the body is too large",
@@ -98,6 +98,7 @@ def document(paths: dict[str, Any], schemas: dict[str, Any], games: list[str]) -
             "securitySchemes": {
                 "SeatToken": {"type": "http", "scheme": "bearer"},
                 "SeatTokenHeader": {"type": "apiKey", "in": "header", "name": "X-Seat-Token"},
+                "PlayerSession": {"type": "apiKey", "in": "header", "name": "X-Player-Token"},
             },
         },
     }

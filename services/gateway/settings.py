@@ -53,6 +53,8 @@ class Settings:
     # Largest engine state a table may hold (a normal one is 1-3 KB); a config that deals
     # more is refused when the table is opened.
     max_state_bytes: int = 64 * 1024
+    # How long a player session lasts (guests sign in again from their device id).
+    session_ttl_seconds: int = 30 * 24 * 3600
     # Wall-clock cap of one replay rebuild (a sweep game played again with its bots).
     replay_build_seconds: float = 10.0
     # Writes (POST/PUT/PATCH/DELETE under /api) one address, and one player session, may

@@ -13,7 +13,9 @@ Layout (`{id}` is a table id; every key of one table shares its prefix):
                                   state (engine bytes), to_act, and per seat i: kind:i
                                   (human|bot), bot:i, player:i, token:i (sha256 of the seat
                                   token), away:i, deadline:i (unix seconds), legal:i (the
-                                  seat's legal actions at this version, JSON; empty: ask View)
+                                  seat's legal actions at this version, JSON; empty: ask View),
+                                  pid:i (the player id a seat is bound to), left:i (its
+                                  player left during play); seed_source
     gw:table:{id}:log      list   public event log, JSON lines with the version they belong to
     gw:table:{id}:actions  list   [seat, action] pairs: the replay record's action list
     gw:table:{id}:updates  pubsub a nudge after every change, fanned out to event streams
@@ -141,7 +143,7 @@ return {1, new_version}
 )
 
 # KEYS: table, deadlines, open, live, log
-# ARGV: id, seat, token hash, player, now, bot_s, away_s, log entry
+# ARGV: id, seat, token hash, player, now, bot_s, away_s, log entry, player id ('' none)
 _CLAIM = (
     _SCHEDULE
     + """
@@ -150,7 +152,14 @@ if redis.call('HGET', KEYS[1], 'status') ~= 'waiting' then return -2 end
 local seat = ARGV[2]
 if redis.call('HGET', KEYS[1], 'kind:' .. seat) ~= 'human' then return -3 end
 if redis.call('HEXISTS', KEYS[1], 'token:' .. seat) == 1 then return -4 end
+local n = tonumber(redis.call('HGET', KEYS[1], 'players'))
+if ARGV[9] ~= '' and redis.call('HGET', KEYS[1], 'rated') == '1' then
+  for s = 0, n - 1 do
+    if redis.call('HGET', KEYS[1], 'pid:' .. s) == ARGV[9] then return -5 end
+  end
+end
 redis.call('HSET', KEYS[1], 'token:' .. seat, ARGV[3], 'player:' .. seat, ARGV[4])
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'pid:' .. seat, ARGV[9]) end
 redis.call('RPUSH', KEYS[5], ARGV[8])
 local started = 1
 for s = 0, tonumber(redis.call('HGET', KEYS[1], 'players')) - 1 do
@@ -184,10 +193,10 @@ redis.call('HDEL', KEYS[1], 'token:' .. seat)
 redis.call('RPUSH', KEYS[3], ARGV[7])
 redis.call('PUBLISH', KEYS[1] .. ':updates', '{"seats":true}')
 if status == 'waiting' then
-  redis.call('HDEL', KEYS[1], 'player:' .. seat)
+  redis.call('HDEL', KEYS[1], 'player:' .. seat, 'pid:' .. seat)
   return 1
 end
-redis.call('HSET', KEYS[1], 'kind:' .. seat, 'bot')
+redis.call('HSET', KEYS[1], 'kind:' .. seat, 'bot', 'left:' .. seat, '1')
 schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(seat))
 return 2
 """
@@ -226,6 +235,10 @@ class Seat:
     deadline: float | None
     # Its legal actions at this version as `/legal` sends them (JSON); never in public().
     legal: bytes | None = None
+    # The signed-in player the seat is bound to (players.py), None for an anonymous seat.
+    player_id: str | None = None
+    # Its player left during play (a rated game: counts as a loss).
+    left: bool = False
 
     @property
     def claimed(self) -> bool:
@@ -235,8 +248,12 @@ class Seat:
         return {
             "seat": self.index,
             "kind": self.kind,
-            "bot": self.bot,
+            # A bot is named only where one plays the seat now; `stand_in` is who acts for
+            # a human seat past its deadline.
+            "bot": self.bot if self.kind == "bot" else None,
+            "stand_in": self.bot,
             "player": self.player,
+            "player_id": self.player_id,
             "claimed": self.claimed,
             "away": self.away,
             "deadline": self.deadline,
@@ -298,7 +315,8 @@ class Table:
 
 def _seat_keys(i: int) -> tuple[bytes, ...]:
     return tuple(
-        f"{name}:{i}".encode() for name in ("kind", "bot", "player", "token", "away", "deadline", "legal")
+        f"{name}:{i}".encode()
+        for name in ("kind", "bot", "player", "token", "away", "deadline", "legal", "pid", "left")
     )
 
 
@@ -311,9 +329,10 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
     players = int(raw[b"players"])
     seats = []
     for i in range(players):
-        kind, bot, player, token, away, deadline, actions = (
+        kind, bot, player, token, away, deadline, actions, pid, left = (
             _SEAT_KEYS[i] if i < len(_SEAT_KEYS) else _seat_keys(i)
         )
+        owner = get(pid)
         name = get(player)
         token_hash = get(token)
         at = get(deadline)
@@ -327,6 +346,8 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
                 away=away in raw,
                 deadline=float(at) if at else None,
                 legal=get(actions),
+                player_id=owner.decode() if owner else None,
+                left=left in raw,
             )
         )
     return Table(
@@ -580,20 +601,30 @@ class TableStore:
             outcome, version = self._commit(keys=keys, args=args)
         return int(outcome), int(version)
 
-    def claim(self, table: Table, seat: int, token_hash: str, player: str | None, now: float) -> int:
+    def claim(
+        self,
+        table: Table,
+        seat: int,
+        token_hash: str,
+        player: str | None,
+        now: float,
+        player_id: str | None = None,
+    ) -> int:
         """Take a human seat while the table waits. 2: the table started; 1: claimed;
-        -1 no table, -2 not waiting, -3 not a human seat, -4 already taken."""
+        -1 no table, -2 not waiting, -3 not a human seat, -4 already taken, -5 the player
+        holds another seat of this rated table."""
         entry = {"kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}"}
         args = [
             table.id, seat, token_hash, player or "", now, self.timing.bot_seconds,
-            self.timing.away_seconds, orjson.dumps({**entry, "version": table.version}),
+            self.timing.away_seconds, orjson.dumps({**entry, "version": table.version}), player_id or "",
         ]  # fmt: skip
         keys = [table_key(table.id), DEADLINES, OPEN_TABLES, LIVE_TABLES, log_key(table.id)]
         return int(self._claim(keys=keys, args=args))
 
     def leave(self, table: Table, seat: int, token_hash: str, now: float) -> int:
         """Give up a seat: before the start it is free again (1); during play its bot
-        takes over for good (2). -4: the token no longer holds the seat."""
+        takes over for good and the seat is marked `left` (2). -4: the token no longer
+        holds the seat."""
         entry = {
             "kind": "left",
             "seat": seat,

@@ -93,13 +93,22 @@ class TableService:
         return table
 
     @staticmethod
-    def seat_of(table: Table, token: str | None) -> int:
-        """The seat the token holds: 401 without a token, 403 with one that holds no seat here."""
+    def seat_of(table: Table, token: str | None, player_id: str | None = None) -> int:
+        """The seat the token holds: 401 without a token, 403 with one that holds no seat here.
+        A seat taken by a signed-in player is bound to that player: its token also needs
+        that player's session (`player_id`), so a leaked seat token alone acts for nobody."""
         if token is None:
             raise ApiError(401, "token_required", "this needs the seat's token (Authorization: Bearer ...)")
         seat = table.seat_for_token(token)
         if seat is None:
             raise ApiError(403, "wrong_token", "that token holds no seat at this table")
+        owner = table.seats[seat].player_id
+        if owner is not None and player_id != owner:
+            if player_id is None:
+                raise ApiError(
+                    401, "sign_in_required", f"seat {seat} is bound to its player: send their session too"
+                )
+            raise ApiError(403, "other_player", f"seat {seat} belongs to another player")
         return seat
 
     # -- opening tables ----------------------------------------------------------------------
@@ -111,7 +120,7 @@ class TableService:
         bots: list[str | None] | None,
         decision_seconds: float,
         seed: int | None = None,
-        claims: dict[int, tuple[str, str | None]] | None = None,
+        claims: dict[int, tuple[str, str | None, str | None]] | None = None,
         rated: bool = False,
         source: str = "lobby",
         table_id: str | None = None,
@@ -121,7 +130,7 @@ class TableService:
     ) -> Table | None:
         """Start a game on the engine and write the table. `bots[i]` names seat i's bot, or
         None for a human seat; `claims` are human seats already taken (seat -> token hash,
-        player). None when `check` failed under `watch` (matchmaking lost a ticket)."""
+        display name, player id). None when `check` failed under `watch` (matchmaking lost a ticket)."""
         desc = self.engines.describe(game)
         players = players or (len(bots) if bots else desc.default_players)
         if not desc.min_players <= players <= desc.max_players:
@@ -164,9 +173,11 @@ class TableService:
             record[f"kind:{i}"] = "human" if name is None else "bot"
             record[f"bot:{i}"] = name or fallback
             if i in claims:
-                record[f"token:{i}"], player = claims[i]
+                record[f"token:{i}"], player, player_id = claims[i]
                 if player:
                     record[f"player:{i}"] = player
+                if player_id:
+                    record[f"pid:{i}"] = player_id
         entry = {"kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0}
         expire = self.settings.waiting_ttl_seconds if waiting else None
         if not self.store.create(table_id, record, entry, now, watch or (), check, also, expire):
@@ -176,12 +187,19 @@ class TableService:
         return table
 
     # -- seats -------------------------------------------------------------------------------
-    def join(self, table_id: str, seat: int, player: str | None) -> tuple[Table, str]:
+    def join(
+        self, table_id: str, seat: int, player: str | None, player_id: str | None = None
+    ) -> tuple[Table, str]:
+        """Take a seat; with `player_id` (a signed-in player) the seat is bound to them."""
         table = self.get(table_id)
         if not 0 <= seat < table.players:
             raise ApiError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
+        if table.rated and player_id is None:
+            raise ApiError(401, "sign_in_required", "a rated table's seats are for signed-in players")
         token = secrets.token_urlsafe(32)
-        outcome = self.store.claim(table, seat, hash_token(token), player, time.time())
+        outcome = self.store.claim(table, seat, hash_token(token), player, time.time(), player_id)
+        if outcome == -5:
+            raise ApiError(409, "already_seated", "you hold another seat of this rated table")
         if outcome == -2:
             raise ApiError(
                 409, "not_waiting", f"table {table_id} is {table.status}; seats are taken at the start"
@@ -197,11 +215,13 @@ class TableService:
             self._after_change(table)
         return table, token
 
-    def leave(self, table_id: str, seat: int, token: str | None) -> Table:
+    def leave(self, table_id: str, seat: int, token: str | None, player_id: str | None = None) -> Table:
+        """Give up a seat. Leaving a rated game being played counts as a loss (the commit
+        script marks `left:i`; RatingBook ranks such seats last)."""
         table = self.get(table_id)
         if not 0 <= seat < table.players:
             raise ApiError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
-        if self.seat_of(table, token) != seat:
+        if self.seat_of(table, token, player_id) != seat:
             raise ApiError(403, "wrong_token", f"that token does not hold seat {seat}")
         if table.status == "finished":
             raise ApiError(409, "finished", "the game is over")
@@ -214,10 +234,10 @@ class TableService:
         return table
 
     # -- looking -------------------------------------------------------------------------------
-    def view(self, table_id: str, token: str | None) -> dict[str, Any]:
+    def view(self, table_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         """A seat's redacted view with its token, else the public view (spectators)."""
         table = self.get(table_id)
-        seat = -1 if token is None else self.seat_of(table, token)
+        seat = -1 if token is None else self.seat_of(table, token, player_id)
         if seat >= 0 and table.seats[seat].away and table.status == "playing":
             self.store.mark_present(table.id, seat, time.time())
             table = self.get(table_id)
@@ -230,12 +250,12 @@ class TableService:
             **view,
         }
 
-    def legal(self, table_id: str, token: str | None) -> dict[str, Any]:
+    def legal(self, table_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         """From the list stored with the state by the move that made it (one Redis read, no
         engine call: this is asked before every move); through View for a table whose
         engine did not give it."""
         table = self.get(table_id)
-        seat = self.seat_of(table, token)
+        seat = self.seat_of(table, token, player_id)
         stored = table.seats[seat].legal
         if stored:
             actions: Any = orjson.Fragment(stored)
