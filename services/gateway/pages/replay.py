@@ -280,7 +280,12 @@ def game_source(
     if len(lineup) != players:
         raise ApiError(400, "invalid_bots", f"'bots' names {len(lineup)} bots for {players} seats")
     for name in set(lineup):
-        check_bot(game, name, bot_names(spec))  # the lobby's bounds: iterations, depth, rollouts
+        try:
+            check_bot(game, name, bot_names(spec))  # the lobby's bounds: iterations, depth, rollouts
+        except ApiError as exc:
+            if exc.code == "bot_limit":
+                raise
+            raise ApiError(400, "invalid_bots", exc.message) from None
     return Source(
         game=game,
         players=players,
