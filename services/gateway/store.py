@@ -92,7 +92,8 @@ local function schedule(tkey, dkey, tid, now, bot_s, away_s, reset)
         if redis.call('HGET', tkey, 'kind:' .. s) == 'bot' then
           wait = bot_s
         elseif redis.call('HEXISTS', tkey, 'away:' .. s) == 1 then
-          wait = away_s
+          -- Away shortens the wait; it never lengthens a table's own shorter time.
+          wait = math.min(away_s, wait)
         end
         at = now + wait
         redis.call('HSET', tkey, key, string.format('%.3f', at))
@@ -636,6 +637,14 @@ class TableStore:
             orjson.dumps(entry),
         ]  # fmt: skip
         return int(self._leave(keys=[table_key(table.id), DEADLINES, log_key(table.id)], args=args))
+
+    def reschedule(self, table_id: str, now: float) -> None:
+        """Recompute every seat deadline of a table from its record (as if each seat's
+        decision had just changed)."""
+        self._reschedule(
+            keys=[table_key(table_id), DEADLINES],
+            args=[table_id, now, self.timing.bot_seconds, self.timing.away_seconds],
+        )
 
     def mark_present(self, table_id: str, seat: int, now: float) -> None:
         """A seat that timed out is back: its decisions get the full time again."""

@@ -320,3 +320,26 @@ def test_a_thousand_waiting_tables_expire(gateway_settings, clean):
         assert gw.redis.ttl(table_key(started)) == -1
     finally:
         gw.close()
+
+
+# -- smaller probes ----------------------------------------------------------------------------------
+def test_being_away_never_lengthens_a_short_decision_time(gateway_settings, clean):
+    """The issue: once a seat had timed out, every later decision waited away_seconds (5 s)
+    even at a table whose decision_seconds was 1."""
+    app = _app(gateway_settings, away_seconds=5.0)
+    gw = app.extensions["cultists"]
+    client = app.test_client()
+    try:
+        tid = client.post(
+            "/api/tables", json={"game": CRAZY, "players": 2, "decision_seconds": 1}
+        ).get_json()["table"]
+        for seat in (0, 1):
+            client.post(f"/api/tables/{tid}/seats/{seat}")
+        seat = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
+        gw.redis.hset(table_key(tid), f"away:{seat}", "1")
+        now = time.time()
+        gw.store.reschedule(tid, now)
+        deadline = float(gw.redis.hget(table_key(tid), f"deadline:{seat}"))
+        assert deadline - now <= 1.01, "away: the shorter of away_seconds and the table's own time"
+    finally:
+        gw.close()
