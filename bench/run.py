@@ -13,12 +13,13 @@ import sys
 import time
 from pathlib import Path
 
-from . import bots, engines, gateway, grpc_latency, heuristics, sweeps
+from . import bots, engines, flood, gateway, grpc_latency, heuristics, sweeps
 
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
     "gateway": gateway.run,
+    "flood": flood.run,
     "sweeps": sweeps.run,
     "heuristics": heuristics.run,
     "bots": bots.run,
@@ -27,6 +28,13 @@ RESULTS = Path(__file__).with_name("results.json")
 
 
 def main(argv: list[str]) -> int:
+    if any(a in ("-h", "--help") for a in argv):
+        print(__doc__.strip())
+        print("\nsections:")
+        for name, section in SECTIONS.items():
+            module = sys.modules[section.__module__]
+            print(f"  {name:<11} {(module.__doc__ or '').strip().splitlines()[0]}")
+        return 0
     chosen = argv or list(SECTIONS)
     unknown = [s for s in chosen if s not in SECTIONS]
     if unknown:
