@@ -38,9 +38,9 @@ from typing import Any
 import orjson
 import redis
 
+from .keys import LIVE_TABLES, OPEN_TABLES
+
 DEADLINES = "gw:deadlines"
-OPEN_TABLES = "gw:tables:open"
-LIVE_TABLES = "gw:tables:live"
 RATINGS_PENDING = "gw:ratings:pending"
 
 

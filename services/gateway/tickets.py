@@ -27,23 +27,19 @@ import redis
 from .dispatch import TaskQueue
 from .engines import EngineClients
 from .errors import ApiError
+from .keys import QUEUES, queue_key
 from .matchmaking import Group, MatchPolicy, Ticket, group_tickets
 from .metrics import observe_time_to_match
 from .ratings import RatingBook
 from .store import hash_token
 from .tables import TableService, default_bot, new_table_id
 
-QUEUES = "gw:mm:queues"
 TICKET_TTL = 24 * 3600
 TICKET_ID_LENGTH = 24
 
 
 def ticket_key(ticket_id: str) -> str:
     return f"gw:ticket:{ticket_id}"
-
-
-def queue_key(game: str, players: int) -> str:
-    return f"gw:mm:{game}:{players}"
 
 
 def held_key(player_id: str) -> str:
