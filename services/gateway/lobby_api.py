@@ -39,8 +39,9 @@ def list_tables():
     if status not in ("waiting", "playing"):
         raise ApiError(400, "malformed", "'status' is 'waiting' or 'playing'")
     game = request.args.get("game")
-    tables = current().store.tables(status, TABLE_LIST_LIMIT)
-    return jsonify({"tables": [t.summary() for t in tables if game is None or t.game == game]})
+    gw = current()
+    tables = gw.store.tables(status, TABLE_LIST_LIMIT)
+    return jsonify({"tables": [gw.tables.summary(t) for t in tables if game is None or t.game == game]})
 
 
 @bp.post("/tables")
@@ -80,7 +81,7 @@ def create_table():
         seed = int_field(body, "seed", high=2**63 - 1)
     table = gw.tables.open_table(game, players, config, bots, decision, seed=seed)
     assert table is not None  # only a watched (matchmaking) open can fail
-    return jsonify(table.summary()), 201
+    return jsonify(gw.tables.summary(table)), 201
 
 
 def _seat_bot(seat: dict) -> str | None:
@@ -94,7 +95,8 @@ def _seat_bot(seat: dict) -> str | None:
 
 @bp.get("/tables/<table_id>")
 def get_table(table_id: str):
-    return jsonify(current().tables.get(table_id).summary())
+    tables = current().tables
+    return jsonify(tables.summary(tables.get(table_id)))
 
 
 @bp.post("/tables/<table_id>/seats/<int:seat>")
@@ -109,8 +111,8 @@ def join_seat(table_id: str, seat: int):
 
 @bp.delete("/tables/<table_id>/seats/<int:seat>")
 def leave_seat(table_id: str, seat: int):
-    table = current().tables.leave(table_id, seat, bearer_token(), player_id())
-    return jsonify(table.summary())
+    tables = current().tables
+    return jsonify(tables.summary(tables.leave(table_id, seat, bearer_token(), player_id())))
 
 
 # Where a new table's id leads (OpenAPI links: clients and stateful tests follow them).
@@ -195,7 +197,10 @@ OPENAPI_SCHEMAS = {
             "table": {"type": "string"},
             "game": {"type": "string"},
             "players": {"type": "integer"},
-            "config": {"type": "object"},
+            "config": {
+                "type": "object",
+                "description": "the whole config the engine plays, defaults filled in",
+            },
             "rated": {"type": "boolean"},
             "source": {"type": "string", "enum": ["lobby", "matchmaking"]},
             "decision_seconds": {"type": "number"},
@@ -204,6 +209,13 @@ OPENAPI_SCHEMAS = {
             "version": {"type": "integer"},
             "to_act": {"type": "array", "items": {"type": "integer"}},
             "winners": {"type": "array", "items": {"type": "integer"}},
+            "returns": {
+                "type": "array",
+                "items": {"type": "number"},
+                "description": "once finished: each seat's final score as the engine gives it",
+            },
+            "replay": {"type": "string", "description": "once finished: the replay record's URL"},
+            "replay_page": {"type": "string", "description": "once finished: the replay page"},
             "turn": {"type": "integer"},
             "decisions": {"type": "integer"},
             "seed_source": {

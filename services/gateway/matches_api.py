@@ -142,11 +142,14 @@ OPENAPI_SCHEMAS = {
     },
     "Legal": {
         "type": "object",
-        "required": ["table", "version", "seat", "legal_actions"],
+        "required": ["table", "version", "seat", "status", "your_turn", "to_act", "legal_actions"],
         "properties": {
             "table": {"type": "string"},
             "version": {"type": "integer"},
             "seat": {"type": "integer"},
+            "status": {"type": "string", "enum": ["waiting", "playing", "finished"]},
+            "your_turn": {"type": "boolean", "description": "the seat must decide now"},
+            "to_act": {"type": "array", "items": {"type": "integer"}},
             "legal_actions": {"type": "array", "items": ref("Action")},
         },
     },
@@ -178,6 +181,11 @@ OPENAPI_SCHEMAS = {
             "status": {"type": "string", "enum": ["playing", "finished"]},
             "to_act": {"type": "array", "items": {"type": "integer"}},
             "winners": {"type": "array", "items": {"type": "integer"}},
+            "returns": {
+                "type": "array",
+                "items": {"type": "number"},
+                "description": "the final scores (last move)",
+            },
             "events": {"type": "array", "items": ref("Event")},
         },
     },

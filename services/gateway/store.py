@@ -311,6 +311,17 @@ class Table:
             "decisions": self.decisions,
             "seed_source": self.seed_source,
             "seats": [s.public() for s in self.seats],
+            # Once over: the engine's returns (the scores ratings rank by) and where the
+            # replay is, so a client needs no second request to close the game.
+            **(
+                {
+                    "returns": self.returns,
+                    "replay": f"/api/tables/{self.id}/replay",
+                    "replay_page": f"/replay?table={self.id}",
+                }
+                if self.status == "finished"
+                else {}
+            ),
         }
 
 

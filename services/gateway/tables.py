@@ -233,6 +233,14 @@ class TableService:
             self._after_change(table)
         return table
 
+    def summary(self, table: Table) -> dict[str, Any]:
+        """The table as clients see it, its `config` the whole config the engine plays
+        (the game's defaults with the table's overrides), not only the overrides."""
+        out = table.summary()
+        defaults = self.engines.description_json(table.game)["default_config"]
+        out["config"] = {**defaults, **table.config}
+        return out
+
     # -- looking -------------------------------------------------------------------------------
     def view(self, table_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         """A seat's redacted view with its token, else the public view (spectators)."""
@@ -262,7 +270,16 @@ class TableService:
         else:
             view = self.engines.view(table.game, table.state, seat)
             actions = [self.engines.action_json(table.game, a) for a in view.legal_actions]
-        return {"table": table.id, "version": table.version, "seat": seat, "legal_actions": actions}
+        return {
+            "table": table.id,
+            "version": table.version,
+            "seat": seat,
+            "status": table.status,
+            # An empty list alone did not say why: not your turn, not started, or over.
+            "your_turn": table.status == "playing" and seat in table.to_act,
+            "to_act": table.to_act,
+            "legal_actions": actions,
+        }
 
     def events(self, table_id: str, after: int) -> list[dict[str, Any]]:
         self.get(table_id)
@@ -303,6 +320,7 @@ class TableService:
             "status": "finished" if step.terminal else "playing",
             "to_act": list(step.to_act),
             "winners": list(step.winners),
+            **({"returns": list(step.returns)} if step.terminal else {}),
             "events": events,
         }
 
