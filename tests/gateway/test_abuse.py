@@ -111,6 +111,8 @@ def test_bot_parameters_are_bounded_in_every_api(client):
         seats = [{"kind": "human"}, {"kind": "bot", "bot": bad}]
         assert client.post("/api/tables", json={"game": CRAZY, "seats": seats}).status_code == 400, bad
     assert client.get("/api/tables").get_json() == {"tables": []}, "nothing was opened"
+    sweep = {"game": CRAZY, "games": 1, "players": [2], "lineups": [flood]}
+    _error(client.post("/api/sweeps", json=sweep), 400, "bot_limit")
     # Within the bounds, a bot with parameters is taken wherever bot names are (README).
     seats = [{"kind": "human"}, {"kind": "bot", "bot": "ismcts:iterations=20,depth=4"}]
     table = client.post("/api/tables", json={"game": CRAZY, "seats": seats})
