@@ -144,8 +144,8 @@ class TableService:
             if name is not None:
                 check_bot(game, name, desc.bots)
         claims = claims or {}
-        check_config(game, config, desc.config_limits)
         config = self.engines.normal_config(game, config) if config else {}
+        check_config(game, config, desc.config_limits)  # read back as numbers: "9e9" too
         humans = sum(1 for name in bots if name is None)
         seed, seed_source = table_seed(seed, humans)
         step = self.engines.new_game(game, config, players, seed)
