@@ -35,12 +35,20 @@ def _is_write() -> bool:
 
 
 def _player_key() -> str:
-    """The session token's hash names the player for counting (no Redis read needed: one
-    player's sessions are few, and each is limited on its own)."""
+    """The session's player id: one player's sessions share one count (a player could
+    otherwise open a session per burst). An unknown session counts by its hash; the
+    request then fails with 401 anyway."""
+    from .auth import current_player
+    from .errors import ApiError
     from .store import hash_token
 
-    token = request.headers.get(PLAYER_HEADER)
-    return f"player:{hash_token(token)}" if token else ""
+    try:
+        player = current_player()
+    except ApiError:
+        player = None
+    if player is not None:
+        return f"player:{player.id}"
+    return f"session:{hash_token(request.headers.get(PLAYER_HEADER, ''))}"
 
 
 def install(app: Flask, settings: Settings) -> Limiter | None:

@@ -287,15 +287,28 @@ def test_writes_are_rate_limited_per_address_and_per_player(gateway_settings, cl
         elsewhere = {"REMOTE_ADDR": "10.0.0.2"}
         assert client.post("/api/tables", json=body, environ_base=elsewhere).status_code == 201
 
-        # One player's session counts wherever it writes from.
-        player = {"X-Player-Token": "the-same-session"}
-        for i in range(2):
+        # One player counts once, whichever of their sessions and addresses they write from.
+        def session(addr: str) -> dict[str, str]:
             reply = client.post(
-                "/api/tables", json=body, headers=player, environ_base={"REMOTE_ADDR": f"10.1.0.{i}"}
+                "/api/players/guest", json={"device": "f" * 20}, environ_base={"REMOTE_ADDR": addr}
             )
-            assert reply.status_code == 201
+            return {"X-Player-Token": reply.get_json()["token"]}
+
+        first, second = session("10.2.0.1"), session("10.2.0.2")
+        assert (
+            client.post(
+                "/api/tables", json=body, headers=first, environ_base={"REMOTE_ADDR": "10.1.0.1"}
+            ).status_code
+            == 201
+        )
+        assert (
+            client.post(
+                "/api/tables", json=body, headers=second, environ_base={"REMOTE_ADDR": "10.1.0.2"}
+            ).status_code
+            == 201
+        )
         _error(
-            client.post("/api/tables", json=body, headers=player, environ_base={"REMOTE_ADDR": "10.1.0.9"}),
+            client.post("/api/tables", json=body, headers=second, environ_base={"REMOTE_ADDR": "10.1.0.9"}),
             429,
         )
     finally:
