@@ -230,6 +230,8 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
             parts[f"engine {game}"] = procs[-1].pid
         gateway_port = free_port()
         env.update(GATEWAY_PORT=str(gateway_port), PROMETHEUS_MULTIPROC_DIR=str(logs / "metrics"))
+        # 200 scripted players share one address here: no per-address write limit.
+        env.update(GATEWAY_RATE_LIMIT_ADDRESS="", GATEWAY_RATE_LIMIT_PLAYER="")
         gunicorn = [
             sys.executable,
             "-m",

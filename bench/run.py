@@ -13,12 +13,23 @@ import sys
 import time
 from pathlib import Path
 
-from . import bots, determinisation, engines, gateway, grpc_latency, heuristics, sweep_aggregation, sweeps
+from . import (
+    bots,
+    determinisation,
+    engines,
+    flood,
+    gateway,
+    grpc_latency,
+    heuristics,
+    sweep_aggregation,
+    sweeps,
+)
 
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
     "gateway": gateway.run,
+    "flood": flood.run,
     "sweeps": sweeps.run,
     "sweep_aggregation": sweep_aggregation.run,
     "heuristics": heuristics.run,
@@ -29,6 +40,13 @@ RESULTS = Path(__file__).with_name("results.json")
 
 
 def main(argv: list[str]) -> int:
+    if any(a in ("-h", "--help") for a in argv):
+        print(__doc__.strip())
+        print("\nsections:")
+        for name, section in SECTIONS.items():
+            module = sys.modules[section.__module__]
+            print(f"  {name:<11} {(module.__doc__ or '').strip().splitlines()[0]}")
+        return 0
     chosen = argv or list(SECTIONS)
     unknown = [s for s in chosen if s not in SECTIONS]
     if unknown:

@@ -33,6 +33,12 @@ keepalive = 5
 accesslog = os.environ.get("GATEWAY_ACCESS_LOG") or None
 errorlog = "-"
 loglevel = os.environ.get("GATEWAY_LOG_LEVEL", "info")
+# Gunicorn's control socket defaults to one path under the home folder, so two gateways
+# on one host (tests, the bench, a second instance) fought over it. Each instance gets
+# its own, in a private temporary folder, unless GATEWAY_CONTROL_SOCKET names one.
+control_socket = os.environ.get("GATEWAY_CONTROL_SOCKET") or os.path.join(
+    tempfile.mkdtemp(prefix="cultists-gateway-ctl-"), "gunicorn.ctl"
+)
 
 
 def on_starting(server) -> None:

@@ -13,7 +13,7 @@ import time
 
 from flask import Flask, g, request
 
-from . import errors
+from . import errors, guards
 from .context import Gateway
 from .json_provider import OrjsonProvider
 from .metrics import REQUEST_SECONDS
@@ -25,6 +25,7 @@ BLUEPRINTS = [
     "services.gateway.lobby_api",
     "services.gateway.matches_api",
     "services.gateway.matchmaking_api",
+    "services.gateway.players_api",
     "services.gateway.replays_api",
     "services.gateway.sweeps_api",
     "services.gateway.pages",
@@ -48,6 +49,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     gw = app.extensions["cultists"]
     app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games)
     errors.register(app)
+    guards.install(app, settings)
     _time_requests(app)
     return app
 

@@ -13,6 +13,7 @@ from flask import current_app
 
 from .dispatch import TaskQueue
 from .engines import EngineClients
+from .players import PlayerBook
 from .ratings import RatingBook
 from .settings import Settings
 from .store import TableStore, Timing
@@ -30,6 +31,7 @@ class Gateway:
     ratings: RatingBook
     tables: TableService
     matchmaking: MatchmakingService
+    players: PlayerBook
 
     @classmethod
     def build(cls, settings: Settings) -> Gateway:
@@ -48,7 +50,8 @@ class Gateway:
         ratings = RatingBook(client)
         tables = TableService(settings, store, engines, tasks, ratings)
         matchmaking = MatchmakingService(client, engines, tables, ratings, tasks, settings.match_policy)
-        return cls(settings, client, engines, store, tasks, ratings, tables, matchmaking)
+        players = PlayerBook(client, settings.session_ttl_seconds)
+        return cls(settings, client, engines, store, tasks, ratings, tables, matchmaking, players)
 
     def close(self) -> None:
         self.store.close()

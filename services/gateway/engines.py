@@ -141,6 +141,9 @@ class EngineClients:
             "bots": list(desc.bots),
             "default_config": message_to_dict(defaults),
             "config_choices": {c.field: list(c.values) for c in desc.config_choices},
+            "config_limits": {
+                c.field: {"minimum": c.minimum, "maximum": c.maximum} for c in desc.config_limits
+            },
         }
 
     def view_json(self, game: str, view: common_pb2.PlayerView) -> dict[str, Any]:

@@ -28,6 +28,8 @@ class ApiError(Exception):
 def error_response(status: int, code: str, message: str, **extra: Any):
     body = jsonify({"error": {"code": code, "message": message, **extra}})
     body.status_code = status
+    if "retry_after" in extra:
+        body.headers["Retry-After"] = str(int(extra["retry_after"]))
     if status == 401:
         body.headers["WWW-Authenticate"] = 'Bearer realm="seat"'
     return body
@@ -89,7 +91,9 @@ def str_field(
 
 
 def number_field(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
-    value = body.get(name, default)
+    value = body.get(name)
+    if value is None:  # left out or null: the default, as for every optional field
+        value = default
     if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
         raise ApiError(400, "malformed", f"'{name}' must be a number from {low} to {high}")
     return float(value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify, request
 
+from .auth import current_player, player_id
 from .context import current
 from .errors import (
     ApiError,
@@ -38,8 +39,9 @@ def list_tables():
     if status not in ("waiting", "playing"):
         raise ApiError(400, "malformed", "'status' is 'waiting' or 'playing'")
     game = request.args.get("game")
-    tables = current().store.tables(status, TABLE_LIST_LIMIT)
-    return jsonify({"tables": [t.summary() for t in tables if game is None or t.game == game]})
+    gw = current()
+    tables = gw.store.tables(status, TABLE_LIST_LIMIT)
+    return jsonify({"tables": [gw.tables.summary(t) for t in tables if game is None or t.game == game]})
 
 
 @bp.post("/tables")
@@ -53,7 +55,9 @@ def create_table():
     players = body.get("players")
     if players is not None:
         players = int_field(body, "players", low=1, high=64)
-    config = body.get("config", {})
+    config = body.get("config")
+    if config is None:
+        config = {}
     if not isinstance(config, dict):
         raise ApiError(400, "malformed", "'config' must be an object of config fields")
     seats = body.get("seats")
@@ -77,7 +81,7 @@ def create_table():
         seed = int_field(body, "seed", high=2**63 - 1)
     table = gw.tables.open_table(game, players, config, bots, decision, seed=seed)
     assert table is not None  # only a watched (matchmaking) open can fail
-    return jsonify(table.summary()), 201
+    return jsonify(gw.tables.summary(table)), 201
 
 
 def _seat_bot(seat: dict) -> str | None:
@@ -91,21 +95,24 @@ def _seat_bot(seat: dict) -> str | None:
 
 @bp.get("/tables/<table_id>")
 def get_table(table_id: str):
-    return jsonify(current().tables.get(table_id).summary())
+    tables = current().tables
+    return jsonify(tables.summary(tables.get(table_id)))
 
 
 @bp.post("/tables/<table_id>/seats/<int:seat>")
 def join_seat(table_id: str, seat: int):
     body = optional_json_object()
-    player = str_field(body, "player")
-    table, token = current().tables.join(table_id, seat, player)
+    signed_in = current_player()
+    # The name shown at the table: the body's, else the signed-in player's display name.
+    player = str_field(body, "player") or (signed_in.name if signed_in else None)
+    table, token = current().tables.join(table_id, seat, player, signed_in.id if signed_in else None)
     return jsonify({"table": table.id, "seat": seat, "token": token, "status": table.status}), 201
 
 
 @bp.delete("/tables/<table_id>/seats/<int:seat>")
 def leave_seat(table_id: str, seat: int):
-    table = current().tables.leave(table_id, seat, bearer_token())
-    return jsonify(table.summary())
+    tables = current().tables
+    return jsonify(tables.summary(tables.leave(table_id, seat, bearer_token(), player_id())))
 
 
 # Where a new table's id leads (OpenAPI links: clients and stateful tests follow them).
@@ -146,19 +153,38 @@ OPENAPI_SCHEMAS = {
                 "description": "config fields that take names (a string or a list), with the names allowed",
                 "additionalProperties": {"type": "array", "items": {"type": "string"}},
             },
+            "config_limits": {
+                "type": "object",
+                "description": "whole-number config fields with their bounds; a table asking outside them is 400",
+                "additionalProperties": {
+                    "type": "object",
+                    "required": ["minimum", "maximum"],
+                    "properties": {"minimum": {"type": "integer"}, "maximum": {"type": "integer"}},
+                },
+            },
         },
     },
     "Seat": {
         "type": "object",
-        "required": ["seat", "kind", "bot", "claimed", "away"],
+        "required": ["seat", "kind", "claimed", "away"],
         "properties": {
             "seat": {"type": "integer"},
             "kind": {"type": "string", "enum": ["human", "bot"]},
             "bot": {
                 "type": "string",
-                "description": "plays the seat, or acts for its player past a deadline",
+                "nullable": True,
+                "description": "the bot playing the seat now (null for a human seat)",
             },
-            "player": {"type": "string", "nullable": True},
+            "stand_in": {
+                "type": "string",
+                "description": "the bot that acts for a human seat past its deadline",
+            },
+            "player": {"type": "string", "nullable": True, "description": "display name"},
+            "player_id": {
+                "type": "string",
+                "nullable": True,
+                "description": "the player the seat is bound to",
+            },
             "claimed": {"type": "boolean"},
             "away": {"type": "boolean", "description": "timed out and not back yet: short deadlines"},
             "deadline": {"type": "number", "nullable": True, "description": "unix seconds"},
@@ -171,7 +197,10 @@ OPENAPI_SCHEMAS = {
             "table": {"type": "string"},
             "game": {"type": "string"},
             "players": {"type": "integer"},
-            "config": {"type": "object"},
+            "config": {
+                "type": "object",
+                "description": "the whole config the engine plays, defaults filled in",
+            },
             "rated": {"type": "boolean"},
             "source": {"type": "string", "enum": ["lobby", "matchmaking"]},
             "decision_seconds": {"type": "number"},
@@ -180,8 +209,21 @@ OPENAPI_SCHEMAS = {
             "version": {"type": "integer"},
             "to_act": {"type": "array", "items": {"type": "integer"}},
             "winners": {"type": "array", "items": {"type": "integer"}},
+            "returns": {
+                "type": "array",
+                "items": {"type": "number"},
+                "description": "once finished: each seat's final score as the engine gives it",
+            },
+            "replay": {"type": "string", "description": "once finished: the replay record's URL"},
+            "replay_page": {"type": "string", "description": "once finished: the replay page"},
             "turn": {"type": "integer"},
             "decisions": {"type": "integer"},
+            "seed_source": {
+                "type": "string",
+                "enum": ["server", "chosen", "mixed"],
+                "description": "where the deal's seed came from: a chosen one is used as given only "
+                "where at most one human sits, else mixed with a server secret",
+            },
             "seats": {"type": "array", "items": ref("Seat")},
         },
     },
@@ -190,10 +232,10 @@ OPENAPI_SCHEMAS = {
         "required": ["game"],
         "properties": {
             "game": GAME_NAME,
-            "players": {"type": "integer", "minimum": 1, "maximum": 64},
+            "players": {"type": "integer", "minimum": 1, "maximum": 64, "nullable": True},
             "config": {
                 "type": "object",
-                "description": "config field overrides (see the game's default_config)",
+                "description": "config field overrides (see the game's default_config and config_limits)",
             },
             "seats": {
                 "type": "array",
@@ -206,8 +248,14 @@ OPENAPI_SCHEMAS = {
                     },
                 },
             },
-            "decision_seconds": {"type": "number", "minimum": 1, "maximum": 86400},
-            "seed": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807},
+            "decision_seconds": {"type": "number", "minimum": 1, "maximum": 86400, "nullable": True},
+            "seed": {
+                "type": "integer",
+                "minimum": 0,
+                "maximum": 9223372036854775807,
+                "nullable": True,
+                "description": "used as given where at most one human sits; else mixed with a server secret",
+            },
         },
     },
     "SeatClaim": {

@@ -13,6 +13,7 @@ import time
 import orjson
 from flask import Blueprint, Response, jsonify, request
 
+from .auth import player_id
 from .context import current
 from .errors import ApiError, bearer_token, int_field, json_object
 from .openapi import TABLE_ID, TOKEN_OPTIONAL, TOKEN_REQUIRED, errors, json_content, ok, ref
@@ -23,19 +24,19 @@ bp = Blueprint("matches", __name__, url_prefix="/api")
 
 @bp.get("/tables/<table_id>/view")
 def view(table_id: str):
-    return jsonify(current().tables.view(table_id, bearer_token()))
+    return jsonify(current().tables.view(table_id, bearer_token(), player_id()))
 
 
 @bp.get("/tables/<table_id>/legal")
 def legal(table_id: str):
-    return jsonify(current().tables.legal(table_id, bearer_token()))
+    return jsonify(current().tables.legal(table_id, bearer_token(), player_id()))
 
 
 @bp.post("/tables/<table_id>/actions")
 def act(table_id: str):
     gw = current()
     table = gw.tables.get(table_id)
-    seat = gw.tables.seat_of(table, bearer_token())  # 401/403 before looking at the body
+    seat = gw.tables.seat_of(table, bearer_token(), player_id())  # 401/403 before looking at the body
     body = json_object()
     action = int_field(body, "action")
     version = int_field(body, "version")
@@ -141,11 +142,14 @@ OPENAPI_SCHEMAS = {
     },
     "Legal": {
         "type": "object",
-        "required": ["table", "version", "seat", "legal_actions"],
+        "required": ["table", "version", "seat", "status", "your_turn", "to_act", "legal_actions"],
         "properties": {
             "table": {"type": "string"},
             "version": {"type": "integer"},
             "seat": {"type": "integer"},
+            "status": {"type": "string", "enum": ["waiting", "playing", "finished"]},
+            "your_turn": {"type": "boolean", "description": "the seat must decide now"},
+            "to_act": {"type": "array", "items": {"type": "integer"}},
             "legal_actions": {"type": "array", "items": ref("Action")},
         },
     },
@@ -177,6 +181,11 @@ OPENAPI_SCHEMAS = {
             "status": {"type": "string", "enum": ["playing", "finished"]},
             "to_act": {"type": "array", "items": {"type": "integer"}},
             "winners": {"type": "array", "items": {"type": "integer"}},
+            "returns": {
+                "type": "array",
+                "items": {"type": "number"},
+                "description": "the final scores (last move)",
+            },
             "events": {"type": "array", "items": ref("Event")},
         },
     },

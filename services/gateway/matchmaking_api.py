@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from flask import Blueprint, jsonify
 
+from .auth import current_player, player_id
 from .context import current
 from .errors import ApiError, bearer_token, int_field, json_object, str_field
 from .openapi import GAME_NAME, GAME_PARAM, TOKEN_REQUIRED, errors, json_content, ok
@@ -17,30 +18,34 @@ bp = Blueprint("matchmaking", __name__, url_prefix="/api/matchmaking")
 @bp.post("/tickets")
 def enqueue():
     gw = current()
+    signed_in = current_player(required=True)  # rated play: ratings belong to player ids
+    assert signed_in is not None
     body = json_object()
     game = str_field(body, "game")
-    player = str_field(body, "player")
-    if game is None or player is None:
-        raise ApiError(400, "malformed", "'game' and 'player' are required")
+    if game is None:
+        raise ApiError(400, "malformed", "'game' is required")
+    # `player` is only the name shown at the table; who plays is the session's player.
+    name = str_field(body, "player") or signed_in.name
     gw.engines.require(game)
     players = body.get("players")
     if players is not None:
         players = int_field(body, "players", low=1, high=64)
-    return jsonify(gw.matchmaking.enqueue(game, players, player)), 201
+    return jsonify(gw.matchmaking.enqueue(game, players, signed_in.id, name)), 201
 
 
 @bp.get("/tickets/<ticket_id>")
 def ticket(ticket_id: str):
-    return jsonify(current().matchmaking.status(ticket_id, bearer_token()))
+    return jsonify(current().matchmaking.status(ticket_id, bearer_token(), player_id()))
 
 
 @bp.delete("/tickets/<ticket_id>")
 def cancel(ticket_id: str):
-    return jsonify(current().matchmaking.cancel(ticket_id, bearer_token()))
+    return jsonify(current().matchmaking.cancel(ticket_id, bearer_token(), player_id()))
 
 
 @bp.get("/ratings/<game>/<player>")
 def rating(game: str, player: str):
+    """By player id (ratings are never kept by a name anyone could type)."""
     gw = current()
     gw.engines.require(game)
     mu, sigma = gw.ratings.get(game, player)
@@ -61,7 +66,8 @@ OPENAPI_SCHEMAS = {
             },
             "game": {"type": "string"},
             "players": {"type": "integer"},
-            "player": {"type": "string"},
+            "player": {"type": "string", "description": "display name"},
+            "player_id": {"type": "string", "nullable": True},
             "rating": {"type": "number", "description": "OpenSkill mu when queued"},
             "status": {"type": "string", "enum": ["queued", "matched", "cancelled"]},
             "waited": {"type": "number", "description": "seconds queued (until matched)"},
@@ -91,16 +97,22 @@ OPENAPI_PATHS = {
                 "content": json_content(
                     {
                         "type": "object",
-                        "required": ["game", "player"],
+                        "required": ["game"],
                         "properties": {
                             "game": GAME_NAME,
-                            "player": {"type": "string", "minLength": 1, "maxLength": 64},
+                            "player": {
+                                "type": "string",
+                                "minLength": 1,
+                                "maxLength": 64,
+                                "description": "display name (default: the player's)",
+                            },
                             "players": {"type": "integer", "minimum": 1, "maximum": 64},
                         },
                     }
                 ),
             },
-            "responses": {**ok("queued", "Ticket", "201"), **errors(400, 404, 413)},
+            "security": [{"PlayerSession": []}],
+            "responses": {**ok("queued", "Ticket", "201"), **errors(400, 401, 404, 409, 413)},
         }
     },
     "/api/matchmaking/tickets/{ticket_id}": {
@@ -119,7 +131,7 @@ OPENAPI_PATHS = {
     },
     "/api/matchmaking/ratings/{game}/{player}": {
         "get": {
-            "summary": "A player's rating in a game (the default for a newcomer)",
+            "summary": "A player's rating in a game, by player id (the default for a newcomer)",
             "parameters": [
                 GAME_PARAM,
                 {"name": "player", "in": "path", "required": True, "schema": {"type": "string"}},

@@ -18,6 +18,8 @@ from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, g
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
+from .keys import LIVE_TABLES, OPEN_TABLES, QUEUES, queue_key
+
 
 class _Histogram(Histogram):
     """A Histogram whose `labels(...)` is one dict lookup once a label set has been seen.
@@ -84,9 +86,6 @@ class PlatformFacts(Collector):
         self.redis = client
 
     def collect(self) -> Iterator[object]:
-        from .store import LIVE_TABLES, OPEN_TABLES
-        from .tickets import QUEUES, queue_key
-
         tables = GaugeMetricFamily(
             "cultists_gateway_open_tables", "Tables not yet finished, by status.", labels=["status"]
         )

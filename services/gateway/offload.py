@@ -16,10 +16,32 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from .errors import ApiError
+
 T = TypeVar("T")
 
 _pool: Any = None
 _lock = threading.Lock()
+
+# Works admitted at once per process: one computing, the rest waiting their turn. Past
+# that a request is refused at once (503 + Retry-After) rather than queued without end:
+# ten slow rebuilds must not make the eleventh request, or a cheap one behind them, wait
+# minutes (issue 15). Each work also has its own wall-clock cap (see pages/replay.py).
+MAX_ADMITTED = 4
+RETRY_AFTER_SECONDS = 5
+_admitted = threading.BoundedSemaphore(MAX_ADMITTED)
+
+
+class Busy(ApiError):
+    """Every slot for long work is taken: try again shortly."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            503,
+            "busy",
+            f"{MAX_ADMITTED} long computations are already running or waiting here; try again shortly",
+            retry_after=RETRY_AFTER_SECONDS,
+        )
 
 
 def _gevent_active() -> bool:
@@ -31,13 +53,19 @@ def _gevent_active() -> bool:
 
 
 def run_cpu_bound(work: Callable[[], T]) -> T:
-    """`work()`, computed off the gevent hub when there is one."""
-    if not _gevent_active():
-        return work()
-    global _pool
-    with _lock:  # gevent's lock once patched: held only to make the pool once
-        if _pool is None:
-            from gevent.threadpool import ThreadPool
+    """`work()`, computed off the gevent hub when there is one; Busy (503) when
+    MAX_ADMITTED works are already admitted in this process."""
+    if not _admitted.acquire(blocking=False):
+        raise Busy()
+    try:
+        if not _gevent_active():
+            return work()
+        global _pool
+        with _lock:  # gevent's lock once patched: held only to make the pool once
+            if _pool is None:
+                from gevent.threadpool import ThreadPool
 
-            _pool = ThreadPool(1)
-    return _pool.apply(work)
+                _pool = ThreadPool(1)
+        return _pool.apply(work)
+    finally:
+        _admitted.release()

@@ -26,19 +26,21 @@ def ok(description: str, schema_name: str, status: str = "200") -> dict[str, Any
 
 _ERROR_TEXT = {
     400: "malformed request, or an action the engine refuses",
-    401: "the seat's or ticket's token is missing",
-    403: "the token does not hold this seat or ticket",
+    401: "the seat's or ticket's token, or a needed player session, is missing or expired",
+    403: "the token does not hold this seat or ticket, or it belongs to another player",
     404: "no such game, table, seat or ticket",
     409: "the table moved on (stale version) or is not in a state that allows this",
     413: "the body is too large",
-    503: "the game's engine is not answering",
+    429: "too many writes from this address or player; see Retry-After",
+    503: "the game's engine is not answering, or the gateway is busy (see Retry-After)",
 }
 
 
 def errors(*statuses: int) -> dict[str, Any]:
+    """Error replies; 429 (rate limits) and 503 may answer any request."""
     return {
         str(s): {"description": _ERROR_TEXT[s], "content": json_content(ref("Error"))}
-        for s in (*statuses, 503)
+        for s in sorted({*statuses, 429, 503})
     }
 
 
@@ -64,6 +66,7 @@ SCHEMAS: dict[str, Any] = {
                     "code": {"type": "string"},
                     "message": {"type": "string"},
                     "version": {"type": "integer", "description": "the table's version (409 only)"},
+                    "retry_after": {"type": "integer", "description": "seconds to wait (503 busy)"},
                 },
             }
         },
@@ -95,6 +98,7 @@ def document(paths: dict[str, Any], schemas: dict[str, Any], games: list[str]) -
             "securitySchemes": {
                 "SeatToken": {"type": "http", "scheme": "bearer"},
                 "SeatTokenHeader": {"type": "apiKey", "in": "header", "name": "X-Seat-Token"},
+                "PlayerSession": {"type": "apiKey", "in": "header", "name": "X-Player-Token"},
             },
         },
     }

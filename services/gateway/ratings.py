@@ -19,6 +19,7 @@ MODEL = PlackettLuce()
 
 
 def ratings_key(game: str) -> str:
+    """player id -> `mu sigma` (the ratings hash of one game)."""
     return f"gw:ratings:{game}"
 
 
@@ -30,6 +31,15 @@ def rate(ratings: Sequence[tuple[float, float]], returns: Sequence[float]) -> li
     teams = [[MODEL.rating(mu=mu, sigma=sigma)] for mu, sigma in ratings]
     updated = MODEL.rate(teams, ranks=[-r for r in returns])
     return [(team[0].mu, team[0].sigma) for team in updated]
+
+
+def forfeit(returns: Sequence[float], left: Sequence[bool]) -> list[float]:
+    """Returns with every seat whose player left during play ranked below all who stayed:
+    leaving a rated game early counts as a loss, whatever the bot made of the seat."""
+    if not any(left):
+        return list(returns)
+    floor = min(returns) - 1.0
+    return [floor if gone else r for r, gone in zip(returns, left, strict=True)]
 
 
 class RatingBook:
@@ -45,6 +55,7 @@ class RatingBook:
         self.redis = client
 
     def get(self, game: str, player: str) -> tuple[float, float]:
+        """`player` is a player id (players.py)."""
         raw = self.redis.hget(ratings_key(game), player)
         if raw is None:
             return DEFAULT
@@ -66,14 +77,12 @@ class RatingBook:
                     if not pipe.sismember(RATINGS_PENDING, table_id):
                         pipe.reset()
                         return False
-                    names = pipe.hmget(table_key(table_id), [f"player:{i}" for i in range(players)])
-                    kinds = pipe.hmget(table_key(table_id), [f"kind:{i}" for i in range(players)])
-                    seats = [
-                        n.decode() if n is not None and k == b"human" else None
-                        for n, k in zip(names, kinds, strict=True)
-                    ]
+                    ids = pipe.hmget(table_key(table_id), [f"pid:{i}" for i in range(players)])
+                    left = pipe.hmget(table_key(table_id), [f"left:{i}" for i in range(players)])
+                    # Ratings belong to player ids; a seat whose player left is still theirs.
+                    seats = [n.decode() if n else None for n in ids]
                     before = [self.get(game, n) if n else DEFAULT for n in seats]
-                    after = rate(before, orjson.loads(raw[2]))
+                    after = rate(before, forfeit(orjson.loads(raw[2]), [x is not None for x in left]))
                     pipe.multi()
                     updates = {n: f"{mu} {sigma}" for n, (mu, sigma) in zip(seats, after, strict=True) if n}
                     if updates:

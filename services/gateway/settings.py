@@ -47,6 +47,20 @@ class Settings:
     away_seconds: float = 5.0
     # How long a finished table (its replay and log) is kept.
     finished_ttl_seconds: int = 7 * 24 * 3600
+    # How long a table may wait for its players: past this it is gone (keys expire), so
+    # tables opened and abandoned, or opened by the thousand, do not fill Redis.
+    waiting_ttl_seconds: int = 2 * 3600
+    # Largest engine state a table may hold (a normal one is 1-3 KB); a config that deals
+    # more is refused when the table is opened.
+    max_state_bytes: int = 64 * 1024
+    # How long a player session lasts (guests sign in again from their device id).
+    session_ttl_seconds: int = 30 * 24 * 3600
+    # Wall-clock cap of one replay rebuild (a sweep game played again with its bots).
+    replay_build_seconds: float = 10.0
+    # Writes (POST/PUT/PATCH/DELETE under /api) one address, and one player session, may
+    # make: Flask-Limiter notation, several joined by ";". Empty: no limit of that kind.
+    rate_limit_address: str = "50/second;1200/minute"
+    rate_limit_player: str = "20/second;600/minute"
     # Server-sent events: a stream ends after this long (the client reconnects with
     # Last-Event-ID) and sends a comment line this often to keep proxies from closing it.
     stream_max_seconds: float = 300.0
@@ -80,6 +94,10 @@ class Settings:
             decision_seconds=_env_float("GATEWAY_DECISION_SECONDS", cls.decision_seconds),
             bot_grace_seconds=_env_float("GATEWAY_BOT_GRACE_SECONDS", cls.bot_grace_seconds),
             away_seconds=_env_float("GATEWAY_AWAY_SECONDS", cls.away_seconds),
+            finished_ttl_seconds=int(_env_float("GATEWAY_FINISHED_TTL_SECONDS", cls.finished_ttl_seconds)),
+            waiting_ttl_seconds=int(_env_float("GATEWAY_WAITING_TTL_SECONDS", cls.waiting_ttl_seconds)),
+            rate_limit_address=os.environ.get("GATEWAY_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
+            rate_limit_player=os.environ.get("GATEWAY_RATE_LIMIT_PLAYER", cls.rate_limit_player),
             stream_heartbeat_seconds=_env_float(
                 "GATEWAY_STREAM_HEARTBEAT_SECONDS", cls.stream_heartbeat_seconds
             ),

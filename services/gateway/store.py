@@ -13,7 +13,9 @@ Layout (`{id}` is a table id; every key of one table shares its prefix):
                                   state (engine bytes), to_act, and per seat i: kind:i
                                   (human|bot), bot:i, player:i, token:i (sha256 of the seat
                                   token), away:i, deadline:i (unix seconds), legal:i (the
-                                  seat's legal actions at this version, JSON; empty: ask View)
+                                  seat's legal actions at this version, JSON; empty: ask View),
+                                  pid:i (the player id a seat is bound to), left:i (its
+                                  player left during play); seed_source
     gw:table:{id}:log      list   public event log, JSON lines with the version they belong to
     gw:table:{id}:actions  list   [seat, action] pairs: the replay record's action list
     gw:table:{id}:updates  pubsub a nudge after every change, fanned out to event streams
@@ -36,9 +38,9 @@ from typing import Any
 import orjson
 import redis
 
+from .keys import LIVE_TABLES, OPEN_TABLES
+
 DEADLINES = "gw:deadlines"
-OPEN_TABLES = "gw:tables:open"
-LIVE_TABLES = "gw:tables:live"
 RATINGS_PENDING = "gw:ratings:pending"
 
 
@@ -90,7 +92,8 @@ local function schedule(tkey, dkey, tid, now, bot_s, away_s, reset)
         if redis.call('HGET', tkey, 'kind:' .. s) == 'bot' then
           wait = bot_s
         elseif redis.call('HEXISTS', tkey, 'away:' .. s) == 1 then
-          wait = away_s
+          -- Away shortens the wait; it never lengthens a table's own shorter time.
+          wait = math.min(away_s, wait)
         end
         at = now + wait
         redis.call('HSET', tkey, key, string.format('%.3f', at))
@@ -141,7 +144,7 @@ return {1, new_version}
 )
 
 # KEYS: table, deadlines, open, live, log
-# ARGV: id, seat, token hash, player, now, bot_s, away_s, log entry
+# ARGV: id, seat, token hash, player, now, bot_s, away_s, log entry, player id ('' none)
 _CLAIM = (
     _SCHEDULE
     + """
@@ -150,7 +153,14 @@ if redis.call('HGET', KEYS[1], 'status') ~= 'waiting' then return -2 end
 local seat = ARGV[2]
 if redis.call('HGET', KEYS[1], 'kind:' .. seat) ~= 'human' then return -3 end
 if redis.call('HEXISTS', KEYS[1], 'token:' .. seat) == 1 then return -4 end
+local n = tonumber(redis.call('HGET', KEYS[1], 'players'))
+if ARGV[9] ~= '' and redis.call('HGET', KEYS[1], 'rated') == '1' then
+  for s = 0, n - 1 do
+    if redis.call('HGET', KEYS[1], 'pid:' .. s) == ARGV[9] then return -5 end
+  end
+end
 redis.call('HSET', KEYS[1], 'token:' .. seat, ARGV[3], 'player:' .. seat, ARGV[4])
+if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'pid:' .. seat, ARGV[9]) end
 redis.call('RPUSH', KEYS[5], ARGV[8])
 local started = 1
 for s = 0, tonumber(redis.call('HGET', KEYS[1], 'players')) - 1 do
@@ -160,6 +170,8 @@ for s = 0, tonumber(redis.call('HGET', KEYS[1], 'players')) - 1 do
 end
 if started == 1 then
   redis.call('HSET', KEYS[1], 'status', 'playing')
+  redis.call('PERSIST', KEYS[1])
+  redis.call('PERSIST', KEYS[5])
   redis.call('SREM', KEYS[3], ARGV[1])
   redis.call('SADD', KEYS[4], ARGV[1])
   schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), -1)
@@ -182,10 +194,10 @@ redis.call('HDEL', KEYS[1], 'token:' .. seat)
 redis.call('RPUSH', KEYS[3], ARGV[7])
 redis.call('PUBLISH', KEYS[1] .. ':updates', '{"seats":true}')
 if status == 'waiting' then
-  redis.call('HDEL', KEYS[1], 'player:' .. seat)
+  redis.call('HDEL', KEYS[1], 'player:' .. seat, 'pid:' .. seat)
   return 1
 end
-redis.call('HSET', KEYS[1], 'kind:' .. seat, 'bot')
+redis.call('HSET', KEYS[1], 'kind:' .. seat, 'bot', 'left:' .. seat, '1')
 schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(seat))
 return 2
 """
@@ -224,6 +236,10 @@ class Seat:
     deadline: float | None
     # Its legal actions at this version as `/legal` sends them (JSON); never in public().
     legal: bytes | None = None
+    # The signed-in player the seat is bound to (players.py), None for an anonymous seat.
+    player_id: str | None = None
+    # Its player left during play (a rated game: counts as a loss).
+    left: bool = False
 
     @property
     def claimed(self) -> bool:
@@ -233,8 +249,12 @@ class Seat:
         return {
             "seat": self.index,
             "kind": self.kind,
-            "bot": self.bot,
+            # A bot is named only where one plays the seat now; `stand_in` is who acts for
+            # a human seat past its deadline.
+            "bot": self.bot if self.kind == "bot" else None,
+            "stand_in": self.bot,
             "player": self.player,
+            "player_id": self.player_id,
             "claimed": self.claimed,
             "away": self.away,
             "deadline": self.deadline,
@@ -261,6 +281,10 @@ class Table:
     turn: int
     decisions: int
     seats: list[Seat] = field(default_factory=list)
+    # Where the deal's seed came from: "server", "chosen" (by the opener, only where at
+    # most one human sits) or "mixed" (chosen, then mixed with a server secret); shown to
+    # everyone who looks, so nobody joins a table unaware (see tables.table_seed).
+    seed_source: str = "server"
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -285,13 +309,26 @@ class Table:
             "winners": self.winners,
             "turn": self.turn,
             "decisions": self.decisions,
+            "seed_source": self.seed_source,
             "seats": [s.public() for s in self.seats],
+            # Once over: the engine's returns (the scores ratings rank by) and where the
+            # replay is, so a client needs no second request to close the game.
+            **(
+                {
+                    "returns": self.returns,
+                    "replay": f"/api/tables/{self.id}/replay",
+                    "replay_page": f"/replay?table={self.id}",
+                }
+                if self.status == "finished"
+                else {}
+            ),
         }
 
 
 def _seat_keys(i: int) -> tuple[bytes, ...]:
     return tuple(
-        f"{name}:{i}".encode() for name in ("kind", "bot", "player", "token", "away", "deadline", "legal")
+        f"{name}:{i}".encode()
+        for name in ("kind", "bot", "player", "token", "away", "deadline", "legal", "pid", "left")
     )
 
 
@@ -304,9 +341,10 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
     players = int(raw[b"players"])
     seats = []
     for i in range(players):
-        kind, bot, player, token, away, deadline, actions = (
+        kind, bot, player, token, away, deadline, actions, pid, left = (
             _SEAT_KEYS[i] if i < len(_SEAT_KEYS) else _seat_keys(i)
         )
+        owner = get(pid)
         name = get(player)
         token_hash = get(token)
         at = get(deadline)
@@ -320,6 +358,8 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
                 away=away in raw,
                 deadline=float(at) if at else None,
                 legal=get(actions),
+                player_id=owner.decode() if owner else None,
+                left=left in raw,
             )
         )
     return Table(
@@ -341,6 +381,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         turn=int(get(b"turn") or 0),
         decisions=int(get(b"decisions") or 0),
         seats=seats,
+        seed_source=get(b"seed_source", b"server").decode(),
     )
 
 
@@ -442,11 +483,30 @@ class TableStore:
         ids = sorted(
             m.decode() for m in self.redis.smembers(OPEN_TABLES if status == "waiting" else LIVE_TABLES)
         )
+        found: list[Table] = []
+        while ids and len(found) < limit:
+            batch, ids = ids[: limit - len(found)], ids[limit - len(found) :]
+            with self.redis.pipeline(transaction=False) as pipe:
+                for table_id in batch:
+                    pipe.hgetall(table_key(table_id))
+                raws = pipe.execute()
+            found += [_parse_table(i, raw) for i, raw in zip(batch, raws, strict=True) if raw]
+            gone = [i for i, raw in zip(batch, raws, strict=True) if not raw]
+            if gone:  # waiting tables that expired: their ids leave the index too
+                self.redis.srem(OPEN_TABLES if status == "waiting" else LIVE_TABLES, *gone)
+        return found
+
+    def prune_open(self) -> int:
+        """Drop the ids of expired waiting tables from the open index; how many went."""
+        ids = [m.decode() for m in self.redis.smembers(OPEN_TABLES)]
         with self.redis.pipeline(transaction=False) as pipe:
-            for table_id in ids[:limit]:
-                pipe.hgetall(table_key(table_id))
-            raws = pipe.execute()
-        return [_parse_table(i, raw) for i, raw in zip(ids, raws, strict=False) if raw]
+            for table_id in ids:
+                pipe.exists(table_key(table_id))
+            alive = pipe.execute()
+        gone = [i for i, here in zip(ids, alive, strict=True) if not here]
+        if gone:
+            self.redis.srem(OPEN_TABLES, *gone)
+        return len(gone)
 
     def log(self, table_id: str, start: int = 0) -> list[dict[str, Any]]:
         return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, -1)]
@@ -474,9 +534,12 @@ class TableStore:
         watch: Iterable[str] = (),
         check: Callable[[redis.client.Pipeline], bool] | None = None,
         also: Callable[[redis.client.Pipeline], None] | None = None,
+        expire: int | None = None,
     ) -> bool:
         """Write a new table in one transaction, with `also`'s writes (e.g. matched
         tickets) when `check` still holds over the `watch`ed keys; False if it no longer did.
+        `expire`: seconds a waiting table lives unless it starts (the claim that starts it
+        makes its keys persistent).
         """
         key = table_key(table_id)
         with self.redis.pipeline() as pipe:
@@ -490,6 +553,9 @@ class TableStore:
             pipe.hset(key, mapping=record)
             pipe.sadd(OPEN_TABLES if record["status"] == "waiting" else LIVE_TABLES, table_id)
             pipe.rpush(log_key(table_id), orjson.dumps(log_entry))
+            if expire is not None:
+                pipe.expire(key, expire)
+                pipe.expire(log_key(table_id), expire)
             if also is not None:
                 also(pipe)
             self._reschedule(
@@ -547,20 +613,30 @@ class TableStore:
             outcome, version = self._commit(keys=keys, args=args)
         return int(outcome), int(version)
 
-    def claim(self, table: Table, seat: int, token_hash: str, player: str | None, now: float) -> int:
+    def claim(
+        self,
+        table: Table,
+        seat: int,
+        token_hash: str,
+        player: str | None,
+        now: float,
+        player_id: str | None = None,
+    ) -> int:
         """Take a human seat while the table waits. 2: the table started; 1: claimed;
-        -1 no table, -2 not waiting, -3 not a human seat, -4 already taken."""
+        -1 no table, -2 not waiting, -3 not a human seat, -4 already taken, -5 the player
+        holds another seat of this rated table."""
         entry = {"kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}"}
         args = [
             table.id, seat, token_hash, player or "", now, self.timing.bot_seconds,
-            self.timing.away_seconds, orjson.dumps({**entry, "version": table.version}),
+            self.timing.away_seconds, orjson.dumps({**entry, "version": table.version}), player_id or "",
         ]  # fmt: skip
         keys = [table_key(table.id), DEADLINES, OPEN_TABLES, LIVE_TABLES, log_key(table.id)]
         return int(self._claim(keys=keys, args=args))
 
     def leave(self, table: Table, seat: int, token_hash: str, now: float) -> int:
         """Give up a seat: before the start it is free again (1); during play its bot
-        takes over for good (2). -4: the token no longer holds the seat."""
+        takes over for good and the seat is marked `left` (2). -4: the token no longer
+        holds the seat."""
         entry = {
             "kind": "left",
             "seat": seat,
@@ -572,6 +648,14 @@ class TableStore:
             orjson.dumps(entry),
         ]  # fmt: skip
         return int(self._leave(keys=[table_key(table.id), DEADLINES, log_key(table.id)], args=args))
+
+    def reschedule(self, table_id: str, now: float) -> None:
+        """Recompute every seat deadline of a table from its record (as if each seat's
+        decision had just changed)."""
+        self._reschedule(
+            keys=[table_key(table_id), DEADLINES],
+            args=[table_id, now, self.timing.bot_seconds, self.timing.away_seconds],
+        )
 
     def mark_present(self, table_id: str, seat: int, now: float) -> None:
         """A seat that timed out is back: its decisions get the full time again."""

@@ -23,10 +23,12 @@ import redis
 from celery import Celery
 from flask import Blueprint, Response, current_app, jsonify, request
 
+from services.engines.core.bots import bot_names
 from workers.sweeps import control
 from workers.sweeps.spec import SpecError, parse_spec
 from workers.sweeps.store import INDEX, SweepStore
 
+from .bounds import check_bot
 from .offload import run_cpu_bound
 
 bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
@@ -80,6 +82,19 @@ def _known(sweep_id: str) -> bool:
     return bool(_ID.match(sweep_id)) and _ctx().store.exists(sweep_id)
 
 
+def _lineup_bots(lineups: Any) -> set[str]:
+    """Every bot a spec's line-ups name (a name, one per seat, or {hero, field})."""
+    out: set[str] = set()
+    for item in lineups:
+        if isinstance(item, str):
+            out.add(item)
+        elif isinstance(item, list | tuple):
+            out.update(item)
+        elif isinstance(item, dict):
+            out.update(v for v in item.values() if isinstance(v, str))
+    return out
+
+
 @bp.post("")
 def submit():
     body = request.get_json(silent=True) if request.is_json else None
@@ -89,6 +104,9 @@ def submit():
         spec = parse_spec(body)
     except SpecError as exc:
         return _error(400, "invalid_spec", str(exc))
+    known = bot_names(spec.game_spec)
+    for name in sorted(_lineup_bots(spec.lineups)):
+        check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
     ctx = _ctx()
     sweep_id = control.submit(spec, ctx.store, ctx.celery)
     out = control.progress(ctx.store, sweep_id)

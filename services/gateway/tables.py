@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 import redis
 
+from .bounds import check_bot, check_config
 from .dispatch import TaskQueue
 from .engines import EngineClients
 from .errors import ApiError
@@ -45,6 +46,24 @@ def bot_seed(table_seed: int, seat: int, version: int) -> int:
     """A bot's choice is fixed by the table and the position, so a retried task repeats it."""
     digest = hashlib.blake2b(f"{table_seed}:{seat}:{version}".encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big") & SEED_LIMIT
+
+
+def table_seed(chosen: int | None, humans: int) -> tuple[int, str]:
+    """The seed a table is dealt from, and where it came from (every player sees which).
+
+    A seed the opener chose fixes the deal, and any seed can be rebuilt through
+    `/api/replays?game=..&seed=..` with every hand open: so it is used as given only where
+    at most one human sits (a practice table against bots, never rated). With two or more
+    humans it is mixed with a fresh server secret, so nobody at the table, opener
+    included, can predict the deal; the table says "mixed" so nobody is misled about what
+    the chosen number did. No seed: a fresh server secret ("server")."""
+    if chosen is None:
+        return secrets.randbits(63), "server"
+    if humans <= 1:
+        return chosen, "chosen"
+    secret = secrets.token_bytes(16)
+    digest = hashlib.blake2b(f"{chosen}".encode(), key=secret, digest_size=8).digest()
+    return int.from_bytes(digest, "big") & SEED_LIMIT, "mixed"
 
 
 def _events(step: Any) -> list[dict[str, Any]]:
@@ -74,13 +93,22 @@ class TableService:
         return table
 
     @staticmethod
-    def seat_of(table: Table, token: str | None) -> int:
-        """The seat the token holds: 401 without a token, 403 with one that holds no seat here."""
+    def seat_of(table: Table, token: str | None, player_id: str | None = None) -> int:
+        """The seat the token holds: 401 without a token, 403 with one that holds no seat here.
+        A seat taken by a signed-in player is bound to that player: its token also needs
+        that player's session (`player_id`), so a leaked seat token alone acts for nobody."""
         if token is None:
             raise ApiError(401, "token_required", "this needs the seat's token (Authorization: Bearer ...)")
         seat = table.seat_for_token(token)
         if seat is None:
             raise ApiError(403, "wrong_token", "that token holds no seat at this table")
+        owner = table.seats[seat].player_id
+        if owner is not None and player_id != owner:
+            if player_id is None:
+                raise ApiError(
+                    401, "sign_in_required", f"seat {seat} is bound to its player: send their session too"
+                )
+            raise ApiError(403, "other_player", f"seat {seat} belongs to another player")
         return seat
 
     # -- opening tables ----------------------------------------------------------------------
@@ -92,7 +120,7 @@ class TableService:
         bots: list[str | None] | None,
         decision_seconds: float,
         seed: int | None = None,
-        claims: dict[int, tuple[str, str | None]] | None = None,
+        claims: dict[int, tuple[str, str | None, str | None]] | None = None,
         rated: bool = False,
         source: str = "lobby",
         table_id: str | None = None,
@@ -102,7 +130,7 @@ class TableService:
     ) -> Table | None:
         """Start a game on the engine and write the table. `bots[i]` names seat i's bot, or
         None for a human seat; `claims` are human seats already taken (seat -> token hash,
-        player). None when `check` failed under `watch` (matchmaking lost a ticket)."""
+        display name, player id). None when `check` failed under `watch` (matchmaking lost a ticket)."""
         desc = self.engines.describe(game)
         players = players or (len(bots) if bots else desc.default_players)
         if not desc.min_players <= players <= desc.max_players:
@@ -113,14 +141,21 @@ class TableService:
         if len(bots) != players:
             raise ApiError(400, "malformed", f"'seats' lists {len(bots)} seats for {players} players")
         for name in bots:
-            if name is not None and name not in desc.bots:
-                raise ApiError(
-                    400, "unknown_bot", f"no bot {name!r} for {game}; known: {', '.join(desc.bots)}"
-                )
+            if name is not None:
+                check_bot(game, name, desc.bots)
         claims = claims or {}
         config = self.engines.normal_config(game, config) if config else {}
-        seed = secrets.randbits(63) if seed is None else seed
+        check_config(game, config, desc.config_limits)  # read back as numbers: "9e9" too
+        humans = sum(1 for name in bots if name is None)
+        seed, seed_source = table_seed(seed, humans)
         step = self.engines.new_game(game, config, players, seed)
+        if len(step.state) > self.settings.max_state_bytes:
+            raise ApiError(
+                400,
+                "state_too_large",
+                f"that config makes a {len(step.state)}-byte state; tables hold at most "
+                f"{self.settings.max_state_bytes} bytes",
+            )
         now = time.time()
         table_id = table_id or new_table_id()
         waiting = any(b is None and i not in claims for i, b in enumerate(bots))
@@ -129,7 +164,7 @@ class TableService:
             "rated": int(rated), "source": source, "decision_seconds": decision_seconds,
             "created": now, "status": "waiting" if waiting else "playing", "version": 0,
             "state": step.state, "to_act": orjson.dumps(list(step.to_act)),
-            "turn": step.turn, "decisions": step.decisions,
+            "turn": step.turn, "decisions": step.decisions, "seed_source": seed_source,
         }  # fmt: skip
         for i, legal in enumerate(self.engines.legal_json(game, step, players)):
             record[f"legal:{i}"] = legal
@@ -138,23 +173,33 @@ class TableService:
             record[f"kind:{i}"] = "human" if name is None else "bot"
             record[f"bot:{i}"] = name or fallback
             if i in claims:
-                record[f"token:{i}"], player = claims[i]
+                record[f"token:{i}"], player, player_id = claims[i]
                 if player:
                     record[f"player:{i}"] = player
+                if player_id:
+                    record[f"pid:{i}"] = player_id
         entry = {"kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0}
-        if not self.store.create(table_id, record, entry, now, watch or (), check, also):
+        expire = self.settings.waiting_ttl_seconds if waiting else None
+        if not self.store.create(table_id, record, entry, now, watch or (), check, also, expire):
             return None
         table = self.get(table_id)
         self._after_change(table)
         return table
 
     # -- seats -------------------------------------------------------------------------------
-    def join(self, table_id: str, seat: int, player: str | None) -> tuple[Table, str]:
+    def join(
+        self, table_id: str, seat: int, player: str | None, player_id: str | None = None
+    ) -> tuple[Table, str]:
+        """Take a seat; with `player_id` (a signed-in player) the seat is bound to them."""
         table = self.get(table_id)
         if not 0 <= seat < table.players:
             raise ApiError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
+        if table.rated and player_id is None:
+            raise ApiError(401, "sign_in_required", "a rated table's seats are for signed-in players")
         token = secrets.token_urlsafe(32)
-        outcome = self.store.claim(table, seat, hash_token(token), player, time.time())
+        outcome = self.store.claim(table, seat, hash_token(token), player, time.time(), player_id)
+        if outcome == -5:
+            raise ApiError(409, "already_seated", "you hold another seat of this rated table")
         if outcome == -2:
             raise ApiError(
                 409, "not_waiting", f"table {table_id} is {table.status}; seats are taken at the start"
@@ -170,11 +215,13 @@ class TableService:
             self._after_change(table)
         return table, token
 
-    def leave(self, table_id: str, seat: int, token: str | None) -> Table:
+    def leave(self, table_id: str, seat: int, token: str | None, player_id: str | None = None) -> Table:
+        """Give up a seat. Leaving a rated game being played counts as a loss (the commit
+        script marks `left:i`; RatingBook ranks such seats last)."""
         table = self.get(table_id)
         if not 0 <= seat < table.players:
             raise ApiError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
-        if self.seat_of(table, token) != seat:
+        if self.seat_of(table, token, player_id) != seat:
             raise ApiError(403, "wrong_token", f"that token does not hold seat {seat}")
         if table.status == "finished":
             raise ApiError(409, "finished", "the game is over")
@@ -186,11 +233,19 @@ class TableService:
             self._after_change(table)
         return table
 
+    def summary(self, table: Table) -> dict[str, Any]:
+        """The table as clients see it, its `config` the whole config the engine plays
+        (the game's defaults with the table's overrides), not only the overrides."""
+        out = table.summary()
+        defaults = self.engines.description_json(table.game)["default_config"]
+        out["config"] = {**defaults, **table.config}
+        return out
+
     # -- looking -------------------------------------------------------------------------------
-    def view(self, table_id: str, token: str | None) -> dict[str, Any]:
+    def view(self, table_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         """A seat's redacted view with its token, else the public view (spectators)."""
         table = self.get(table_id)
-        seat = -1 if token is None else self.seat_of(table, token)
+        seat = -1 if token is None else self.seat_of(table, token, player_id)
         if seat >= 0 and table.seats[seat].away and table.status == "playing":
             self.store.mark_present(table.id, seat, time.time())
             table = self.get(table_id)
@@ -203,19 +258,28 @@ class TableService:
             **view,
         }
 
-    def legal(self, table_id: str, token: str | None) -> dict[str, Any]:
+    def legal(self, table_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         """From the list stored with the state by the move that made it (one Redis read, no
         engine call: this is asked before every move); through View for a table whose
         engine did not give it."""
         table = self.get(table_id)
-        seat = self.seat_of(table, token)
+        seat = self.seat_of(table, token, player_id)
         stored = table.seats[seat].legal
         if stored:
             actions: Any = orjson.Fragment(stored)
         else:
             view = self.engines.view(table.game, table.state, seat)
             actions = [self.engines.action_json(table.game, a) for a in view.legal_actions]
-        return {"table": table.id, "version": table.version, "seat": seat, "legal_actions": actions}
+        return {
+            "table": table.id,
+            "version": table.version,
+            "seat": seat,
+            "status": table.status,
+            # An empty list alone did not say why: not your turn, not started, or over.
+            "your_turn": table.status == "playing" and seat in table.to_act,
+            "to_act": table.to_act,
+            "legal_actions": actions,
+        }
 
     def events(self, table_id: str, after: int) -> list[dict[str, Any]]:
         self.get(table_id)
@@ -256,6 +320,7 @@ class TableService:
             "status": "finished" if step.terminal else "playing",
             "to_act": list(step.to_act),
             "winners": list(step.winners),
+            **({"returns": list(step.returns)} if step.terminal else {}),
             "events": events,
         }
 

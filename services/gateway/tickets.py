@@ -1,10 +1,12 @@
 """Matchmaking tickets in Redis, and turning the groups `matchmaking.group_tickets` forms
 into tables.
 
-    gw:ticket:{id}           hash  game, players, player, rating, created, token (sha256),
+    gw:ticket:{id}           hash  game, players, player (display name), player_id, rating,
+                                   created, token (sha256),
                                    status (queued|matched|cancelled), table, seat, matched_at
     gw:mm:{game}:{players}   zset  queued ticket ids by time queued
     gw:mm:queues             set   "game:players" of every queue that ever held a ticket
+    gw:mm:held:{player}      string the player's one queued ticket (expires with it)
 
 A ticket's secret token becomes its seat token when it is matched, so the player holds one
 secret and the gateway stores only its hash. A group is seated in one transaction that
@@ -25,13 +27,13 @@ import redis
 from .dispatch import TaskQueue
 from .engines import EngineClients
 from .errors import ApiError
+from .keys import QUEUES, queue_key
 from .matchmaking import Group, MatchPolicy, Ticket, group_tickets
 from .metrics import observe_time_to_match
 from .ratings import RatingBook
 from .store import hash_token
 from .tables import TableService, default_bot, new_table_id
 
-QUEUES = "gw:mm:queues"
 TICKET_TTL = 24 * 3600
 TICKET_ID_LENGTH = 24
 
@@ -40,8 +42,9 @@ def ticket_key(ticket_id: str) -> str:
     return f"gw:ticket:{ticket_id}"
 
 
-def queue_key(game: str, players: int) -> str:
-    return f"gw:mm:{game}:{players}"
+def held_key(player_id: str) -> str:
+    """The one ticket a player may have queued at a time."""
+    return f"gw:mm:held:{player_id}"
 
 
 class MatchmakingService:
@@ -62,7 +65,10 @@ class MatchmakingService:
         self.policy = policy
 
     # -- tickets ---------------------------------------------------------------------------
-    def enqueue(self, game: str, players: int | None, player: str) -> dict[str, Any]:
+    def enqueue(self, game: str, players: int | None, player_id: str, name: str) -> dict[str, Any]:
+        """Queue a signed-in player (ratings and seats hold `player_id`; `name` is shown).
+        One queued ticket per player: two would let one player fill two seats of a rated
+        table, and lose (or win) on purpose against themselves."""
         desc = self.engines.describe(game)
         players = players or desc.default_players
         if not desc.min_players <= players <= desc.max_players:
@@ -75,11 +81,20 @@ class MatchmakingService:
         self.engines.new_game(game, {}, players, 0)
         ticket_id = secrets.token_hex(TICKET_ID_LENGTH // 2)
         token = secrets.token_urlsafe(32)
-        mu, sigma = self.ratings.get(game, player)
+        held = held_key(player_id)
+        if not self.redis.set(held, ticket_id, nx=True, ex=TICKET_TTL):
+            other = self.redis.get(held)
+            status = self.redis.hget(ticket_key(other.decode()), "status") if other else None
+            if status == b"queued":
+                raise ApiError(
+                    409, "already_queued", f"you already wait with ticket {other.decode()}; cancel it first"
+                )
+            self.redis.set(held, ticket_id, ex=TICKET_TTL)  # that ticket was matched or cancelled
+        mu, sigma = self.ratings.get(game, player_id)
         now = time.time()
         record = {
-            "game": game, "players": players, "player": player, "rating": mu, "sigma": sigma,
-            "created": now, "token": hash_token(token), "status": "queued",
+            "game": game, "players": players, "player": name, "player_id": player_id, "rating": mu,
+            "sigma": sigma, "created": now, "token": hash_token(token), "status": "queued",
         }  # fmt: skip
         with self.redis.pipeline() as pipe:
             pipe.hset(ticket_key(ticket_id), mapping=record)
@@ -90,7 +105,8 @@ class MatchmakingService:
         self.tasks.match(game, players)
         return {**self._public(ticket_id, record, now), "token": token}
 
-    def _load(self, ticket_id: str, token: str | None) -> dict[str, str]:
+    def _load(self, ticket_id: str, token: str | None, player_id: str | None) -> dict[str, str]:
+        """The ticket, for its token held by its own player (both are needed)."""
         raw = self.redis.hgetall(ticket_key(ticket_id)) if len(ticket_id) == TICKET_ID_LENGTH else {}
         if not raw:
             raise ApiError(404, "unknown_ticket", f"no ticket {ticket_id!r}")
@@ -99,6 +115,13 @@ class MatchmakingService:
             raise ApiError(401, "token_required", "this needs the ticket's token (Authorization: Bearer ...)")
         if not secrets.compare_digest(ticket["token"], hash_token(token)):
             raise ApiError(403, "wrong_token", "that token is not this ticket's")
+        owner = ticket.get("player_id")
+        if owner and player_id != owner:
+            if player_id is None:
+                raise ApiError(
+                    401, "sign_in_required", "a ticket is bound to its player: send their session too"
+                )
+            raise ApiError(403, "other_player", "that ticket belongs to another player")
         return ticket
 
     @staticmethod
@@ -108,6 +131,7 @@ class MatchmakingService:
             "game": ticket["game"],
             "players": int(ticket["players"]),
             "player": ticket["player"],
+            "player_id": ticket.get("player_id"),
             "rating": float(ticket["rating"]),
             "status": ticket["status"],
             "waited": round(float(ticket.get("matched_at") or now) - float(ticket["created"]), 3),
@@ -118,11 +142,11 @@ class MatchmakingService:
             out["table"], out["seat"] = ticket["table"], int(ticket["seat"])
         return out
 
-    def status(self, ticket_id: str, token: str | None) -> dict[str, Any]:
-        return self._public(ticket_id, self._load(ticket_id, token), time.time())
+    def status(self, ticket_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
+        return self._public(ticket_id, self._load(ticket_id, token, player_id), time.time())
 
-    def cancel(self, ticket_id: str, token: str | None) -> dict[str, Any]:
-        ticket = self._load(ticket_id, token)
+    def cancel(self, ticket_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
+        ticket = self._load(ticket_id, token, player_id)
         key = ticket_key(ticket_id)
         with self.redis.pipeline() as pipe:
             while True:
@@ -137,6 +161,8 @@ class MatchmakingService:
                     pipe.multi()
                     pipe.hset(key, "status", "cancelled")
                     pipe.zrem(queue_key(ticket["game"], int(ticket["players"])), ticket_id)
+                    if ticket.get("player_id"):
+                        pipe.delete(held_key(ticket["player_id"]))
                     pipe.execute()
                     break
                 except redis.WatchError:
@@ -187,15 +213,20 @@ class MatchmakingService:
         bot = default_bot(list(self.engines.describe(game).bots))
         table_id = new_table_id()
         keys = {t: ticket_key(t) for t in group.tickets}
-        claims: dict[int, tuple[str, str | None]] = {}
+        claims: dict[int, tuple[str, str | None, str | None]] = {}
         seats_of: dict[str, int] = {}
+        owners: list[str] = []
         for seat, ticket_id in enumerate(order):
             if ticket_id is not None:
-                token, player = self.redis.hmget(keys[ticket_id], "token", "player")
+                token, player, owner = self.redis.hmget(keys[ticket_id], "token", "player", "player_id")
                 if token is None:
                     return None
-                claims[seat] = (token.decode(), player.decode())
+                claims[seat] = (token.decode(), player.decode(), owner.decode() if owner else None)
                 seats_of[ticket_id] = seat
+                if owner:
+                    owners.append(owner.decode())
+        if len(set(owners)) < len(owners):
+            return None  # one player in two seats of a rated table: never (enqueue refuses it too)
 
         def still_queued(pipe: redis.client.Pipeline) -> bool:
             return all(pipe.hget(k, "status") == b"queued" for k in keys.values())
@@ -209,6 +240,8 @@ class MatchmakingService:
                     mapping={"status": "matched", "table": table_id, "seat": seat, "matched_at": now},
                 )
                 observe_time_to_match(pipe, now - queued[ticket_id].enqueued_at)
+            for owner in owners:
+                pipe.delete(held_key(owner))
 
         table = self.tables.open_table(
             game, players, {}, [None if t else bot for t in order], self.tables.settings.decision_seconds,

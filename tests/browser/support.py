@@ -110,6 +110,15 @@ def token_of(page: Page, table: str, seat: int) -> str:
     return page.evaluate("([t, s]) => localStorage.getItem(`cultists:seat:${t}:${s}`)", [table, seat])
 
 
+def session_headers(page: Page) -> dict[str, str]:
+    """The guest session the page signed in with (static/guest.js), as a request header:
+    a seat taken from a page is bound to that player, so its token goes with it."""
+    token = page.evaluate(
+        "() => (JSON.parse(localStorage.getItem('cultists:session') || 'null') || {}).token"
+    )
+    return {"X-Player-Token": token} if token else {}
+
+
 def hand_in_dom(page: Page, game: str, seat: int, root: str = "[data-testid=panel]") -> list:
     """The cards shown as `seat`'s hand: names (ids for Tricky Cultists, whose cards are unique)."""
     attr = "data-card-id" if game == "tricky_cultists" else "data-card"

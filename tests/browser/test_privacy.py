@@ -15,6 +15,7 @@ from .support import (
     click_first_action,
     hand_in_view,
     open_table,
+    session_headers,
     token_of,
 )
 
@@ -39,7 +40,7 @@ CAUGHT_UP = """(v) => {
 }"""
 
 
-def _check(page, game: str, table: str, seat: int, other_token: str) -> dict:
+def _check(page, game: str, table: str, seat: int, other_token: str, other_session: dict[str, str]) -> dict:
     """The page's hand is the API's private view of its seat, at the same version, and no
     card of the other seat's hand is anywhere on it; retried if the table moves between
     the two reads."""
@@ -50,8 +51,12 @@ def _check(page, game: str, table: str, seat: int, other_token: str) -> dict:
         seen = page.evaluate(SNAPSHOT, [seat, attr])
         if seen is None:
             continue
-        mine = page.request.get(f"/api/tables/{table}/view", headers={"X-Seat-Token": token}).json()
-        theirs = page.request.get(f"/api/tables/{table}/view", headers={"X-Seat-Token": other_token}).json()
+        mine = page.request.get(
+            f"/api/tables/{table}/view", headers={"X-Seat-Token": token, **session_headers(page)}
+        ).json()
+        theirs = page.request.get(
+            f"/api/tables/{table}/view", headers={"X-Seat-Token": other_token, **other_session}
+        ).json()
         if not mine["version"] == theirs["version"] == seen["version"]:
             # The table moved between the reads (bots), or the page has yet to catch up.
             page.wait_for_function(CAUGHT_UP, arg=mine["version"], timeout=15_000)
@@ -99,8 +104,10 @@ def test_second_seat_never_sees_the_first_seats_hand(game, new_context, screensh
 
     clicks = 0
     pages = {0: first, 1: second}
+    sessions = {s: session_headers(p) for s, p in pages.items()}
+    assert sessions[0] != sessions[1], "two browsers, two guest players"
     while clicks < CLICKS:
-        seen = {s: _check(p, game, table, s, tokens[1 - s]) for s, p in pages.items()}
+        seen = {s: _check(p, game, table, s, tokens[1 - s], sessions[1 - s]) for s, p in pages.items()}
         if seen[0]["terminal"]:
             break
         acting = [s for s in pages if seen[s]["acting"]]

@@ -88,3 +88,12 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.02, what: str
             return value
         time.sleep(interval)
     raise AssertionError(f"timed out after {timeout}s waiting for {what}")
+
+
+def sign_in_guest(client, name: str, device: str | None = None) -> dict[str, Any]:
+    """A guest player (POST /api/players/guest) named `name`; its session with `headers`."""
+    device = device or f"test-device-{name}-{time.monotonic_ns()}"
+    reply = client.post("/api/players/guest", json={"device": device, "name": name})
+    assert reply.status_code == 201, reply.get_json()
+    session = reply.get_json()
+    return {**session, "device": device, "headers": {"X-Player-Token": session["token"]}}

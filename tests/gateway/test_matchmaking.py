@@ -10,7 +10,7 @@ from services.gateway.matchmaking import MatchPolicy, Ticket, group_tickets
 from services.gateway.ratings import DEFAULT
 
 from .conftest import bearer
-from .support import wait_for
+from .support import sign_in_guest, wait_for
 
 GAME = available_games()[0]
 # Crazy Cultists (the first game) plays 2 only as a sweep variant (CC-2): tables of 3.
@@ -68,9 +68,18 @@ def test_many_tickets_are_grouped_validly():
 
 
 def _ticket(client, player: str, players: int = PLAYERS) -> dict:
-    reply = client.post("/api/matchmaking/tickets", json={"game": GAME, "players": players, "player": player})
+    """A guest named `player` signs in and queues; `headers` carry the ticket's token and
+    the player's session, which a ticket (and then its seat) needs together."""
+    session = sign_in_guest(client, player)
+    reply = client.post(
+        "/api/matchmaking/tickets",
+        json={"game": GAME, "players": players, "player": player},
+        headers=session["headers"],
+    )
     assert reply.status_code == 201, reply.get_json()
-    return reply.get_json()
+    ticket = reply.get_json()
+    assert ticket["player_id"] == session["player"]
+    return {**ticket, "headers": {**bearer(ticket["token"]), **session["headers"]}}
 
 
 def _seated(client, gw, ticket: dict, players: int = PLAYERS, now: float | None = None) -> str:
@@ -84,7 +93,7 @@ def _seated(client, gw, ticket: dict, players: int = PLAYERS, now: float | None 
     def table() -> str | None:
         gw.matchmaking.match(GAME, players, now)
         status = client.get(
-            f"/api/matchmaking/tickets/{ticket['ticket']}", headers=bearer(ticket["token"])
+            f"/api/matchmaking/tickets/{ticket['ticket']}", headers=ticket["headers"]
         ).get_json()
         return status["table"] if status["status"] == "matched" else None
 
@@ -99,10 +108,10 @@ def test_queue_match_and_ticket_token_is_the_seat_token(client, app):
     tid = _seated(client, gw, a)
     for ticket in (a, b, c):
         status = client.get(
-            f"/api/matchmaking/tickets/{ticket['ticket']}", headers=bearer(ticket["token"])
+            f"/api/matchmaking/tickets/{ticket['ticket']}", headers=ticket["headers"]
         ).get_json()
         assert status["status"] == "matched" and status["table"] == tid
-        view = client.get(f"/api/tables/{status['table']}/view", headers=bearer(ticket["token"])).get_json()
+        view = client.get(f"/api/tables/{status['table']}/view", headers=ticket["headers"]).get_json()
         assert view["seat"] == status["seat"]
     table = client.get(f"/api/tables/{tid}").get_json()
     assert table["rated"] and table["source"] == "matchmaking" and table["status"] == "playing"
@@ -118,21 +127,25 @@ def test_cancel(client, app):
     url = f"/api/matchmaking/tickets/{t['ticket']}"
     assert client.delete(url).status_code == 401
     assert client.delete(url, headers=bearer("nope")).status_code == 403
-    assert client.delete(url, headers=bearer(t["token"])).get_json()["status"] == "cancelled"
-    assert client.delete(url, headers=bearer(t["token"])).status_code == 409
+    assert client.delete(url, headers=t["headers"]).get_json()["status"] == "cancelled"
+    assert client.delete(url, headers=t["headers"]).status_code == 409
     dan = _ticket(client, "dan")
     assert gw.matchmaking.match(GAME, PLAYERS) == [], "a cancelled ticket is not matched"
-    status = client.get(f"/api/matchmaking/tickets/{dan['ticket']}", headers=bearer(dan["token"])).get_json()
+    status = client.get(f"/api/matchmaking/tickets/{dan['ticket']}", headers=dan["headers"]).get_json()
     assert status["status"] == "queued", "nor by any other pass"
     assert client.get("/api/matchmaking/tickets/0" * 3).status_code == 404
-    assert client.post("/api/matchmaking/tickets", json={"game": GAME}).status_code == 400
+    signed_in = sign_in_guest(client, "eli")["headers"]
+    assert client.post("/api/matchmaking/tickets", json={}, headers=signed_in).status_code == 400
+    assert client.post("/api/matchmaking/tickets", json={"game": GAME}).status_code == 401, "rated: sign in"
 
 
 def test_a_table_size_the_default_rules_refuse_is_refused_when_queued(client, app):
     """Matchmaking plays the default rules: 2-player Crazy Cultists needs CC-2's switch."""
     gw = app.extensions["cultists"]
     reply = client.post(
-        "/api/matchmaking/tickets", json={"game": "crazy_cultists", "players": 2, "player": "ivy"}
+        "/api/matchmaking/tickets",
+        json={"game": "crazy_cultists", "players": 2, "player": "ivy"},
+        headers=sign_in_guest(client, "ivy")["headers"],
     )
     assert reply.status_code == 400 and "two_players" in reply.get_json()["error"]["message"]
     assert not gw.redis.exists("gw:mm:crazy_cultists:2"), "nothing was queued"
@@ -144,15 +157,15 @@ def test_bots_fill_a_waiting_ticket_and_the_rating_updates_at_the_end(client, ap
     created = gw.redis.hget(f"gw:ticket:{t['ticket']}", "created")
     assert gw.matchmaking.match(GAME, PLAYERS, float(created) + 1) == []
     assert (
-        client.get(f"/api/matchmaking/tickets/{t['ticket']}", headers=bearer(t["token"])).get_json()["status"]
+        client.get(f"/api/matchmaking/tickets/{t['ticket']}", headers=t["headers"]).get_json()["status"]
         == "queued"
     ), "no bots before the wait is over"
     # Once it is over, this pass (or beat's, if it runs) fills the table with bots.
     tid = _seated(client, gw, t, now=float(created) + gw.settings.match_policy.fill_with_bots_after)
-    token = t["token"]
+    headers = t["headers"]
 
     def my_turn_or_over():
-        view = client.get(f"/api/tables/{tid}/view", headers=bearer(token)).get_json()
+        view = client.get(f"/api/tables/{tid}/view", headers=headers).get_json()
         return view if view["legal_actions"] or view["terminal"] else None
 
     while True:
@@ -160,12 +173,12 @@ def test_bots_fill_a_waiting_ticket_and_the_rating_updates_at_the_end(client, ap
         if view["terminal"]:
             break
         move = {"action": view["legal_actions"][0]["id"], "version": view["version"]}
-        client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(token))
+        client.post(f"/api/tables/{tid}/actions", json=move, headers=headers)
 
     def rated():
         # The seat that ends the game settles the ratings after its commit: when a bot made
         # the last move, that is the table worker, a moment after the view says terminal.
-        rating = client.get(f"/api/matchmaking/ratings/{GAME}/eve").get_json()
+        rating = client.get(f"/api/matchmaking/ratings/{GAME}/{t['player_id']}").get_json()
         return rating if (rating["mu"], rating["sigma"]) != DEFAULT else None
 
     rating = wait_for(rated, timeout=15, what="eve's rating to be settled")
@@ -178,9 +191,7 @@ def test_a_new_ticket_triggers_matching_on_the_worker(client, table_worker):
 
     def matched():
         return all(
-            client.get(f"/api/matchmaking/tickets/{t['ticket']}", headers=bearer(t["token"])).get_json()[
-                "status"
-            ]
+            client.get(f"/api/matchmaking/tickets/{t['ticket']}", headers=t["headers"]).get_json()["status"]
             == "matched"
             for t in tickets
         )

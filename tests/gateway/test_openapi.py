@@ -4,6 +4,7 @@ it (real app, real Redis, real engines) finds no server error and no undocumente
 from __future__ import annotations
 
 import re
+import time
 
 import schemathesis
 from hypothesis import HealthCheck, given, settings
@@ -59,8 +60,21 @@ def test_schemathesis_finds_no_server_error(app):
 
 def test_stateful_run_over_linked_operations_finds_no_server_error(app):
     """Follows the document's links from a new table to its view, seats, log and replay,
-    so generated requests reach real tables, not only unknown ids."""
+    so generated requests reach real tables, not only unknown ids; signed in as a guest
+    player (X-Player-Token on every request), so seats are taken, tickets queued and
+    profiles changed by a player, as the pages do."""
     api = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
+    client = app.test_client()
+
+    @api.auth()
+    class GuestSession:
+        def get(self, case, context):
+            device = f"schemathesis-{time.monotonic_ns()}"
+            return client.post("/api/players/guest", json={"device": device}).get_json()["token"]
+
+        def set(self, case, data, context):
+            case.headers = {**(case.headers or {}), "X-Player-Token": data}
+
     machine = api.as_state_machine()
 
     class Checked(machine):  # type: ignore[misc, valid-type]

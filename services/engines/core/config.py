@@ -109,3 +109,48 @@ def parse_set_options(pairs: list[str]) -> dict[str, str]:
             raise BadConfig(f"--set wants key=value, got {pair!r}")
         out[key.strip()] = value.strip()
     return out
+
+
+# How far a number in a config may stray from its ruling's default: `LIMIT_FACTOR` times
+# the default's size, and never less than `LIMIT_FLOOR` (so a field defaulting to 0 or 1
+# still has room). A config class may name tighter or looser bounds per field in a
+# `LIMITS` class attribute. Without a bound, one request could ask for a deck of a million
+# cards: megabytes of state per table and seconds per move (issue 15).
+LIMIT_FACTOR = 4
+LIMIT_FLOOR = 10
+
+
+@functools.cache
+def config_limits(cls: type) -> dict[str, tuple[int, int]]:
+    """(minimum, maximum) of every whole-number field of a config class. A field whose
+    default is not negative is a count and stays at or above 0; the game's own `validate`
+    may still refuse more (a hand larger than its limit...)."""
+    hints, _ = _field_types(cls)
+    explicit: Mapping[str, tuple[int, int]] = getattr(cls, "LIMITS", {})
+    out: dict[str, tuple[int, int]] = {}
+    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        if hints[f.name] is not int:
+            continue
+        if f.name in explicit:
+            out[f.name] = explicit[f.name]
+            continue
+        default = f.default if isinstance(f.default, int) else 0
+        bound = max(LIMIT_FACTOR * abs(default), LIMIT_FLOOR)
+        out[f.name] = (-bound if default < 0 else 0, bound)
+    return out
+
+
+def check_limits(cls: type, values: Mapping[str, Any]) -> None:
+    """BadConfig naming the first field of `values` outside its published bounds."""
+    limits = config_limits(cls)
+    for name, value in values.items():
+        bound = limits.get(name)
+        if bound is None or isinstance(value, bool) or not isinstance(value, int | float | str):
+            continue
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            continue  # config_from_mapping says what is wrong with it
+        low, high = bound
+        if not low <= number <= high:
+            raise BadConfig(f"config field {name!r} must be from {low} to {high}, got {number}")

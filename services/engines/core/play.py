@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,9 +55,10 @@ def play_game(
     seed: int,
     bot_specs: Sequence[str],
     record_actions: bool = True,
+    deadline: float | None = None,
 ) -> GameRecord:
     """Play one game to the end with the named bots, one per seat."""
-    return play_to_end(spec, config, players, seed, bot_specs, record_actions)[1]
+    return play_to_end(spec, config, players, seed, bot_specs, record_actions, deadline)[1]
 
 
 def play_to_end(
@@ -66,8 +68,11 @@ def play_to_end(
     seed: int,
     bot_specs: Sequence[str],
     record_actions: bool = True,
+    deadline: float | None = None,
 ) -> tuple[State, GameRecord]:
-    """`play_game`, also handing back the final state (sweeps read facts from it)."""
+    """`play_game`, also handing back the final state (sweeps read facts from it).
+    `deadline` (a `time.monotonic()` value): raise TimeoutError once it passes, between
+    two decisions, so a caller serving a request can bound the whole game's time."""
     if len(bot_specs) != players:
         raise ValueError(f"need {players} bots, got {len(bot_specs)}")
     state = spec.new_state(config, players, seed)
@@ -75,6 +80,8 @@ def play_to_end(
     actions: list[list[int]] = []
     record = actions.append
     while not state.is_terminal():
+        if deadline is not None and time.monotonic() > deadline:
+            raise TimeoutError(f"the game was not over after {state.decisions} decisions")
         seat = state.to_act()[0]
         legal = state.legal_actions(seat)
         action = bots[seat].choose(state, seat, legal) if len(legal) > 1 else legal[0]

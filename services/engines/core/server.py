@@ -27,7 +27,7 @@ from prometheus_client import start_http_server
 
 from ..registry import load_game
 from .bots import bot_names, make_bot
-from .config import config_to_dict
+from .config import check_limits, config_limits, config_to_dict
 from .errors import BadConfig, BadState, IllegalAction
 from .game import GameSpec, State
 from .messages import GameMessages, load_messages
@@ -131,11 +131,17 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
                 engine_pb2.ConfigChoice(field=name, values=values)
                 for name, values in spec.config_choices.items()
             ],
+            config_limits=[
+                engine_pb2.ConfigLimit(field=name, minimum=low, maximum=high)
+                for name, (low, high) in config_limits(spec.config_class).items()
+            ],
         )
 
     @_rpc
     def NewGame(self, request: engine_pb2.NewGameRequest, context: Any) -> common_pb2.Step:
-        config = self.spec.make_config(self.messages.config_from_any(request.config))
+        overrides = self.messages.config_from_any(request.config)
+        check_limits(self.spec.config_class, overrides)  # the bounds Describe publishes
+        config = self.spec.make_config(overrides)
         state = self.spec.new_state(config, request.players or None, request.seed)
         state.log = []
         GAMES_STARTED.labels(self.spec.name).inc()

@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app, render_template, request
 
+from ..auth import player_id
 from ..context import Gateway, current
 from ..errors import ApiError, bearer_token
 from .present import register_filters
@@ -48,7 +49,9 @@ def replays() -> Replays:
     found = current_app.extensions.get("cultists.replays")
     if found is None:
         gw = current()
-        found = current_app.extensions["cultists.replays"] = Replays(gw.tables, gw.engines.games)
+        found = current_app.extensions["cultists.replays"] = Replays(
+            gw.tables, gw.engines.games, build_seconds=gw.settings.replay_build_seconds
+        )
     return found
 
 
@@ -111,7 +114,7 @@ def table_panel(table_id: str):
     """The table as the token's seat sees it. Reads the view first: its version is the one
     the action buttons carry, so a move is always chosen at the version it was shown at."""
     gw = current()
-    view = gw.tables.view(table_id, bearer_token())
+    view = gw.tables.view(table_id, bearer_token(), player_id())
     table = gw.tables.get(table_id)
     names = [seat_name(s) for s in table.seats]
     return render_template(

@@ -23,6 +23,7 @@ that many re-applied moves away; built replays are kept in a small per-process L
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,14 +32,15 @@ from typing import Any
 import orjson
 from google.protobuf import json_format
 
-from services.engines.core.bots import make_bot
-from services.engines.core.config import config_to_dict
+from services.engines.core.bots import bot_names
+from services.engines.core.config import check_limits, config_to_dict
 from services.engines.core.errors import EngineError
 from services.engines.core.game import GameSpec, State
 from services.engines.core.messages import GameMessages, load_messages, message_to_dict
 from services.engines.core.play import play_game
 from services.engines.registry import load_game
 
+from ..bounds import check_bot
 from ..errors import ApiError
 from ..offload import run_cpu_bound
 from ..tables import TableService
@@ -47,6 +49,9 @@ CHECKPOINT_EVERY = 32
 MAX_CACHED = 16
 SEED_LIMIT = 2**64 - 1  # NewGameRequest.seed is a uint64
 MAX_SIMULATED_DECISIONS = 20_000
+# Wall-clock cap of one rebuild (a sweep game played again with its bots); Settings'
+# replay_build_seconds overrides it per app.
+BUILD_SECONDS = 10.0
 
 
 @dataclass(frozen=True)
@@ -263,6 +268,7 @@ def game_source(
     if not 0 <= seed <= SEED_LIMIT:
         raise ApiError(400, "malformed", f"'seed' is from 0 to {SEED_LIMIT}")
     try:
+        check_limits(spec.config_class, config)  # the bounds the engine's Describe publishes
         made = spec.make_config(config)
         spec.new_state(made, players, seed)  # what the rules refuse for this table (CC-2)
         normal = config_to_dict(made)
@@ -277,9 +283,11 @@ def game_source(
         raise ApiError(400, "invalid_bots", f"'bots' names {len(lineup)} bots for {players} seats")
     for name in set(lineup):
         try:
-            make_bot(spec, name, 0)
-        except EngineError as exc:
-            raise ApiError(400, "invalid_bots", str(exc)) from None
+            check_bot(game, name, bot_names(spec))  # the lobby's bounds: iterations, depth, rollouts
+        except ApiError as exc:
+            if exc.code == "bot_limit":
+                raise
+            raise ApiError(400, "invalid_bots", exc.message) from None
     return Source(
         game=game,
         players=players,
@@ -289,15 +297,24 @@ def game_source(
     )
 
 
-def simulate(source: Source) -> Replay:
-    """Play the sweep's game again with its bots (the same seeds per seat as the sweep)."""
+def simulate(source: Source, seconds: float = BUILD_SECONDS) -> Replay:
+    """Play the sweep's game again with its bots (the same seeds per seat as the sweep),
+    for at most `seconds` of wall-clock time: past it the request gets 503, and the
+    worker's thread is free again."""
     spec = _spec(source.game)
     config = orjson.loads(source.config)
     assert source.players is not None and source.seed is not None
+    deadline = time.monotonic() + seconds
     try:
-        record = play_game(spec, spec.make_config(config), source.players, source.seed, list(source.bots))
+        record = play_game(
+            spec, spec.make_config(config), source.players, source.seed, list(source.bots), deadline=deadline
+        )
     except EngineError as exc:  # a config the rules refuse only once dealt
         raise ApiError(400, "invalid_config", str(exc)) from None
+    except TimeoutError:
+        raise ApiError(
+            503, "too_slow", f"rebuilding this game took over {seconds:g} s; ask with cheaper bots"
+        ) from None
     if record.decisions > MAX_SIMULATED_DECISIONS:
         raise ApiError(400, "too_long", f"the game took {record.decisions} decisions; replays stop at "
                        f"{MAX_SIMULATED_DECISIONS}")  # fmt: skip
@@ -364,10 +381,17 @@ def seat_name(seat: Any) -> str:
 class Replays:
     """Finds the replay a request names (`?table=` or `?game=&seed=...`), building it once."""
 
-    def __init__(self, tables: TableService, games: Sequence[str], cache: ReplayCache | None = None) -> None:
+    def __init__(
+        self,
+        tables: TableService,
+        games: Sequence[str],
+        cache: ReplayCache | None = None,
+        build_seconds: float = BUILD_SECONDS,
+    ) -> None:
         self.tables = tables
         self.games = list(games)
         self.cache = cache or ReplayCache()
+        self.build_seconds = build_seconds
 
     def source(self, args: Mapping[str, str]) -> Source:
         table_id = args.get("table")
@@ -390,7 +414,7 @@ class Replays:
     def get(self, args: Mapping[str, str]) -> Replay:
         source = self.source(args)
         if source.table is None:
-            return self.cache.get(source, lambda: simulate(source))
+            return self.cache.get(source, lambda: simulate(source, self.build_seconds))
         record = self.tables.replay(source.table)  # 409 until the game is over
         table = self.tables.get(source.table)
         names = [seat_name(s) for s in table.seats]

@@ -1,0 +1,362 @@
+"""The gateway probed like an attacker (issue 15): each probe from the issue is a
+regression test here, against the real app, real Redis and real engines.
+
+- a chosen seed no longer shows a seated player everyone's cards;
+- no request can ask for unbounded work: bot parameters, config counts, state size,
+  replay rebuilds (a wall-clock cap, and a bounded pool that says 503 when full);
+- bodies over the limit are 413, chunked or not;
+- writes are rate-limited per address and per player (429 + Retry-After);
+- waiting tables expire, so opening tables by the thousand leaves Redis as it was.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+
+import grpc
+import pytest
+from cultists.v1 import engine_pb2
+
+from services.gateway import create_app, offload
+from services.gateway.settings import Settings
+from services.gateway.store import OPEN_TABLES, table_key
+
+from .support import EngineProbe, wait_for
+
+CRAZY = "crazy_cultists"
+
+
+def _app(gateway_settings: Settings, **changes):
+    """An app of its own, with some settings changed; its keys are cleared after."""
+    settings = Settings(**{**gateway_settings.__dict__, **changes})
+    return create_app(settings)
+
+
+@pytest.fixture()
+def clean(app) -> None:
+    """A Redis without gateway keys before and after (the `app` fixture's clearing), for
+    tests that build an app of their own."""
+
+
+@pytest.fixture()
+def probe(engines):
+    found = EngineProbe(engines)
+    yield found
+    found.close()
+
+
+def _error(reply, status: int, code: str | None = None) -> dict:
+    body = reply.get_json()
+    assert reply.status_code == status, body
+    if code is not None:
+        assert body["error"]["code"] == code, body
+    return body["error"]
+
+
+# -- seeds ----------------------------------------------------------------------------------
+def _dealt(client, app, seats: list[dict], seed: int) -> tuple[dict, bytes, int]:
+    table = client.post("/api/tables", json={"game": CRAZY, "seats": seats, "seed": seed}).get_json()
+    raw_seed, state = app.extensions["cultists"].redis.hmget(table_key(table["table"]), "seed", "state")
+    return table, state, int(raw_seed)
+
+
+def _replayed_hand(client, seed: int, seat: int) -> dict:
+    """What the issue's probe asked: the deal of `seed` with every hand open."""
+    query = {"game": CRAZY, "players": 2, "seed": seed, "seat": "all"}
+    return client.get("/api/replays/steps/0", query_string=query).get_json()["views"][seat]["view"]
+
+
+def test_a_chosen_seed_does_not_show_a_human_opponents_cards(client, app, probe):
+    """The issue's probe: two humans, seed 424242, then the replay of that seed with all
+    hands open. The table's deal is now the seed mixed with a server secret, so the
+    replay shows some other deal, and the table says its seed was mixed."""
+    humans = [{"kind": "human"}, {"kind": "human"}]
+    table, state, used = _dealt(client, app, humans, 424242)
+    assert table["seed_source"] == "mixed" and used != 424242
+    assert probe.view(CRAZY, state, 1) != _replayed_hand(client, 424242, 1)
+
+    # Against a bot only, a chosen seed is kept as given (a practice table): the same
+    # comparison then matches, which shows the check above can tell.
+    practice, state, used = _dealt(client, app, [{"kind": "human"}, {"kind": "bot", "bot": "random"}], 424242)
+    assert practice["seed_source"] == "chosen" and not practice["rated"] and used == 424242
+    assert probe.view(CRAZY, state, 1) == _replayed_hand(client, 424242, 1)
+
+    # No seed at all: the server's own.
+    plain = client.post("/api/tables", json={"game": CRAZY, "players": 2}).get_json()
+    assert plain["seed_source"] == "server"
+
+
+def test_a_live_tables_record_is_not_given_before_the_end(client):
+    tid = client.post("/api/tables", json={"game": CRAZY, "players": 2}).get_json()["table"]
+    for seat in (0, 1):
+        client.post(f"/api/tables/{tid}/seats/{seat}")
+    _error(client.get(f"/api/tables/{tid}/replay"), 409, "not_finished")
+    _error(client.get("/api/replays", query_string={"table": tid}), 409, "not_finished")
+    _error(
+        client.get("/api/replays/steps/0", query_string={"table": tid, "seat": "all"}), 409, "not_finished"
+    )
+
+
+# -- bots, configs, state size -------------------------------------------------------------
+def test_bot_parameters_are_bounded_in_every_api(client):
+    flood = "ismcts:iterations=10000000"
+    query = {"game": CRAZY, "seed": 1, "players": 2, "bots": flood}
+    error = _error(client.get("/api/replays", query_string=query), 400, "bot_limit")
+    assert "iterations" in error["message"] and "1000" in error["message"]
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": flood}]
+    _error(client.post("/api/tables", json={"game": CRAZY, "seats": seats}), 400, "bot_limit")
+    for bad in ("ismcts:rollout=ismcts", "ismcts:depth=999", "ismcts:ms=1e9", "ismcts:budget=3"):
+        seats = [{"kind": "human"}, {"kind": "bot", "bot": bad}]
+        assert client.post("/api/tables", json={"game": CRAZY, "seats": seats}).status_code == 400, bad
+    assert client.get("/api/tables").get_json() == {"tables": []}, "nothing was opened"
+    sweep = {"game": CRAZY, "games": 1, "players": [2], "lineups": [flood]}
+    _error(client.post("/api/sweeps", json=sweep), 400, "bot_limit")
+    # Within the bounds, a bot with parameters is taken wherever bot names are (README).
+    seats = [{"kind": "human"}, {"kind": "bot", "bot": "ismcts:iterations=20,depth=4"}]
+    table = client.post("/api/tables", json={"game": CRAZY, "seats": seats})
+    assert table.status_code == 201, table.get_json()
+    assert table.get_json()["seats"][1]["bot"] == "ismcts:iterations=20,depth=4"
+
+
+def test_config_counts_have_published_maxima(client, engines):
+    limits = client.get(f"/api/games/{CRAZY}").get_json()["config_limits"]
+    assert limits["favor_1"] == {"minimum": 0, "maximum": 60}
+    error = _error(
+        client.post("/api/tables", json={"game": CRAZY, "config": {"favor_1": 1_000_000}}),
+        400,
+        "config_limit",
+    )
+    assert "favor_1" in error["message"] and "60" in error["message"]
+    assert error["maximum"] == 60
+    _error(
+        client.post("/api/tables", json={"game": CRAZY, "config": {"favor_1": 400_000}}), 400, "config_limit"
+    )
+    as_text = client.post("/api/tables", json={"game": CRAZY, "config": {"favor_1": "400000"}})
+    _error(as_text, 400, "config_limit")
+    assert client.post("/api/tables", json={"game": CRAZY, "config": {"favor_1": 60}}).status_code == 201
+    # The engine itself refuses what it publishes as out of bounds, whoever asks.
+    query = {"game": CRAZY, "seed": 1, "config": '{"favor_1": 61}'}
+    _error(client.get("/api/replays", query_string=query), 400, "invalid_config")
+    from cultists.v1 import crazy_cultists_pb2, engine_pb2_grpc
+    from google.protobuf import any_pb2
+
+    packed = any_pb2.Any()
+    packed.Pack(crazy_cultists_pb2.CrazyCultistsConfig(favor_1=61))
+    channel = grpc.insecure_channel(f"127.0.0.1:{engines[CRAZY].port}")
+    try:
+        with pytest.raises(grpc.RpcError) as refused:
+            engine_pb2_grpc.GameEngineStub(channel).NewGame(
+                engine_pb2.NewGameRequest(config=packed, players=2, seed=1), timeout=5
+            )
+        assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "favor_1" in refused.value.details()
+    finally:
+        channel.close()
+
+
+def test_state_size_is_capped(gateway_settings, clean):
+    app = _app(gateway_settings, max_state_bytes=300)
+    gw = app.extensions["cultists"]
+    try:
+        error = _error(app.test_client().post("/api/tables", json={"game": CRAZY}), 400, "state_too_large")
+        assert "300" in error["message"]
+        assert not list(gw.redis.scan_iter("gw:table:*")), "nothing was written"
+    finally:
+        gw.close()
+
+
+def test_null_means_default_for_optional_fields(client):
+    body = {
+        "game": CRAZY,
+        "players": None,
+        "config": None,
+        "seats": None,
+        "decision_seconds": None,
+        "seed": None,
+    }
+    reply = client.post("/api/tables", json=body)
+    assert reply.status_code == 201, reply.get_json()
+    assert reply.get_json()["decision_seconds"] == 60.0
+
+
+# -- bodies -----------------------------------------------------------------------------------
+def test_oversized_bodies_are_413_chunked_or_not(client, app):
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    big = b'{"game": "' + b"x" * (10 * 1024 * 1024) + b'"}'
+    headers = {"Content-Type": "application/json"}
+    _error(client.post("/api/tables", data=big, headers=headers), 413)
+    chunked = {**headers, "Transfer-Encoding": "chunked"}
+    # How gunicorn hands a chunked body over: no length, the server ends the stream.
+    terminated = {"wsgi.input_terminated": True}
+    _error(
+        client.post(
+            "/api/tables", input_stream=io.BytesIO(big), headers=chunked, environ_overrides=terminated
+        ),
+        413,
+    )
+    just = b'{"game": "%s"}' % CRAZY.encode()
+    assert len(just) < limit
+    reply = client.post(
+        "/api/tables", input_stream=io.BytesIO(just), headers=chunked, environ_overrides=terminated
+    )
+    assert reply.status_code == 201, "a small chunked body is read whole"
+
+
+# -- long work ------------------------------------------------------------------------------------
+def test_a_replay_rebuild_has_a_wall_clock_cap(gateway_settings, clean):
+    app = _app(gateway_settings, replay_build_seconds=0.05)
+    try:
+        query = {"game": CRAZY, "seed": 5, "players": 2, "bots": "ismcts:iterations=200,depth=4"}
+        started = time.monotonic()
+        _error(app.test_client().get("/api/replays", query_string=query), 503, "too_slow")
+        assert time.monotonic() - started < 30, "the cap stops the game between decisions"
+    finally:
+        app.extensions["cultists"].close()
+
+
+def test_long_work_is_refused_when_every_slot_is_taken():
+    release = threading.Event()
+    entered = threading.Semaphore(0)
+
+    def hold() -> None:
+        entered.release()
+        release.wait(30)
+
+    holders = [
+        threading.Thread(target=offload.run_cpu_bound, args=(hold,)) for _ in range(offload.MAX_ADMITTED)
+    ]
+    for t in holders:
+        t.start()
+    try:
+        for _ in holders:
+            assert entered.acquire(timeout=10)
+        with pytest.raises(offload.Busy) as busy:
+            offload.run_cpu_bound(lambda: None)
+        assert busy.value.status == 503 and busy.value.extra["retry_after"] > 0
+    finally:
+        release.set()
+        for t in holders:
+            t.join(10)
+    assert offload.run_cpu_bound(lambda: 7) == 7, "slots come back"
+
+
+def test_busy_is_503_with_retry_after(client):
+    release = threading.Event()
+    holders = [
+        threading.Thread(target=offload.run_cpu_bound, args=(lambda: release.wait(30),))
+        for _ in range(offload.MAX_ADMITTED)
+    ]
+    for t in holders:
+        t.start()
+    try:
+        query = {"game": CRAZY, "seed": 77, "players": 2}
+        reply = wait_for(
+            lambda: (r := client.get("/api/replays", query_string=query)).status_code == 503 and r,
+            timeout=10,
+            what="every slot to be taken",
+        )
+        assert reply.headers["Retry-After"] == str(offload.RETRY_AFTER_SECONDS)
+        assert reply.get_json()["error"]["code"] == "busy"
+    finally:
+        release.set()
+        for t in holders:
+            t.join(10)
+
+
+# -- rate limits ------------------------------------------------------------------------------------
+def _forget_limits(gw) -> None:
+    for key in gw.redis.scan_iter("LIMITER*", count=1000):
+        gw.redis.delete(key)
+
+
+def test_writes_are_rate_limited_per_address_and_per_player(gateway_settings, clean):
+    app = _app(gateway_settings, rate_limit_address="4/minute", rate_limit_player="2/minute")
+    gw = app.extensions["cultists"]
+    _forget_limits(gw)
+    client = app.test_client()
+    try:
+        body = {"game": CRAZY}
+        for _ in range(4):
+            assert client.post("/api/tables", json=body).status_code == 201
+        refused = client.post("/api/tables", json=body)
+        error = _error(refused, 429, "rate_limited")
+        assert int(refused.headers["Retry-After"]) >= 1 and error["retry_after"] >= 1
+        assert client.get("/api/tables").status_code == 200, "reads are not limited"
+        elsewhere = {"REMOTE_ADDR": "10.0.0.2"}
+        assert client.post("/api/tables", json=body, environ_base=elsewhere).status_code == 201
+
+        # One player counts once, whichever of their sessions and addresses they write from.
+        def session(addr: str) -> dict[str, str]:
+            reply = client.post(
+                "/api/players/guest", json={"device": "f" * 20}, environ_base={"REMOTE_ADDR": addr}
+            )
+            return {"X-Player-Token": reply.get_json()["token"]}
+
+        first, second = session("10.2.0.1"), session("10.2.0.2")
+        assert (
+            client.post(
+                "/api/tables", json=body, headers=first, environ_base={"REMOTE_ADDR": "10.1.0.1"}
+            ).status_code
+            == 201
+        )
+        assert (
+            client.post(
+                "/api/tables", json=body, headers=second, environ_base={"REMOTE_ADDR": "10.1.0.2"}
+            ).status_code
+            == 201
+        )
+        _error(
+            client.post("/api/tables", json=body, headers=second, environ_base={"REMOTE_ADDR": "10.1.0.9"}),
+            429,
+        )
+    finally:
+        _forget_limits(gw)
+        gw.close()
+
+
+# -- expiry -----------------------------------------------------------------------------------------
+def test_a_thousand_waiting_tables_expire(gateway_settings, clean):
+    app = _app(gateway_settings, waiting_ttl_seconds=2)
+    gw = app.extensions["cultists"]
+    client = app.test_client()
+    try:
+        for _ in range(1000):
+            assert client.post("/api/tables", json={"game": CRAZY, "players": 2}).status_code == 201
+        assert gw.redis.scard(OPEN_TABLES) == 1000
+        started = client.post("/api/tables", json={"game": CRAZY, "players": 2}).get_json()["table"]
+        for seat in (0, 1):
+            client.post(f"/api/tables/{started}/seats/{seat}")
+        wait_for(lambda: not gw.redis.exists(table_key(next(iter(gw.redis.smembers(OPEN_TABLES))).decode())),
+                 timeout=30, what="waiting tables to expire")  # fmt: skip
+        wait_for(lambda: client.get("/api/tables").get_json() == {"tables": []}, timeout=30, what="expiry")
+        assert gw.store.prune_open() == 0 and gw.redis.scard(OPEN_TABLES) == 0, "their ids left the index"
+        left = {k.decode() for k in gw.redis.scan_iter("gw:table:*", count=1000)}
+        assert left == {table_key(started), f"{table_key(started)}:log"}, "a started table stays"
+        assert gw.redis.ttl(table_key(started)) == -1
+    finally:
+        gw.close()
+
+
+# -- smaller probes ----------------------------------------------------------------------------------
+def test_being_away_never_lengthens_a_short_decision_time(gateway_settings, clean):
+    """The issue: once a seat had timed out, every later decision waited away_seconds (5 s)
+    even at a table whose decision_seconds was 1."""
+    app = _app(gateway_settings, away_seconds=5.0)
+    gw = app.extensions["cultists"]
+    client = app.test_client()
+    try:
+        tid = client.post(
+            "/api/tables", json={"game": CRAZY, "players": 2, "decision_seconds": 1}
+        ).get_json()["table"]
+        for seat in (0, 1):
+            client.post(f"/api/tables/{tid}/seats/{seat}")
+        seat = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
+        gw.redis.hset(table_key(tid), f"away:{seat}", "1")
+        now = time.time()
+        gw.store.reschedule(tid, now)
+        deadline = float(gw.redis.hget(table_key(tid), f"deadline:{seat}"))
+        assert deadline - now <= 1.01, "away: the shorter of away_seconds and the table's own time"
+    finally:
+        gw.close()
