@@ -26,6 +26,9 @@ from services.gateway.store import OPEN_TABLES, table_key
 from .support import EngineProbe, wait_for
 
 CRAZY = "crazy_cultists"
+# Crazy Cultists seats 2 only behind its sweep-variant switch (CC-2).
+TWO = {"two_players": True}
+TWO_QUERY = '{"two_players": true}'
 
 
 def _app(gateway_settings: Settings, **changes):
@@ -57,14 +60,16 @@ def _error(reply, status: int, code: str | None = None) -> dict:
 
 # -- seeds ----------------------------------------------------------------------------------
 def _dealt(client, app, seats: list[dict], seed: int) -> tuple[dict, bytes, int]:
-    table = client.post("/api/tables", json={"game": CRAZY, "seats": seats, "seed": seed}).get_json()
+    table = client.post(
+        "/api/tables", json={"game": CRAZY, "seats": seats, "seed": seed, "config": TWO}
+    ).get_json()
     raw_seed, state = app.extensions["cultists"].redis.hmget(table_key(table["table"]), "seed", "state")
     return table, state, int(raw_seed)
 
 
 def _replayed_hand(client, seed: int, seat: int) -> dict:
     """What the issue's probe asked: the deal of `seed` with every hand open."""
-    query = {"game": CRAZY, "players": 2, "seed": seed, "seat": "all"}
+    query = {"game": CRAZY, "players": 2, "config": TWO_QUERY, "seed": seed, "seat": "all"}
     return client.get("/api/replays/steps/0", query_string=query).get_json()["views"][seat]["view"]
 
 
@@ -84,12 +89,12 @@ def test_a_chosen_seed_does_not_show_a_human_opponents_cards(client, app, probe)
     assert probe.view(CRAZY, state, 1) == _replayed_hand(client, 424242, 1)
 
     # No seed at all: the server's own.
-    plain = client.post("/api/tables", json={"game": CRAZY, "players": 2}).get_json()
+    plain = client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO}).get_json()
     assert plain["seed_source"] == "server"
 
 
 def test_a_live_tables_record_is_not_given_before_the_end(client):
-    tid = client.post("/api/tables", json={"game": CRAZY, "players": 2}).get_json()["table"]
+    tid = client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO}).get_json()["table"]
     for seat in (0, 1):
         client.post(f"/api/tables/{tid}/seats/{seat}")
     _error(client.get(f"/api/tables/{tid}/replay"), 409, "not_finished")
@@ -102,20 +107,22 @@ def test_a_live_tables_record_is_not_given_before_the_end(client):
 # -- bots, configs, state size -------------------------------------------------------------
 def test_bot_parameters_are_bounded_in_every_api(client):
     flood = "ismcts:iterations=10000000"
-    query = {"game": CRAZY, "seed": 1, "players": 2, "bots": flood}
+    query = {"game": CRAZY, "seed": 1, "players": 2, "config": TWO_QUERY, "bots": flood}
     error = _error(client.get("/api/replays", query_string=query), 400, "bot_limit")
     assert "iterations" in error["message"] and "1000" in error["message"]
     seats = [{"kind": "human"}, {"kind": "bot", "bot": flood}]
-    _error(client.post("/api/tables", json={"game": CRAZY, "seats": seats}), 400, "bot_limit")
+    _error(client.post("/api/tables", json={"game": CRAZY, "seats": seats, "config": TWO}), 400, "bot_limit")
     for bad in ("ismcts:rollout=ismcts", "ismcts:depth=999", "ismcts:ms=1e9", "ismcts:budget=3"):
         seats = [{"kind": "human"}, {"kind": "bot", "bot": bad}]
-        assert client.post("/api/tables", json={"game": CRAZY, "seats": seats}).status_code == 400, bad
+        assert (
+            client.post("/api/tables", json={"game": CRAZY, "seats": seats, "config": TWO}).status_code == 400
+        ), bad
     assert client.get("/api/tables").get_json() == {"tables": []}, "nothing was opened"
-    sweep = {"game": CRAZY, "games": 1, "players": [2], "lineups": [flood]}
+    sweep = {"game": CRAZY, "games": 1, "players": [2], "config": TWO, "lineups": [flood]}
     _error(client.post("/api/sweeps", json=sweep), 400, "bot_limit")
     # Within the bounds, a bot with parameters is taken wherever bot names are (README).
     seats = [{"kind": "human"}, {"kind": "bot", "bot": "ismcts:iterations=20,depth=4"}]
-    table = client.post("/api/tables", json={"game": CRAZY, "seats": seats})
+    table = client.post("/api/tables", json={"game": CRAZY, "seats": seats, "config": TWO})
     assert table.status_code == 201, table.get_json()
     assert table.get_json()["seats"][1]["bot"] == "ismcts:iterations=20,depth=4"
 
@@ -208,7 +215,13 @@ def test_oversized_bodies_are_413_chunked_or_not(client, app):
 def test_a_replay_rebuild_has_a_wall_clock_cap(gateway_settings, clean):
     app = _app(gateway_settings, replay_build_seconds=0.05)
     try:
-        query = {"game": CRAZY, "seed": 5, "players": 2, "bots": "ismcts:iterations=200,depth=4"}
+        query = {
+            "game": CRAZY,
+            "seed": 5,
+            "players": 2,
+            "config": TWO_QUERY,
+            "bots": "ismcts:iterations=200,depth=4",
+        }
         started = time.monotonic()
         _error(app.test_client().get("/api/replays", query_string=query), 503, "too_slow")
         assert time.monotonic() - started < 30, "the cap stops the game between decisions"
@@ -251,7 +264,7 @@ def test_busy_is_503_with_retry_after(client):
     for t in holders:
         t.start()
     try:
-        query = {"game": CRAZY, "seed": 77, "players": 2}
+        query = {"game": CRAZY, "seed": 77, "players": 2, "config": TWO_QUERY}
         reply = wait_for(
             lambda: (r := client.get("/api/replays", query_string=query)).status_code == 503 and r,
             timeout=10,
@@ -323,9 +336,14 @@ def test_a_thousand_waiting_tables_expire(gateway_settings, clean):
     client = app.test_client()
     try:
         for _ in range(1000):
-            assert client.post("/api/tables", json={"game": CRAZY, "players": 2}).status_code == 201
+            assert (
+                client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO}).status_code
+                == 201
+            )
         assert gw.redis.scard(OPEN_TABLES) == 1000
-        started = client.post("/api/tables", json={"game": CRAZY, "players": 2}).get_json()["table"]
+        started = client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO}).get_json()[
+            "table"
+        ]
         for seat in (0, 1):
             client.post(f"/api/tables/{started}/seats/{seat}")
         wait_for(lambda: not gw.redis.exists(table_key(next(iter(gw.redis.smembers(OPEN_TABLES))).decode())),
@@ -348,7 +366,7 @@ def test_being_away_never_lengthens_a_short_decision_time(gateway_settings, clea
     client = app.test_client()
     try:
         tid = client.post(
-            "/api/tables", json={"game": CRAZY, "players": 2, "decision_seconds": 1}
+            "/api/tables", json={"game": CRAZY, "players": 2, "config": TWO, "decision_seconds": 1}
         ).get_json()["table"]
         for seat in (0, 1):
             client.post(f"/api/tables/{tid}/seats/{seat}")

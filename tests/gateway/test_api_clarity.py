@@ -11,7 +11,9 @@ CRAZY = "crazy_cultists"
 
 
 def test_legal_says_whether_it_is_your_turn(client):
-    tid = client.post("/api/tables", json={"game": CRAZY, "players": 2}).get_json()["table"]
+    tid = client.post(
+        "/api/tables", json={"game": CRAZY, "players": 2, "config": {"two_players": True}}
+    ).get_json()["table"]
     tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
     acting = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
     mine = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[acting])).get_json()

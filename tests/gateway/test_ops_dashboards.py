@@ -33,6 +33,8 @@ from services.gateway.settings import Settings
 from services.runtime.ports import free_port
 from services.runtime.prometheus import render
 
+from .support import two_player_config
+
 STATIC = Path(__file__).resolve().parents[2] / "services" / "gateway" / "static" / "ops"
 
 
@@ -103,7 +105,7 @@ def _play(app, game: str = "crazy_cultists", moves: int = 20) -> None:
     engines = app.extensions["cultists"].engines
     made, seed = 0, 1
     while made < moves:
-        step = engines.new_game(game, {}, 2, seed)
+        step = engines.new_game(game, two_player_config(game), 2, seed)
         while not step.terminal and made < moves:
             seat = step.to_act[0]
             action = engines.suggest(game, step.state, seat, "random", seed + made)
