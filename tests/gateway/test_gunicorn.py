@@ -21,7 +21,7 @@ from services.runtime.ports import free_port, wait_for_port
 from tests.support.celery_worker import ROOT
 
 from .conftest import bearer, engine_env
-from .support import two_player_config
+from .support import two_player_config, wait_for
 
 GAME = available_games()[0]
 TWO = two_player_config(GAME)  # its tables here seat 2
@@ -43,11 +43,24 @@ def serve(
     )  # fmt: skip
     try:
         wait_for_port(port, timeout=30)
-        yield f"http://127.0.0.1:{port}", proc
+        base = f"http://127.0.0.1:{port}"
+        # The port opens before every worker has booted (seconds on a loaded machine): wait
+        # until each worker could answer, so a test's first request meets a ready gateway.
+        for _ in range(workers):
+            wait_for(lambda: _healthy(base), timeout=60, what="the gateway's workers to boot")
+        yield base, proc
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def _healthy(base: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{base}/healthz", timeout=2) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
 
 
 @pytest.fixture()
