@@ -21,7 +21,8 @@ from urllib.parse import urlencode
 
 import orjson
 
-from . import stats
+from services.engines.core import stats
+
 from .plan import game_seed
 from .spec import Cell, SweepSpec, lineup_label
 

@@ -33,13 +33,12 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from workers.sweeps.stats import wilson
-
 from .bots import make_bot
 from .config import config_to_dict
 from .errors import BadConfig
 from .game import GameSpec, State
 from .play import play_to_end
+from .stats import wilson
 
 # Team games, by name: the seats of each partnership. Free-for-all games are absent (a
 # slot is a seat). Kept here as data because the game protocol has no notion of teams.
