@@ -12,6 +12,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from .aggregate import aggregate
+from .outcomes import CellOutcomes, from_chunk_results
+from .paired import compare_with_base
+from .significance import apply_family
 from .simulate import replay_record
 from .spec import SweepSpec
 
@@ -22,6 +25,7 @@ def build_summary(
     """(summary, replay records by cell): the representative game of every cell, replayable."""
     results = list(results)
     aggregates = aggregate(spec, results)
+    add_paired(spec, aggregates, from_chunk_results(spec, results))
     replays: dict[int, dict[str, Any]] = {}
     for cell in aggregates["cells"]:
         rep = cell["representative"]
@@ -42,6 +46,13 @@ def build_summary(
         "aggregates": aggregates,
     }
     return summary, replays
+
+
+def add_paired(spec: SweepSpec, aggregates: dict[str, Any], outcomes: dict[int, CellOutcomes]) -> None:
+    """Compare every cell with its base cell on the same seeds, and re-run the report's BH
+    family with those comparisons in it (significance.py)."""
+    aggregates["paired"] = compare_with_base(spec, outcomes)
+    apply_family(aggregates)
 
 
 def run_info(mode: str, started: float, finished: float, games: int, **extra: Any) -> dict[str, Any]:

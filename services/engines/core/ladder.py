@@ -40,17 +40,10 @@ from .game import GameSpec, State
 from .play import play_to_end
 from .stats import wilson
 
-# Team games, by name: the seats of each partnership. Free-for-all games are absent (a
-# slot is a seat). Kept here as data because the game protocol has no notion of teams.
-PARTNERSHIPS: dict[str, Callable[[int], list[list[int]]]] = {
-    "tricky_cultists": lambda n: [[s for s in range(n) if s % 2 == team] for team in (0, 1)],  # TK-2
-}
-
 
 def slot_seats(spec: GameSpec, players: int) -> list[list[int]]:
-    """The seats each slot of a line-up fills: one seat each, or a partnership."""
-    teams = PARTNERSHIPS.get(spec.name)
-    return teams(players) if teams else [[s] for s in range(players)]
+    """The seats each slot of a line-up fills: one seat each, or a partnership (GameSpec.teams)."""
+    return spec.team_seats(players)
 
 
 def lineups(bots: int, slots: int) -> list[tuple[int, ...]]:
