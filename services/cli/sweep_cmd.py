@@ -36,7 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-wait", action="store_true", help="queue the sweep, print its id and return")
     p.add_argument("--follow", metavar="ID", help="follow a queued sweep and write its report")
     p.add_argument("--cancel", metavar="ID", help="cancel a queued or running sweep")
-    p.add_argument("--redis", default=None, help="Redis URL (default $REDIS_URL)")
+    p.add_argument(
+        "--redis", default=None, help="Redis URL (default $REDIS_URL, else the running platform's)"
+    )
     p.add_argument(
         "--replay-base", default=None, help="prefix of replay links in the report (default $GATEWAY_URL)"
     )
@@ -75,10 +77,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _celery(args: argparse.Namespace):
+    from services.runtime.topology import read_run_file
     from workers.app import app
     from workers.sweeps.store import SweepStore
 
-    url = args.redis or os.environ.get("REDIS_URL") or app.conf.broker_url
+    # Like `cultists status`: the Redis of the platform `cultists run` started, via its run file.
+    url = args.redis or os.environ.get("REDIS_URL") or read_run_file().get("redis_url") or app.conf.broker_url
     app.conf.broker_url = app.conf.result_backend = url
     return SweepStore.from_url(url), app
 

@@ -222,6 +222,7 @@ def _cell(spec: SweepSpec, cell: Cell, results: list[dict[str, Any]]) -> dict[st
             "mean": _r(mean),
             "lo": _r(mlo),
             "hi": _r(mhi),
+            "sd": _r(stats.sample_sd(turns)),
             "median": _r(stats.quantile(ordered_turns, 0.5)),
             "p10": _r(stats.quantile(ordered_turns, 0.1)),
             "p90": _r(stats.quantile(ordered_turns, 0.9)),

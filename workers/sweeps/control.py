@@ -21,7 +21,6 @@ import redis
 from celery import Celery
 
 from . import metrics
-from .nightly import compare
 from .plan import chunks
 from .simulate import unpack
 from .spec import SweepSpec, parse_spec
@@ -143,8 +142,8 @@ def finish(store: SweepStore, sweep_id: str) -> str:
             run_info("celery", started, finished, spec.total_games, submitted=float(meta["created"])),
         )
         if meta.get("kind") == "nightly":
-            summary["drift"] = _nightly_drift(store, spec, summary, int(meta.get("day", "0")))
-            metrics.export_balance(spec.game, summary, summary["drift"])
+            # The drift is judged once the whole night is in (tasks.finish_night, night.py).
+            metrics.export_balance(spec.game, summary)
             _maybe_write_report(summary, replays, results, spec)
         store.save_summary(sweep_id, summary, replays, finished)
         store.expire(sweep_id)
@@ -159,18 +158,6 @@ def finish(store: SweepStore, sweep_id: str) -> str:
         raise
     finally:
         store.release_aggregation(sweep_id)
-
-
-def _nightly_drift(store: SweepStore, spec: SweepSpec, summary: dict[str, Any], day: int) -> dict[str, Any]:
-    previous_id = store.nightly_before(spec.game, day)
-    previous = store.summary(previous_id) if previous_id else None
-    if previous is None:
-        drift = {"previous_sweep": None, "compared": 0, "drifted": [], "new_cells": [], "gone_cells": []}
-    else:
-        drift = compare(previous, summary)
-    drift["day"] = day
-    store.set_latest_drift(spec.game, drift)
-    return drift
 
 
 def _maybe_write_report(

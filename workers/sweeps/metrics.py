@@ -60,28 +60,31 @@ FIRST_SEAT = Gauge(
 )
 DRIFT = Gauge(
     "cultists_balance_drift",
-    "Metrics of the latest nightly sweep outside the previous night's 95% interval (alert when > 0)",
+    "Metrics of the latest night that drifted from the night before (BH-flagged and large enough)",
     ["game"],
     multiprocess_mode="mostrecent",
 )
 DRIFT_DELTA = Gauge(
     "cultists_balance_drift_delta",
-    "Tonight minus last night for each metric that drifted beyond its interval",
+    "Tonight minus last night for each metric that drifted",
     ["game", "cell", "metric"],
     multiprocess_mode="mostrecent",
 )
 
 
-def export_balance(game: str, summary: dict, drift: dict | None) -> None:
-    """Set the balance gauges from a nightly summary and its comparison with the night before."""
+def export_balance(game: str, summary: dict) -> None:
+    """Set the balance gauges from a nightly summary."""
     aggregates = summary["aggregates"]
     FLAGGED.labels(game).set(sum(1 for c in aggregates["cells"] if c["flagged"]))
     for cell in aggregates["cells"]:
         FIRST_SEAT.labels(game, cell["label"]).set(cell["first_seat_advantage"]["advantage"])
-    if drift is not None:
-        DRIFT.labels(game).set(len(drift["drifted"]))
-        for item in drift["drifted"]:
-            DRIFT_DELTA.labels(game, item["cell"], item["metric"]).set(item["delta"])
+
+
+def export_drift(game: str, drift: dict) -> None:
+    """Set the drift gauges from one game's part of a night's comparison (drift.py)."""
+    DRIFT.labels(game).set(len(drift["drifted"]))
+    for item in drift["drifted"]:
+        DRIFT_DELTA.labels(game, item["cell"], item["metric"]).set(item["difference"])
 
 
 def registry() -> CollectorRegistry | None:

@@ -24,10 +24,9 @@ import redis
 from celery import current_app, shared_task
 from celery.signals import worker_process_shutdown, worker_ready
 
-from . import control, metrics
-from .nightly import standard_suite
+from . import control, metrics, night
 from .plan import chunk_by_id
-from .simulate import pack, simulate_chunk
+from .simulate import pack, simulate_chunk, unpack
 from .spec import SweepSpec, parse_spec
 from .store import FINISHED, SweepStore
 
@@ -130,17 +129,58 @@ def finish(self, sweep_id: str) -> str:
 
 
 @shared_task(name="workers.sweeps.tasks.run_nightly", ignore_result=True)
-def run_nightly(games: int | None = None, day: int | None = None) -> list[str]:
-    """Queue tonight's standard suite; each sweep compares itself with last night's when done."""
+def run_nightly(games: int | None = None, day: int | None = None, poll: float = 60.0) -> list[str]:
+    """Queue tonight's standard suite, then the task that judges the night once it is in."""
     store = _store()
     day = day if day is not None else int(datetime.now(UTC).strftime("%Y%m%d"))
-    ids = []
-    for spec in standard_suite(games):
+    ids: dict[str, str] = {}
+    for spec in night.suite(games):
         sweep_id = control.submit(spec, store, current_app, kind="nightly", extra={"day": str(day)})
         store.add_nightly(spec.game, day, sweep_id)
-        ids.append(sweep_id)
+        ids[spec.game] = sweep_id
         log.info("nightly %s: %s sweep %s, %s games", day, spec.game, sweep_id, spec.total_games)
-    return ids
+    finish_night.apply_async(args=[day, ids], kwargs={"poll": poll}, countdown=poll)
+    return list(ids.values())
+
+
+@shared_task(
+    name="workers.sweeps.tasks.finish_night",
+    bind=True,
+    ignore_result=True,
+    max_retries=None,
+    autoretry_for=(redis.ConnectionError, redis.TimeoutError),
+    retry_backoff=True,
+)
+def finish_night(self, day: int, sweeps: dict[str, str], poll: float = 60.0) -> str:
+    """Once every sweep of the night has finished: compare with the last stored night in one
+    BH family, store the night (night.close_night, the code `cultists nightly` runs), and
+    export the drift gauges. Until then it looks again every `poll` seconds; it holds no
+    worker while it waits."""
+    store = _store()
+    statuses = {game: store.status(sweep_id) for game, sweep_id in sweeps.items()}
+    if any(status not in FINISHED for status in statuses.values()):
+        raise self.retry(countdown=poll)
+    tonight = {}
+    for game, sweep_id in sweeps.items():
+        summary = store.summary(sweep_id)
+        if statuses[game] != "done" or summary is None:
+            log.warning(
+                "nightly %s: %s sweep %s %s, left out of the comparison", day, game, sweep_id, statuses[game]
+            )
+            continue
+        spec = parse_spec(summary["spec"])
+        results = [unpack(b) for b in store.chunk_blobs(sweep_id).values()]
+        tonight[game] = night.night_game(spec, summary, results)
+    drift = night.close_night(
+        night.NightArchive(night.nightly_dir()),
+        tonight,
+        info={"day": day, "sweeps": sweeps, "mode": "celery"},
+    )
+    for game, part in drift["games"].items():
+        store.set_latest_drift(game, {**part, "day": day, "night": drift["night"], "sweep": sweeps[game]})
+        metrics.export_drift(game, part)
+    log.info("nightly %s judged: %s", day, {g: len(p["drifted"]) for g, p in drift["games"].items()})
+    return drift["night"]
 
 
 @worker_ready.connect

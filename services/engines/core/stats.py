@@ -27,6 +27,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
 from scipy import stats as _scipy
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
@@ -213,7 +214,9 @@ def independent_rates(x_a: int, n_a: int, x_b: int, n_b: int) -> Comparison:
     if x_a * n_b == x_b * n_a:
         p = 1.0  # equal rates: the statistic is 0 (statsmodels divides 0 by 0 at the edges)
     else:
-        p = float(test_proportions_2indep(x_b, n_b, x_a, n_a, method="score", compare="diff").pvalue)
+        with np.errstate(divide="ignore", invalid="ignore"):  # its odds ratio at a rate of 0 or 1
+            res = test_proportions_2indep(x_b, n_b, x_a, n_a, method="score", compare="diff")
+        p = float(res.pvalue)
     return Comparison(before, after, after - before, float(lo), float(hi), p, "score", n_a + n_b)
 
 
