@@ -261,27 +261,6 @@ def render_html(
     else:
         out.append("<p>None: no cell's seats, bots or groups differ beyond chance.</p>")
     out.append(_paired_section(agg.get("paired", [])))
-    drift = summary.get("drift")
-    if drift is not None:
-        out.append("<h2>Drift since the previous night</h2>")
-        if drift["drifted"]:
-            out.append(
-                _table(
-                    ["cell", "metric", "previous [95% CI]", "tonight", "change"],
-                    [
-                        [
-                            d["cell"],
-                            d["metric"],
-                            f"{d['previous']:.4g} [{d['interval'][0]:.4g}, {d['interval'][1]:.4g}]",
-                            f"{d['tonight']:.4g}",
-                            f"{d['delta']:+.4g}",
-                        ]
-                        for d in drift["drifted"]
-                    ],
-                )
-            )
-        else:
-            out.append(f"<p>No metric moved beyond its interval ({drift['compared']} compared).</p>")
     out.append("<h2>Win rate by seat</h2>" + img("seat_rates.png"))
     out.append("<h2>Variants</h2>" + img("variant_heatmap.png"))
     out.append(
