@@ -13,13 +13,14 @@ import sys
 import time
 from pathlib import Path
 
-from . import bots, engines, gateway, grpc_latency, heuristics, sweeps
+from . import bots, drift, engines, gateway, grpc_latency, heuristics, sweeps
 
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
     "gateway": gateway.run,
     "sweeps": sweeps.run,
+    "drift": drift.run,
     "heuristics": heuristics.run,
     "bots": bots.run,
 }
