@@ -83,8 +83,11 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         _print(doc, drift)
-    console.print(f"night {drift['night']} stored in {archive.root / drift['night']}")
-    return 0
+    if drift.get("stored"):
+        console.print(f"night {drift['night']} stored in {drift['stored']}")
+        return 0
+    console.print(f"night {drift['night']} could NOT be stored under {archive.root} (see the log)")
+    return 1
 
 
 def _local(specs, processes: int | None, console: Console) -> dict[str, Any]:

@@ -195,7 +195,9 @@ def test_stack_runs_is_scraped_and_stops_clean(stack):
     celery = Celery("stack-test", broker=facts["redis_url"])
     for day in (1, 2):
         before = len(_http(f"{gateway}/api/sweeps?limit=100")["sweeps"])
-        celery.send_task("workers.sweeps.tasks.run_nightly", kwargs={"games": 2, "day": day}, queue="sweeps")
+        celery.send_task(
+            "workers.sweeps.tasks.run_nightly", kwargs={"games": 2, "day": day, "poll": 1.0}, queue="sweeps"
+        )
 
         def nightly_done(before=before) -> bool:
             sweeps = _http(f"{gateway}/api/sweeps?limit=100")["sweeps"]

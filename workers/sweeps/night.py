@@ -16,6 +16,7 @@ like any other, but never becomes the night the next one is compared with.
 from __future__ import annotations
 
 import gzip
+import logging
 import os
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
@@ -34,6 +35,7 @@ from .outcomes import from_chunk_results
 from .spec import SweepSpec, parse_spec
 
 NIGHTLY_FOLDER = "nightly"
+log = logging.getLogger(__name__)
 
 
 def parse_overrides(items: Iterable[str]) -> dict[str, dict[str, Any]]:
@@ -177,7 +179,13 @@ def close_night(
     night_id = new_night_id(preview)
     drift["night"] = night_id
     drift["previous_night"] = previous_id
-    archive.save(night_id, tonight, drift, {**info, "preview": preview, "previous_night": previous_id})
+    try:
+        archive.save(night_id, tonight, drift, {**info, "preview": preview, "previous_night": previous_id})
+        drift["stored"] = str(archive.root / night_id)
+    except OSError:
+        # The comparison still stands (and is exported); the next night compares with an older one.
+        log.exception("night %s not stored under %s", night_id, archive.root)
+        drift["stored"] = None
     return drift
 
 
