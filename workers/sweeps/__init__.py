@@ -9,10 +9,12 @@ Modules, in the order a sweep meets them:
 - `store`: Redis keys, idempotent chunk results
 - `control`: submit / progress / cancel / finish on Celery
 - `local`: the same plan in a local process pool (`--local`)
-- `tasks`: the Celery tasks (chunk, finish, nightly)
-- `aggregate`, `stats`, `summary`: counting, Wilson / chi-square / BH, the JSON summary
+- `tasks`: the Celery tasks (chunk, finish, nightly, finish_night)
+- `aggregate`, `summary`: counting (statistics: `services.engines.core.stats`), the JSON summary
+- `units`, `outcomes`, `paired`, `significance`: seats or teams, per-game outcomes by seed,
+  each cell against its base cell, the report's one BH family
 - `report`, `plots`: HTML + PNG + CSV report
-- `nightly`: the standard suite and the drift comparison
+- `nightly`, `night`, `drift`: the standard suite, a night run and stored, drift between nights
 - `metrics`: Prometheus metrics, multiprocess mode
 
 See docs/sweeps.md.
