@@ -141,3 +141,26 @@ def test_bad_overrides_are_refused_before_anything_runs(tmp_path, capsys, option
     assert not (tmp_path / "nightly").exists()
     with pytest.raises(BadConfig):
         night.suite(2, 1, night.parse_overrides([option]))
+
+
+def test_a_game_missing_from_a_night_is_compared_with_its_last_stored_night(tmp_path):
+    # A stuck sweep leaves a game out of a night; the next night still finds its last one.
+    archive = night.NightArchive(tmp_path)
+    crazy, other = _counts(500, 1000), _counts(500, 1000)
+    both = {"crazy_cultists": crazy["crazy_cultists"], "trash_cult": _trash_counts()}
+    first = night.close_night(archive, both)
+    second = night.close_night(archive, {"crazy_cultists": other["crazy_cultists"]})
+    third = night.close_night(archive, {"trash_cult": _trash_counts()})
+    assert third["previous_night"] == second["night"]
+    assert third["games"]["trash_cult"]["previous_night"] == first["night"]
+    assert third["games"]["trash_cult"]["compared"] > 0
+    preview = night.close_night(archive, both, preview=True)
+    assert archive.latest() == third["night"] != preview["night"]
+
+
+def _trash_counts() -> NightGame:
+    rate = {"wins": 0, "trials": 100}
+    cell = {"label": "base | 3p | heuristic x3", "games": 100, "players": 3,
+            "seats": [{"seat": s, "wins": 33, "trials": 100} for s in range(3)],
+            "draws": rate, "capped": rate, "length": {"mean": 40.0, "sd": 5.0}}  # fmt: skip
+    return NightGame("trash_cult", {"cells": [cell]}, {})

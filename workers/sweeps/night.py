@@ -123,13 +123,22 @@ class NightArchive:
         ids = [n for n in self.night_ids() if not n.endswith("-preview")]
         return ids[-1] if ids else None
 
-    def load(self, night_id: str) -> dict[str, NightGame]:
+    def latest_by_game(self) -> dict[str, str]:
+        """game -> the latest non-preview night that holds it (a night may lack a stuck game)."""
+        out: dict[str, str] = {}
+        for night_id in reversed([n for n in self.night_ids() if not n.endswith("-preview")]):
+            info = orjson.loads((self.root / night_id / "night.json").read_bytes())
+            for game in info["games"]:
+                out.setdefault(game, night_id)
+        return out
+
+    def load(self, night_id: str, games: Iterable[str] | None = None) -> dict[str, NightGame]:
         from .outcomes import CellOutcomes
 
         folder = self.root / night_id
         info = orjson.loads((folder / "night.json").read_bytes())
         out = {}
-        for game in info["games"]:
+        for game in info["games"] if games is None else games:
             data = orjson.loads(gzip.decompress((folder / f"{game}.json.gz").read_bytes()))
             outcomes = {label: CellOutcomes.from_dict(o) for label, o in data["outcomes"].items()}
             out[game] = NightGame(game, data["aggregates"], outcomes)
@@ -174,8 +183,13 @@ def close_night(
     """Compare tonight with the latest stored night, store tonight, return the comparison."""
     info = info or {}
     previous_id = archive.latest()
-    previous = archive.load(previous_id) if previous_id else {}
+    sources = {g: n for g, n in archive.latest_by_game().items() if g in tonight}
+    previous: dict[str, NightGame] = {}
+    for source in sorted(set(sources.values())):
+        previous.update(archive.load(source, [g for g, n in sources.items() if n == source]))
     drift = compare_nights(previous, dict(tonight), settings or DriftSettings.from_env())
+    for game, part in drift["games"].items():
+        part["previous_night"] = sources.get(game)
     night_id = new_night_id(preview)
     drift["night"] = night_id
     drift["previous_night"] = previous_id

@@ -33,6 +33,8 @@ from .store import FINISHED, SweepStore
 log = logging.getLogger(__name__)
 
 _stores: dict[str, SweepStore] = {}
+# How long finish_night waits for a night's sweeps before judging the games that finished.
+NIGHT_PATIENCE = float(os.environ.get("NIGHTLY_PATIENCE_SECONDS", 20 * 3600))
 _specs: dict[str, SweepSpec] = {}
 
 
@@ -139,7 +141,7 @@ def run_nightly(games: int | None = None, day: int | None = None, poll: float = 
         store.add_nightly(spec.game, day, sweep_id)
         ids[spec.game] = sweep_id
         log.info("nightly %s: %s sweep %s, %s games", day, spec.game, sweep_id, spec.total_games)
-    finish_night.apply_async(args=[day, ids], kwargs={"poll": poll}, countdown=poll)
+    finish_night.apply_async(args=[day, ids], kwargs={"poll": poll, "queued": time.time()}, countdown=poll)
     return list(ids.values())
 
 
@@ -151,14 +153,18 @@ def run_nightly(games: int | None = None, day: int | None = None, poll: float = 
     autoretry_for=(redis.ConnectionError, redis.TimeoutError),
     retry_backoff=True,
 )
-def finish_night(self, day: int, sweeps: dict[str, str], poll: float = 60.0) -> str:
+def finish_night(
+    self, day: int, sweeps: dict[str, str], poll: float = 60.0, queued: float | None = None
+) -> str:
     """Once every sweep of the night has finished: compare with the last stored night in one
     BH family, store the night (night.close_night, the code `cultists nightly` runs), and
     export the drift gauges. Until then it looks again every `poll` seconds; it holds no
-    worker while it waits."""
+    worker while it waits. A night whose sweeps are not all in after NIGHT_PATIENCE (a stuck
+    sweep) is judged on the games that finished, so one stuck game does not hide the rest."""
     store = _store()
     statuses = {game: store.status(sweep_id) for game, sweep_id in sweeps.items()}
-    if any(status not in FINISHED for status in statuses.values()):
+    waited = time.time() - (queued or time.time())
+    if any(status not in FINISHED for status in statuses.values()) and waited < NIGHT_PATIENCE:
         raise self.retry(countdown=poll)
     tonight = {}
     for game, sweep_id in sweeps.items():
