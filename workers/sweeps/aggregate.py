@@ -92,6 +92,7 @@ def aggregate(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> dict[str, A
         "games_counted": sum(c["games"] for c in cell_out),
         "cells": cell_out,
         "variants": _variants(spec, cells, by_cell),
+        "paired": [],  # each cell against its base cell: filled by summary.add_paired
     }
     # One family of tests for the whole grid (Benjamini-Hochberg); build_summary runs it
     # again once the paired comparisons with the base cells have joined the family.

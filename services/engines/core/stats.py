@@ -27,15 +27,9 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-from scipy import stats as _scipy
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.multitest import multipletests
-from statsmodels.stats.proportion import (
-    confint_proportions_2indep,
-    proportion_confint,
-    test_proportions_2indep,
-)
+# scipy and statsmodels are imported inside the functions that use them: the ladder (and
+# every engine process) imports this module, and loading numpy's thread pools into a
+# process that later forks workers (the ladder's pool) is worth avoiding when unused.
 
 # Two-sided 95 %: the standard normal quantile at 0.975.
 Z95 = 1.959963984540054
@@ -49,7 +43,10 @@ def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
         return 0.0, 1.0
     if not 0 <= successes <= trials:
         raise ValueError(f"successes {successes} outside 0..{trials}")
-    alpha = 2 * _scipy.norm.sf(z)
+    from scipy.stats import norm
+    from statsmodels.stats.proportion import proportion_confint
+
+    alpha = 2 * norm.sf(z)
     lo, hi = proportion_confint(successes, trials, alpha=alpha, method="wilson")
     # Clamp the rounding at the edges: 0/n must give exactly 0 as its lower bound.
     lo = 0.0 if successes == 0 else max(0.0, float(lo))
@@ -63,7 +60,9 @@ def chi2_sf(x: float, df: int) -> float:
         raise ValueError(f"degrees of freedom must be a positive whole number, got {df}")
     if x <= 0:
         return 1.0
-    return float(_scipy.chi2.sf(x, df))
+    from scipy.stats import chi2
+
+    return float(chi2.sf(x, df))
 
 
 def chi_square_gof(observed: Sequence[float], expected: Sequence[float]) -> tuple[float, int, float]:
@@ -91,6 +90,8 @@ def benjamini_hochberg(pvalues: Sequence[float], q: float = 0.05) -> tuple[list[
     """
     if not pvalues:
         return [], []
+    from statsmodels.stats.multitest import multipletests
+
     rejected, adjusted, _s, _b = multipletests(list(pvalues), alpha=q, method="fdr_bh")
     return [bool(r) for r in rejected], [min(1.0, float(a)) for a in adjusted]
 
@@ -178,6 +179,8 @@ def paired_rates(a_only: int, b_only: int, both: int, neither: int, z: float = Z
     discordant = a_only + b_only
     if discordant == 0:
         return Comparison(before, after, 0.0, 0.0, 0.0, 1.0, "mcnemar", n)
+    from statsmodels.stats.contingency_tables import mcnemar
+
     exact = discordant < MCNEMAR_EXACT_BELOW
     res = mcnemar([[both, a_only], [b_only, neither]], exact=exact, correction=False)
     se = math.sqrt(max(0.0, discordant - (b_only - a_only) ** 2 / n)) / n
@@ -209,6 +212,9 @@ def independent_rates(x_a: int, n_a: int, x_b: int, n_b: int) -> Comparison:
     """A rate from two independent samples: the score test and Newcombe's hybrid score interval."""
     if n_a <= 0 or n_b <= 0 or not 0 <= x_a <= n_a or not 0 <= x_b <= n_b:
         raise ValueError(f"rates need 0 <= successes <= trials > 0, got {x_a}/{n_a} and {x_b}/{n_b}")
+    import numpy as np
+    from statsmodels.stats.proportion import confint_proportions_2indep, test_proportions_2indep
+
     before, after = x_a / n_a, x_b / n_b
     lo, hi = confint_proportions_2indep(x_b, n_b, x_a, n_a, method="newcomb", compare="diff")
     if x_a * n_b == x_b * n_a:
@@ -230,7 +236,9 @@ def paired_means(a: Sequence[float], b: Sequence[float]) -> Comparison:
     if all(d == diffs[0] for d in diffs):
         # No spread: a t-test is undefined; identical games mean no difference at all.
         return Comparison(before, after, mean, mean, mean, 1.0 if mean == 0 else 0.0, "paired-t", len(a))
-    res = _scipy.ttest_1samp(diffs, 0.0)
+    from scipy.stats import ttest_1samp
+
+    res = ttest_1samp(diffs, 0.0)
     ci = res.confidence_interval(0.95)
     return Comparison(
         before, after, mean, float(ci.low), float(ci.high), float(res.pvalue), "paired-t", len(a)
@@ -248,7 +256,9 @@ def independent_means(
     se = math.sqrt(va + vb)
     if se == 0:
         return Comparison(mean_a, mean_b, diff, diff, diff, 1.0 if diff == 0 else 0.0, "welch", n_a + n_b)
-    res = _scipy.ttest_ind_from_stats(mean_b, sd_b, n_b, mean_a, sd_a, n_a, equal_var=False)
+    from scipy.stats import t, ttest_ind_from_stats
+
+    res = ttest_ind_from_stats(mean_b, sd_b, n_b, mean_a, sd_a, n_a, equal_var=False)
     df = (va + vb) ** 2 / (va**2 / (n_a - 1) + vb**2 / (n_b - 1))
-    half = float(_scipy.t.ppf(0.975, df)) * se
+    half = float(t.ppf(0.975, df)) * se
     return Comparison(mean_a, mean_b, diff, diff - half, diff + half, float(res.pvalue), "welch", n_a + n_b)
