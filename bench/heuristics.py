@@ -4,7 +4,7 @@ Trash Cult: one heuristic against three random bots at 4 players, the heuristic 
 each seat in turn on the same deal (500 deals x 4 seats = 2,000 games; fair share 1/4).
 Tricky Cultists: a heuristic team against a random team with partnerships swapped on the
 same deals (1,000 deals x 2 = 2,000 games; fair share 1/2). Win rates carry 95% Wilson
-intervals (workers.sweeps.stats.wilson, the sweeps' own).
+intervals (services.engines.core.stats.wilson, the sweeps' own).
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 from services.engines.core.ladder import play_ladder
 from services.engines.core.play import play_game
+from services.engines.core.stats import wilson
 from services.engines.registry import load_game
-from workers.sweeps.stats import wilson
 
 SEED = 30_000
 

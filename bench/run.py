@@ -16,6 +16,7 @@ from pathlib import Path
 from . import (
     bots,
     determinisation,
+    drift,
     engines,
     flood,
     gateway,
@@ -32,6 +33,7 @@ SECTIONS = {
     "flood": flood.run,
     "sweeps": sweeps.run,
     "sweep_aggregation": sweep_aggregation.run,
+    "drift": drift.run,
     "heuristics": heuristics.run,
     "bots": bots.run,
     "determinisation": determinisation.run,

@@ -128,6 +128,19 @@ def _print_table(doc: dict) -> None:
         )
     console = Console()
     console.print(table)
+    pairs = Table(title="head to head: games where one finished ahead of the other")
+    for col in ("bot", "opponent", "ahead", "behind", "rate", "95% Wilson"):
+        pairs.add_column(col, justify="left" if col in ("bot", "opponent") else "right")
+    for row in doc["head_to_head_rates"]:
+        pairs.add_row(
+            row["bot"],
+            row["opponent"],
+            str(row["wins"]),
+            str(row["losses"]),
+            f"{row['rate']:.1%}",
+            f"{row['wilson_low']:.1%} - {row['wilson_high']:.1%}",
+        )
+    console.print(pairs)
     console.print(
         f"draws {doc['draws']}  decisions {doc['decisions']:,}  {doc['seconds']:.1f} s  "
         "(rating: OpenSkill Plackett-Luce on each game's finishing order; ordinal = mu - 3 sigma)"

@@ -267,11 +267,7 @@ OPENAPI_SCHEMAS = {
             "run": {"type": "object"},
             "aggregates": {
                 "type": "object",
-                "description": "per-cell tables, variants, tests (docs/sweeps.md)",
-            },
-            "drift": {
-                "type": "object",
-                "description": "nightly sweeps: metrics beyond last night's interval",
+                "description": "per-cell tables, variants, paired comparisons with the base cells, tests (docs/sweeps.md)",
             },
         },
     },

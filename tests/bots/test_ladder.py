@@ -10,6 +10,7 @@ from services.cli.ladder_cmd import split_bots
 from services.cli.main import main
 from services.engines.core.errors import BadConfig
 from services.engines.core.ladder import lineups, play_ladder, slot_seats
+from services.engines.core.stats import wilson
 
 from .support import spec_of
 
@@ -90,6 +91,19 @@ def test_ladder_command_json_has_the_promised_fields(capsys):
         assert 0 <= row["wilson_low"] <= row["win_rate"] <= row["wilson_high"] <= 1
         assert row["fair_share"] == 0.5
     assert sum(row["wins"] for row in doc["standings"]) == doc["games"] - doc["draws"]
+    # Head to head (issue 16): each pair once, its counts and a Wilson interval on them.
+    pairs = doc["head_to_head_rates"]
+    assert [(p["bot"], p["opponent"]) for p in pairs] == [
+        ("random", "heuristic"),
+        ("random", "ismcts:iterations=4,depth=4"),
+        ("heuristic", "ismcts:iterations=4,depth=4"),
+    ]
+    for p in pairs:
+        assert p["wins"] == doc["head_to_head"][p["bot"]][p["opponent"]]
+        assert p["losses"] == doc["head_to_head"][p["opponent"]][p["bot"]]
+        assert (p["wilson_low"], p["wilson_high"]) == pytest.approx(
+            wilson(p["wins"], p["wins"] + p["losses"])
+        )
 
 
 def test_ladder_command_table_for_teams(capsys, monkeypatch):
@@ -100,6 +114,7 @@ def test_ladder_command_table_for_teams(capsys, monkeypatch):
     assert code == 0
     out = capsys.readouterr().out
     assert "teams rotated" in out and "95% Wilson" in out and "heuristic" in out and "mu" in out
+    assert "head to head" in out
 
 
 @pytest.mark.parametrize(

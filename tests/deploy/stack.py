@@ -253,7 +253,9 @@ def play(stack: Stack) -> None:
     celery = Celery("stack-test", broker=stack.facts["redis_url"])
     for day in (1, 2):
         before = len(http(f"{gateway}/api/sweeps?limit=100")["sweeps"])
-        celery.send_task("workers.sweeps.tasks.run_nightly", kwargs={"games": 2, "day": day}, queue="sweeps")
+        celery.send_task(
+            "workers.sweeps.tasks.run_nightly", kwargs={"games": 2, "day": day, "poll": 1.0}, queue="sweeps"
+        )
 
         def nightly_done(before=before) -> bool:
             sweeps = http(f"{gateway}/api/sweeps?limit=100")["sweeps"]

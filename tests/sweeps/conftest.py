@@ -24,6 +24,7 @@ class Worker:
     proc: subprocess.Popen
     metrics_port: int
     reports: Path  # where the worker writes nightly reports
+    nights: Path  # where the worker stores the nights it judged (CULTISTS_NIGHTLY_DIR)
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +36,11 @@ def sweep_worker(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path_factory.mktemp("prom")),
         "WORKER_METRICS_PORT": str(port),
         "CULTISTS_SWEEPS_DIR": str(reports),
+        "CULTISTS_NIGHTLY_DIR": str(reports / "nights"),
     }
     proc = start_worker(redis_url, queues="sweeps", concurrency=2, name="sweeps", extra_env=env)
     wait_for_port(port, timeout=30)
-    yield Worker(proc, port, reports)
+    yield Worker(proc, port, reports, reports / "nights")
     stop_worker(proc)
 
 

@@ -188,7 +188,7 @@ def test_worker_metrics_count_games_and_chunks(sweep_worker, store, celery_app):
 def test_nightly_suite_runs_every_game_and_compares_with_the_night_before(sweep_worker, store, celery_app):
     def night(day: int) -> dict[str, str]:
         celery_app.send_task(
-            "workers.sweeps.tasks.run_nightly", kwargs={"games": 4, "day": day}, queue="sweeps"
+            "workers.sweeps.tasks.run_nightly", kwargs={"games": 4, "day": day, "poll": 0.5}, queue="sweeps"
         )
         ids: dict[str, str] = {}
         for game in GAMES:
@@ -200,9 +200,16 @@ def test_nightly_suite_runs_every_game_and_compares_with_the_night_before(sweep_
             ids[game] = found[-1].decode()
         for sweep_id in ids.values():
             assert wait_for(store, sweep_id, timeout=120) == "done"
+        # finish_night judges the night once every sweep is in (polling, holding no worker).
+        deadline = time.monotonic() + 60
+        while not all((store.latest_drift(g) or {}).get("day") == day for g in GAMES):
+            assert time.monotonic() < deadline, {g: store.latest_drift(g) for g in GAMES}
+            time.sleep(0.2)
         return ids
 
-    first = night(20240301)
+    night(20240301)
+    # The first night has nothing stored before it: nothing compared.
+    assert all(store.latest_drift(g)["compared"] == 0 for g in GAMES)
     second = night(20240302)
     for game in GAMES:
         summary = store.summary(second[game])
@@ -210,11 +217,18 @@ def test_nightly_suite_runs_every_game_and_compares_with_the_night_before(sweep_
         assert {c.players for c in spec.cells()} == set(
             range(spec.game_spec.min_players, spec.game_spec.max_players + 1)
         )
-        drift = summary["drift"]
-        assert drift["previous_sweep"] == first[game]
+        drift = store.latest_drift(game)
+        assert drift["sweep"] == second[game]
         assert drift["compared"] > 0
         assert drift["drifted"] == []  # same seeds, same code: nothing moves
-        assert store.latest_drift(game)["day"] == 20240302
+    # Both nights are stored where the worker keeps them, the second compared with the first.
+    from workers.sweeps.night import NightArchive
+
+    archive = NightArchive(sweep_worker.nights)
+    nights = archive.night_ids()
+    assert len(nights) == 2 and archive.latest() == nights[1]
+    second_drift = json.loads((sweep_worker.nights / nights[1] / "drift.json").read_text())
+    assert second_drift["previous_night"] == nights[0]
     crazy = parse_spec(store.summary(second["crazy_cultists"])["spec"]) if "crazy_cultists" in GAMES else None
     if crazy is not None:
         assert {"variant=fiendish", "dark_powers=true", "base"} <= {c.variant for c in crazy.cells()}
@@ -223,4 +237,4 @@ def test_nightly_suite_runs_every_game_and_compares_with_the_night_before(sweep_
         assert samples[("cultists_balance_drift", (("game", game),))] == 0.0
     for game in GAMES:  # nothing waits on a nightly: the worker writes its report itself
         page = sweep_worker.reports / f"nightly-{game}-{second[game]}" / "report.html"
-        assert "Drift since the previous night" in page.read_text()
+        assert "Variants against the base rules" in page.read_text()

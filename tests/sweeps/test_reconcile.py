@@ -15,7 +15,7 @@ from prometheus_client.exposition import generate_latest
 from tests.support.celery_worker import client_app
 from workers.sweeps import control
 from workers.sweeps.leases import LEASE_SECONDS, Heartbeat
-from workers.sweeps.metrics import SweepCollector, export_balance
+from workers.sweeps.metrics import SweepCollector, export_balance, export_drift
 from workers.sweeps.reconcile import reconcile, waiting_messages
 from workers.sweeps.spec import parse_spec
 from workers.sweeps.store import SweepStore
@@ -136,13 +136,15 @@ def test_drift_series_of_metrics_that_stopped_drifting_leave(own):
         cell = {"label": "base | 2p | random", "flagged": False, "first_seat_advantage": {"advantage": 0.01}}
         return {"aggregates": {"cells": [cell]}}, {"drifted": drifted}
 
-    summary, drift = night([{"cell": "base | 2p | random", "metric": "seat 0 win rate", "delta": 0.05}])
-    export_balance("trash_cult", summary, drift, store)
+    summary, drift = night([{"cell": "base | 2p | random", "metric": "seat 0 win rate", "difference": 0.05}])
+    export_balance("trash_cult", summary, store)
+    export_drift("trash_cult", drift, store)
     text = _samples(url)
     assert 'cultists_balance_drift{game="trash_cult"} 1.0' in text
     assert 'metric="seat 0 win rate"' in text
     summary, drift = night([])
-    export_balance("trash_cult", summary, drift, store)
+    export_balance("trash_cult", summary, store)
+    export_drift("trash_cult", drift, store)
     text = _samples(url)
     assert 'cultists_balance_drift{game="trash_cult"} 0.0' in text
     assert "seat 0 win rate" not in text

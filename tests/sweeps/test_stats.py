@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import pytest
+from scipy.stats import chi2
 
-from workers.sweeps.stats import (
+from services.engines.core.stats import (
     benjamini_hochberg,
     chi2_sf,
     chi_square_gof,
     histogram,
+    independent_means,
+    independent_rates,
     mean_interval,
+    paired_means,
+    paired_rates,
+    paired_rates_from,
     quantile,
+    sample_sd,
     wilson,
 )
 
@@ -103,3 +110,48 @@ def test_quantiles_histogram_mean():
     assert all(float(e).is_integer() for e in hist["edges"])
     mean, lo, hi = mean_interval([2, 4, 4, 4, 5, 5, 7, 9])
     assert mean == 5.0 and lo < 5.0 < hi
+
+
+def test_mcnemar_and_paired_interval_match_agresti():
+    # Agresti (2002), Categorical Data Analysis, Table 10.1: presidential approval in two
+    # surveys of the same 1,600 people: 794 approve both times, 150 approve then not,
+    # 86 not then approve, 570 neither. McNemar z² = 17.36; the difference 0.59 - 0.55
+    # has the paired 95 % interval 0.04 ± 0.019.
+    c = paired_rates(a_only=150, b_only=86, both=794, neither=570)
+    assert (c.before, c.after) == pytest.approx((0.59, 0.55))
+    assert c.difference == pytest.approx(-0.04)
+    assert (c.lo, c.hi) == pytest.approx((-0.059, -0.021), abs=6e-4)
+    assert c.p == pytest.approx(chi2.sf(17.356, 1), rel=1e-3) and c.test == "mcnemar"
+    # Few discordant games: the exact binomial test (2 of 12 one way: p = 0.0386).
+    small = paired_rates(a_only=10, b_only=2, both=30, neither=58)
+    assert small.test == "mcnemar-exact" and small.p == pytest.approx(0.03857, abs=1e-4)
+    # Identical outcomes: nothing to tell apart.
+    same = paired_rates_from([True, False, True], [True, False, True])
+    assert (same.difference, same.lo, same.hi, same.p) == (0.0, 0.0, 0.0, 1.0)
+
+
+def test_independent_rates_match_newcombe():
+    # Newcombe (1998), Statistics in Medicine 17:873, example (a): 56/70 against 48/80,
+    # method 10 (hybrid score) interval 0.0524 to 0.3339 for the difference 0.2.
+    c = independent_rates(48, 80, 56, 70)
+    assert c.difference == pytest.approx(0.2)
+    assert (c.lo, c.hi) == pytest.approx((0.0524, 0.3339), abs=6e-5)
+    assert 0.001 < c.p < 0.05
+    assert independent_rates(10, 50, 20, 100).p == 1.0
+
+
+def test_mean_comparisons():
+    # Student's sleep data (Student 1908; R's `sleep`): extra hours under two drugs on the
+    # same 10 patients; the paired t-test gives t = -4.06, p = 0.00283, interval -2.46 to -0.70.
+    drug1 = [0.7, -1.6, -0.2, -1.2, -0.1, 3.4, 3.7, 0.8, 0.0, 2.0]
+    drug2 = [1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4]
+    paired = paired_means(drug2, drug1)
+    assert paired.p == pytest.approx(0.002833, abs=2e-6)
+    assert (paired.lo, paired.hi) == pytest.approx((-2.4598858, -0.7001142), abs=1e-6)
+    # The same data as two independent groups (R: t.test(extra ~ group, sleep)): Welch
+    # t = -1.8608, df = 17.776, p = 0.07939, interval -3.3654832 to 0.2054832.
+    sd = sample_sd
+    welch = independent_means(10, sum(drug2) / 10, sd(drug2), 10, sum(drug1) / 10, sd(drug1))
+    assert welch.p == pytest.approx(0.07939, abs=1e-5)
+    assert (welch.lo, welch.hi) == pytest.approx((-3.3654832, 0.2054832), abs=1e-6)
+    assert paired_means([3, 4], [3, 4]).p == 1.0

@@ -10,11 +10,13 @@ Modules, in the order a sweep meets them:
 - `control`: submit / progress / cancel / finish on Celery; priorities
 - `leases`, `reconcile`: chunk leases and the beat task that queues lost chunks again
 - `local`: the same plan in a local process pool (`--local`)
-- `tasks`: the Celery tasks (chunk, finish, reconcile, nightly)
+- `tasks`: the Celery tasks (chunk, finish, reconcile, nightly, finish_night)
 - `partial`: per-chunk partial aggregates (counts and sums) that merge associatively
-- `aggregate`, `stats`, `summary`: counting, Wilson / chi-square / BH, the JSON summary
+- `aggregate`, `summary`: counting (statistics: `services.engines.core.stats`), the JSON summary
+- `units`, `outcomes`, `paired`, `significance`: seats or teams, per-game outcomes by seed,
+  each cell against its base cell, the report's one BH family
 - `report`, `plots`, `records`: HTML + PNG report, per-game Parquet records by cell
-- `nightly`: the standard suite and the drift comparison
+- `nightly`, `night`, `drift`: the standard suite, a night run and stored, drift between nights
 - `metrics`: Prometheus metrics, multiprocess mode
 
 See docs/sweeps.md.

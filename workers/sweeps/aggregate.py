@@ -21,12 +21,13 @@ from urllib.parse import urlencode
 
 import orjson
 
-from . import stats
+from services.engines.core import stats
+
 from .partial import CellPartial, fold
 from .plan import game_seed
+from .significance import apply_family
 from .spec import Cell, SweepSpec, lineup_label
 
-FDR_Q = 0.05
 DIGITS = 6
 # Tests that measure the bots, not the game: a heuristic bot beating random ones (and the
 # partnership it sits in) is expected. They are reported with their p-values but kept out
@@ -86,44 +87,30 @@ def aggregate_partials(spec: SweepSpec, by_cell: dict[int, CellPartial]) -> dict
     cells = spec.cells()
     cell_out = [_cell(spec, cell, by_cell[cell.index]) for cell in cells]
 
-    # One family of tests for the whole grid (Benjamini-Hochberg).
-    family: list[tuple[int, str, dict[str, Any]]] = []
     for c in cell_out:
         for name, test in c["tests"].items():
             test["balance"] = name not in STRENGTH_TESTS
-            if test["df"] > 0 and test["balance"]:
-                family.append((c["cell"], name, test))
-    rejected, adjusted = stats.benjamini_hochberg([t["p"] for _c, _n, t in family], FDR_Q)
-    flagged: list[dict[str, Any]] = []
-    for (cell_index, name, test), rej, adj in zip(family, rejected, adjusted, strict=True):
-        test["p_adj"] = adj
-        test["flag"] = rej
-        if rej:
-            flagged.append({"cell": cell_index, "test": name, "p": test["p"], "p_adj": adj})
-    for c in cell_out:
-        c["flags"] = sorted(n for n, t in c["tests"].items() if t.get("flag"))
-        c["flagged"] = bool(c["flags"])
-        for test in c["tests"].values():
             test["p"] = _r(test["p"])
-            test.setdefault("p_adj", 1.0)
-            test.setdefault("flag", False)
-            test["p_adj"] = _r(test["p_adj"])
         c["representative"] = _representative(spec, cells[c["cell"]], c, by_cell[c["cell"]])
-    for f in flagged:
-        f["p"], f["p_adj"] = _r(f["p"]), _r(f["p_adj"])
-
-    return {
+    out = {
         "game": spec.game,
         "games_requested": spec.total_games,
         "games_counted": sum(c["games"] for c in cell_out),
         "cells": cell_out,
         "variants": _variants(spec, cells, by_cell),
-        "tests": {"method": "benjamini-hochberg", "q": FDR_Q, "family_size": len(family), "flagged": flagged},
+        "paired": [],  # each cell against its base cell: filled by summary.add_paired
     }
+    # One family of tests for the whole grid (Benjamini-Hochberg); build_summary runs it
+    # again once the paired comparisons with the base cells have joined the family.
+    apply_family(out)
+    return out
 
 
 def _cell(spec: SweepSpec, cell: Cell, part: CellPartial) -> dict[str, Any]:
     n_seats = cell.players
+    teams = spec.game_spec.team_seats(n_seats)
+    partners = any(len(t) > 1 for t in teams)
+    team_wins = part.team_wins(teams)
     games, slots, draws, capped, decisions, wins = (
         part.games, part.slots, part.draws, part.capped, part.decisions, part.wins
     )  # fmt: skip
@@ -135,7 +122,19 @@ def _cell(spec: SweepSpec, cell: Cell, part: CellPartial) -> dict[str, Any]:
     fair = slots / (games * n_seats) if games else 0.0
     seats = [{"seat": s, **_rate(wins[s], games, fair)} for s in range(n_seats)]
     first = seats[0]
-    tests: dict[str, dict[str, Any]] = {"seat": _test(wins, [games] * n_seats)}
+    # Partners win together: the team is the unit of the test (counting each partner as
+    # its own trial would double the statistic), and the facts' "team" group is not tested
+    # again. Free-for-all games test the seats.
+    team_rows: list[dict[str, Any]] = []
+    if partners:
+        team_fair = sum(team_wins) / (games * len(teams)) if games else 0.0
+        team_rows = [
+            {"team": t, "seats": seats_of_team, **_rate(team_wins[t], games, team_fair)}
+            for t, seats_of_team in enumerate(teams)
+        ]
+        tests: dict[str, dict[str, Any]] = {"team": _test(team_wins, [games] * len(teams))}
+    else:
+        tests = {"seat": _test(wins, [games] * n_seats)}
     bots = []
     if cell.rotates:
         labels = sorted(bot_apps)
@@ -154,6 +153,8 @@ def _cell(spec: SweepSpec, cell: Cell, part: CellPartial) -> dict[str, Any]:
             }
             for lab in labels
         ]
+        if partners and name == "team":
+            continue
         tests[f"group:{name}"] = _test(
             [group_wins[name][lab] for lab in labels], [group_apps[name][lab] for lab in labels]
         )
@@ -179,6 +180,7 @@ def _cell(spec: SweepSpec, cell: Cell, part: CellPartial) -> dict[str, Any]:
         "games": games,
         "fair_share": _r(fair),
         "seats": seats,
+        "teams": team_rows,
         "first_seat_advantage": {
             "rate": first["rate"],
             "advantage": _r(first["rate"] - fair),
@@ -192,6 +194,7 @@ def _cell(spec: SweepSpec, cell: Cell, part: CellPartial) -> dict[str, Any]:
             "mean": _r(mean),
             "lo": _r(mlo),
             "hi": _r(mhi),
+            "sd": _r(part.length_sd()),
             "median": _r(part.length_quantile(0.5)),
             "p10": _r(part.length_quantile(0.1)),
             "p90": _r(part.length_quantile(0.9)),
@@ -237,10 +240,22 @@ def _variants(spec: SweepSpec, cells: list[Cell], by_cell: dict[int, CellPartial
     pooled: dict[tuple[str, int], dict[str, Any]] = {}
     for cell in cells:
         key = (cell.variant, cell.players)
+        teams = spec.game_spec.team_seats(cell.players)
         entry = pooled.setdefault(
-            key, {"wins": [0] * cell.players, "games": 0, "slots": 0, "draws": 0, "capped": 0, "turns": 0}
+            key,
+            {
+                "wins": [0] * cell.players,
+                "games": 0,
+                "slots": 0,
+                "draws": 0,
+                "capped": 0,
+                "turns": 0,
+                "teams": teams,
+                "team_wins": [0] * len(teams),
+            },
         )
         part = by_cell[cell.index]
+        entry["team_wins"] = [a + b for a, b in zip(entry["team_wins"], part.team_wins(teams), strict=True)]
         entry["games"] += part.games
         entry["slots"] += part.slots
         entry["draws"] += part.draws
@@ -261,7 +276,10 @@ def _variants(spec: SweepSpec, cells: list[Cell], by_cell: dict[int, CellPartial
                 "draws": _rate(e["draws"], g),
                 "capped": _rate(e["capped"], g),
                 "mean_turns": _r(e["turns"] / g if g else 0.0),
-                "test": _test(e["wins"], [g] * players),
+                # Not in the BH family (it pools cells already tested): shown unadjusted.
+                "test": _test(e["team_wins"], [g] * len(e["teams"]))
+                if len(e["teams"]) < players
+                else _test(e["wins"], [g] * players),
             }
         )
     return out

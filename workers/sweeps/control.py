@@ -28,7 +28,7 @@ import redis
 from celery import Celery
 
 from . import metrics
-from .nightly import compare
+from .outcomes import from_chunk_results
 from .partial import CellPartial, merge_all, of_chunk
 from .plan import chunks
 from .simulate import unpack
@@ -183,10 +183,12 @@ def finish(store: SweepStore, sweep_id: str) -> str:
             sweep_id,
             run_info("celery", started, finished, spec.total_games, submitted=float(meta["created"])),
             partials=_merged_partials(store, sweep_id, spec),
+            # Paired comparisons read the games one by one (memory grows with games here).
+            outcomes=from_chunk_results(spec, results()),
         )
         if meta.get("kind") == "nightly":
-            summary["drift"] = _nightly_drift(store, spec, summary, int(meta.get("day", "0")))
-            metrics.export_balance(spec.game, summary, summary["drift"], store)
+            # The drift is judged once the whole night is in (tasks.finish_night, night.py).
+            metrics.export_balance(spec.game, summary, store)
             _maybe_write_report(summary, replays, results(), spec)
         store.save_summary(sweep_id, summary, replays, finished)
         store.expire(sweep_id)
@@ -218,18 +220,6 @@ def _merged_partials(store: SweepStore, sweep_id: str, spec: SweepSpec) -> dict[
                 yield result["cell"], of_chunk(spec, result)
 
     return merge_all(spec, stream())
-
-
-def _nightly_drift(store: SweepStore, spec: SweepSpec, summary: dict[str, Any], day: int) -> dict[str, Any]:
-    previous_id = store.nightly_before(spec.game, day)
-    previous = store.summary(previous_id) if previous_id else None
-    if previous is None:
-        drift = {"previous_sweep": None, "compared": 0, "drifted": [], "new_cells": [], "gone_cells": []}
-    else:
-        drift = compare(previous, summary)
-    drift["day"] = day
-    store.set_latest_drift(spec.game, drift)
-    return drift
 
 
 def _maybe_write_report(

@@ -81,8 +81,9 @@ def tricky_cultists_facts(
 ) -> dict[str, Any]:
     """Team of each seat, the partnership of bots it belongs to, and the agendas it kept.
 
-    Teams come from the public view (TK-2). A partnership is the pair of bot names sharing
-    a team, so a mixed line-up shows whether "heuristic+random" beats "random+random".
+    Teams come from the game spec (`GameSpec.teams`, TK-2). A partnership is the pair of
+    bot names sharing a team, so a mixed line-up shows whether "heuristic+random" beats
+    "random+random".
     Agendas kept in the draft are public once revealed (TK-4); every round's keep counts.
     Each scored round's judgement (the view's `agenda_result`) gives the agenda success
     counts; a tie that decided it neither way (TK-3) counts as tried, not met.
@@ -97,8 +98,9 @@ def tricky_cultists_facts(
                 counts[0] += seat.get("agenda_result") == "met"
                 counts[1] += 1
     groups: dict[str, list[str]] = {}
-    if len(seats) == state.num_players and all("team" in s for s in seats):
-        teams = [int(s["team"]) for s in seats]
+    if len(seats) == state.num_players:
+        team_seats = state.spec.team_seats(state.num_players)  # GameSpec.teams (TK-2)
+        teams = [next(t for t, members in enumerate(team_seats) if s in members) for s in range(len(seats))]
         groups["team"] = [f"team {t}" for t in teams]
         partners = {
             t: "+".join(sorted(bots[s] for s in range(len(teams)) if teams[s] == t)) for t in set(teams)

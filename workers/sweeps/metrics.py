@@ -52,29 +52,38 @@ SWEEP_SECONDS = Histogram(
     ["game"],
     buckets=(10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400),
 )
-# Balance figures of each game's latest nightly, kept in Redis (see SweepCollector).
+# Balance figures of each game's latest nightly and its drift, kept in Redis (see
+# SweepCollector): a night replaces the game's previous figures entirely, so a cell or a
+# metric that is gone (or stopped drifting) leaves /metrics.
 BALANCE_KEY = "cultists:nightly:{game}:gauges"
+DRIFT_KEY = "cultists:nightly:{game}:drift-gauges"
 
 
-def balance_gauges(summary: dict, drift: dict | None) -> dict:
-    """The balance gauge values of one nightly summary and its drift, as plain data."""
+def balance_gauges(summary: dict) -> dict:
+    """The balance gauge values of one nightly summary, as plain data."""
     cells = summary["aggregates"]["cells"]
     return {
         "flagged": sum(1 for c in cells if c["flagged"]),
         "first_seat": {c["label"]: c["first_seat_advantage"]["advantage"] for c in cells},
-        "drift": len(drift["drifted"]) if drift is not None else None,
-        "drift_delta": [
-            [d["cell"], d["metric"], d.get("delta", d.get("difference", 0.0))]
-            for d in (drift or {}).get("drifted", [])
-        ],
     }
 
 
-def export_balance(game: str, summary: dict, drift: dict | None, store=None) -> None:
-    """Publish the balance gauges of a nightly: they replace the game's previous night's
-    entirely, so a metric that stopped drifting leaves /metrics."""
-    if store is not None:
-        store.r.set(BALANCE_KEY.format(game=game), orjson.dumps(balance_gauges(summary, drift)))
+def drift_gauges(drift: dict) -> dict:
+    """The drift gauge values of one game's part of a night's comparison (drift.py)."""
+    return {
+        "drift": len(drift["drifted"]),
+        "drift_delta": [[d["cell"], d["metric"], d["difference"]] for d in drift["drifted"]],
+    }
+
+
+def export_balance(game: str, summary: dict, store) -> None:
+    """Publish the balance gauges of a nightly sweep (read back by SweepCollector)."""
+    store.r.set(BALANCE_KEY.format(game=game), orjson.dumps(balance_gauges(summary)))
+
+
+def export_drift(game: str, drift: dict, store) -> None:
+    """Publish the drift gauges of one game's part of a judged night."""
+    store.r.set(DRIFT_KEY.format(game=game), orjson.dumps(drift_gauges(drift)))
 
 
 class SweepCollector:
@@ -140,16 +149,19 @@ class SweepCollector:
                 last = max(float(meta.get(f, 0.0)) for f in ("created", "started", "progressed"))
                 moved.add_metric([sweep_id, game, kind, meta["status"]], last)
             for raw in store.r.scan_iter(BALANCE_KEY.format(game="*"), count=100):
-                game = raw.decode().split(":")[2]
                 body = store.r.get(raw)
                 if body is None:
                     continue
-                values = orjson.loads(body)
+                game, values = raw.decode().split(":")[2], orjson.loads(body)
                 flagged.add_metric([game], values["flagged"])
                 for cell, adv in values["first_seat"].items():
                     first.add_metric([game, cell], adv)
-                if values["drift"] is not None:
-                    drift.add_metric([game], values["drift"])
+            for raw in store.r.scan_iter(DRIFT_KEY.format(game="*"), count=100):
+                body = store.r.get(raw)
+                if body is None:
+                    continue
+                game, values = raw.decode().split(":")[2], orjson.loads(body)
+                drift.add_metric([game], values["drift"])
                 for cell, metric, value in values["drift_delta"]:
                     delta.add_metric([game, cell, metric], value)
         except (redis.ConnectionError, redis.TimeoutError) as exc:

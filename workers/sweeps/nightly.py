@@ -8,10 +8,8 @@ one 2-process worker; raise it where more workers run.
 
 The master seed is fixed (`NIGHTLY_SEED`, default 20240101), so two nights play the same
 deals with the same bots: unchanged code gives identical numbers, and any move is caused
-by a change in rules, bots or config defaults. A metric *drifted* when tonight's value lies
-outside last night's 95 % interval (Wilson for rates, normal for mean length). Drifts
-are listed in the summary and exported as `cultists_balance_drift{game}` (their count) and
-`cultists_balance_drift_delta{game,cell,metric}`, so an alert can fire on `> 0`.
+by a change in rules, bots or config defaults. Running a night and comparing it with the
+last one is `night.py`; the test that decides whether a metric drifted is `drift.py`.
 """
 
 from __future__ import annotations
@@ -79,57 +77,3 @@ def standard_suite(games: int | None = None, seed: int | None = None) -> list[Sw
     games = games or int(os.environ.get("NIGHTLY_GAMES", DEFAULT_GAMES))
     seed = int(os.environ.get("NIGHTLY_SEED", DEFAULT_SEED)) if seed is None else seed
     return [suite_spec(game, games, seed) for game in available_games()]
-
-
-def _metrics(cell: dict[str, Any]) -> dict[str, tuple[float, float, float]]:
-    """metric name -> (value, interval low, interval high) for one cell of a summary."""
-    out = {f"seat {s['seat']} win rate": (s["rate"], s["lo"], s["hi"]) for s in cell["seats"]}
-    out["draw rate"] = (cell["draws"]["rate"], cell["draws"]["lo"], cell["draws"]["hi"])
-    out["turn-cap rate"] = (cell["capped"]["rate"], cell["capped"]["lo"], cell["capped"]["hi"])
-    length = cell["length"]
-    out["mean turns"] = (length["mean"], length["lo"], length["hi"])
-    for b in cell.get("bots", []):
-        out[f"bot {b['bot']} win rate"] = (b["rate"], b["lo"], b["hi"])
-    for name, rows in cell.get("groups", {}).items():
-        for g in rows:
-            out[f"{name} {g['label']} win rate"] = (g["rate"], g["lo"], g["hi"])
-    for p in cell.get("played", []):
-        w = p["win_when_played"]
-        out[f"{p['label']} win-when-played"] = (w["rate"], w["lo"], w["hi"])
-    return out
-
-
-def compare(previous: dict[str, Any], tonight: dict[str, Any]) -> dict[str, Any]:
-    """Metrics of `tonight` outside `previous`'s interval, matched by cell label."""
-    before = {c["label"]: c for c in previous["aggregates"]["cells"]}
-    drifted = []
-    compared = 0
-    for cell in tonight["aggregates"]["cells"]:
-        old = before.get(cell["label"])
-        if old is None or not old["games"] or not cell["games"]:
-            continue
-        old_metrics = _metrics(old)
-        for metric, (value, _lo, _hi) in _metrics(cell).items():
-            if metric not in old_metrics:
-                continue
-            compared += 1
-            prev, lo, hi = old_metrics[metric]
-            if not lo <= value <= hi:
-                drifted.append(
-                    {
-                        "cell": cell["label"],
-                        "metric": metric,
-                        "previous": prev,
-                        "interval": [lo, hi],
-                        "tonight": value,
-                        "delta": round(value - prev, 6),
-                    }
-                )
-    tonight_labels = {c["label"] for c in tonight["aggregates"]["cells"]}
-    return {
-        "previous_sweep": previous.get("sweep"),
-        "compared": compared,
-        "drifted": drifted,
-        "new_cells": sorted(tonight_labels - set(before)),
-        "gone_cells": sorted(set(before) - tonight_labels),
-    }

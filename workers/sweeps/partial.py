@@ -35,6 +35,7 @@ _COUNTERS = (
     "played_wins",
     "outcome_met",
     "outcome_tried",
+    "winner_sets",
 )
 
 
@@ -64,6 +65,9 @@ class CellPartial:
     played_wins: Counter[str] = field(default_factory=Counter)
     outcome_met: Counter[str] = field(default_factory=Counter)  # e.g. a Tricky agenda: met
     outcome_tried: Counter[str] = field(default_factory=Counter)  # ... and judged
+    # games by their exact set of winning seats ("0,2"; "" a draw): any grouping of seats
+    # into teams is counted from it, so the partial needs no knowledge of partnerships
+    winner_sets: Counter[str] = field(default_factory=Counter)
     # (game index, winners, turns) of the first game, and of each seat's first win
     first_game: tuple[int, list[int], int] | None = None
     first_win: dict[int, tuple[int, list[int], int]] = field(default_factory=dict)
@@ -91,6 +95,7 @@ class CellPartial:
             self.turns_total += turns
             self.turns[turns] += 1
             won_set = set(won)
+            self.winner_sets[",".join(str(s) for s in sorted(won_set))] += 1
             game = (index, list(won), turns)
             if self.first_game is None or index < self.first_game[0]:
                 self.first_game = game
@@ -159,6 +164,7 @@ class CellPartial:
             "played_wins": self.played_wins,
             "outcome_met": self.outcome_met,
             "outcome_tried": self.outcome_tried,
+            "winner_sets": self.winner_sets,
             "first_game": self.first_game,
             "first_win": [[s, g] for s, g in self.first_win.items()],
             "run": [self.chunks, self.seconds],
@@ -180,6 +186,16 @@ class CellPartial:
         part.first_win = {s: tuple(g) for s, g in d["first_win"]}  # type: ignore[misc]
         part.chunks, part.seconds = d["run"]
         return part
+
+    def team_wins(self, teams: list[tuple[int, ...]] | list[list[int]]) -> list[int]:
+        """Games won by each team (a team wins a game when any of its seats is a winner)."""
+        out = [0] * len(teams)
+        for key, count in self.winner_sets.items():
+            won = {int(s) for s in key.split(",")} if key else set()
+            for t, seats in enumerate(teams):
+                if not won.isdisjoint(seats):
+                    out[t] += count
+        return out
 
     # --- game length, exactly as from the full list of lengths ---------------------------
     def _nth(self, n: int) -> int:
@@ -212,6 +228,14 @@ class CellPartial:
         var = sum(c * (v - mean) ** 2 for v, c in self.turns.items()) / (n - 1)
         half = z * math.sqrt(var / n)
         return mean, mean - half, mean + half
+
+    def length_sd(self) -> float:
+        """Sample standard deviation of the game lengths (0 for fewer than two games)."""
+        n = self.games
+        if n < 2:
+            return 0.0
+        mean = self.turns_total / n
+        return math.sqrt(sum(c * (v - mean) ** 2 for v, c in self.turns.items()) / (n - 1))
 
     def length_histogram(self, bins: int = 20) -> dict[str, list[float]]:
         """Equal-width bins over [min, max], as `stats.histogram` on the list of lengths."""

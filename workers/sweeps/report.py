@@ -73,9 +73,15 @@ def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
         f"turn cap reached {_interval(cell['capped'])} · mean decisions {cell['decisions_mean']:.1f}</p>"
     )
     fsa = cell["first_seat_advantage"]
+    unit = "team" if cell.get("teams") else "seat"
     parts.append(
         f"<p>First-seat advantage: {fsa['advantage']:+.3f} [{fsa['lo']:+.3f}, {fsa['hi']:+.3f}]"
-        f"{' (significant)' if fsa['significant'] else ''}</p>"
+        + (
+            f" (significant: the {unit} test is flagged after BH, adjusted p {fsa['p_adj']:.3g})"
+            if fsa["significant"]
+            else f" (not significant: the {unit} test's BH-adjusted p is {fsa.get('p_adj', 1.0):.3g})"
+        )
+        + "</p>"
     )
     parts.append(
         _table(
@@ -87,6 +93,25 @@ def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
             frozenset({4}),
         )
     )
+    if cell.get("teams"):
+        parts.append("<h4>By team (partners win together: the team is the unit of the test)</h4>")
+        parts.append(
+            _table(
+                ["team", "seats", "wins", "win rate [95% CI]", "vs fair", ""],
+                [
+                    [
+                        t["team"],
+                        "+".join(map(str, t["seats"])),
+                        t["wins"],
+                        _interval(t),
+                        f"{t['delta']:+.3f}",
+                        _mark(t["outside"]),
+                    ]
+                    for t in cell["teams"]
+                ],
+                frozenset({5}),
+            )
+        )
     if cell["bots"]:
         parts.append("<h4>By bot (seats rotated)</h4>")
         parts.append(
@@ -163,6 +188,36 @@ def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
     return "\n".join(parts)
 
 
+def _paired_section(rows: list[dict[str, Any]]) -> str:
+    """Each variant against the base rules on the same seeds, significant comparisons first."""
+    parts = ["<h2>Variants against the base rules (same seeds, paired)</h2>"]
+    if not rows:
+        parts.append("<p>No grid cell has a base cell to compare with (one grid entry).</p>")
+        return "\n".join(parts)
+    parts.append(
+        "<p>Each cell against the cell with the same players and line-up under the first grid entry, "
+        "game by game on the same seeds: McNemar's test on the games whose outcome differs, the paired "
+        "95% interval of the difference, p adjusted in the report's one BH family.</p>"
+    )
+    ordered_rows = sorted(rows, key=lambda r: (not r["significant"], r["p_adj"], r["cell"]))
+    parts.append(
+        _table(
+            ["", "comparison", "games", "test"],
+            [
+                [
+                    "<b class=flag>significant</b>" if r["significant"] else "",
+                    _e(r["sentence"]),
+                    r["games"],
+                    r["test"],
+                ]
+                for r in ordered_rows
+            ],
+            frozenset({0}),
+        )
+    )
+    return "\n".join(parts)
+
+
 STYLE = """
 body{font-family:system-ui,sans-serif;margin:2em;max-width:1200px}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}
@@ -191,8 +246,11 @@ def render_html(
         f"<p>Game {_e(agg['game'])} · {agg['games_counted']:,} of {agg['games_requested']:,} games · "
         f"{len(agg['cells'])} cells · seed {summary['spec']['seed']} · "
         f"{run.get('mode', '?')} run in {run.get('seconds', 0):.1f} s ({run.get('games_per_second', 0):,.0f} games/s)</p>",
-        f"<p>Tests: {agg['tests']['family_size']} chi-square tests, Benjamini-Hochberg at q = {agg['tests']['q']}; "
-        f"{len(agg['tests']['flagged'])} flagged.</p>",
+        f"<p>Tests: one Benjamini-Hochberg family of {agg['tests']['family_size']} tests "
+        f"({agg['tests'].get('paired_in_family', 0)} of them paired comparisons with the base cells) "
+        f"at q = {agg['tests']['q']}; {len(agg['tests']['flagged'])} flagged. "
+        "Significant means flagged in this family; <i>outside</i> only means a rate's own interval "
+        "misses the fair share.</p>",
         "<h2>Flagged cells</h2>",
     ]
     if flagged_cells:
@@ -212,27 +270,7 @@ def render_html(
         )
     else:
         out.append("<p>None: no cell's seats, bots or groups differ beyond chance.</p>")
-    drift = summary.get("drift")
-    if drift is not None:
-        out.append("<h2>Drift since the previous night</h2>")
-        if drift["drifted"]:
-            out.append(
-                _table(
-                    ["cell", "metric", "previous [95% CI]", "tonight", "change"],
-                    [
-                        [
-                            d["cell"],
-                            d["metric"],
-                            f"{d['previous']:.4g} [{d['interval'][0]:.4g}, {d['interval'][1]:.4g}]",
-                            f"{d['tonight']:.4g}",
-                            f"{d['delta']:+.4g}",
-                        ]
-                        for d in drift["drifted"]
-                    ],
-                )
-            )
-        else:
-            out.append(f"<p>No metric moved beyond its interval ({drift['compared']} compared).</p>")
+    out.append(_paired_section(agg.get("paired", [])))
     out.append("<h2>Win rate by seat</h2>" + img("seat_rates.png"))
     out.append("<h2>Variants</h2>" + img("variant_heatmap.png"))
     out.append(
@@ -246,7 +284,7 @@ def render_html(
                 "draws",
                 "turn cap",
                 "mean turns",
-                "seat test p",
+                "seat/team test p (unadjusted, not in BH)",
             ],
             [
                 [

@@ -8,11 +8,14 @@ games per second), so two runs of the same spec differ only in `run`.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
-from .aggregate import aggregate, aggregate_partials
-from .partial import CellPartial
+from .aggregate import aggregate_partials
+from .outcomes import CellOutcomes, from_chunk_results
+from .paired import compare_with_base
+from .partial import CellPartial, fold
+from .significance import apply_family
 from .simulate import replay_record
 from .spec import SweepSpec
 
@@ -23,25 +26,25 @@ def build_summary(
     sweep_id: str,
     run: dict[str, Any],
     partials: dict[int, CellPartial] | None = None,
+    outcomes: dict[int, CellOutcomes] | None = None,
 ) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     """(summary, replay records by cell): the representative game of every cell, replayable.
 
-    From chunk `results` (folded here), or from every cell's merged `partials` (the
-    workers folded their own chunks; `results` is then not read)."""
-    tally = {"chunks": 0, "seconds": 0.0}
-
-    def counted(stream: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-        for result in stream:  # one chunk at a time: `results` may stream from Redis
-            tally["chunks"] += 1
-            tally["seconds"] += result.get("seconds", 0.0)
-            yield result
-
+    From chunk `results`, or from every cell's merged `partials` (the workers folded their
+    own chunks) together with the cells' per-game `outcomes` (the paired comparisons with
+    the base cell need them game by game; `results` is then not read)."""
     if partials is None:
-        aggregates = aggregate(spec, counted(results))
-    else:
-        aggregates = aggregate_partials(spec, partials)
-        tally["chunks"] = sum(p.chunks for p in partials.values())
-        tally["seconds"] = sum(p.seconds for p in partials.values())
+        results = list(results)
+        partials = fold(spec, results)
+        outcomes = from_chunk_results(spec, results)
+    elif outcomes is None:
+        raise ValueError("build_summary from partials needs the cells' outcomes too")
+    aggregates = aggregate_partials(spec, partials)
+    add_paired(spec, aggregates, outcomes)
+    tally = {
+        "chunks": sum(p.chunks for p in partials.values()),
+        "seconds": sum(p.seconds for p in partials.values()),
+    }
     replays: dict[int, dict[str, Any]] = {}
     for cell in aggregates["cells"]:
         rep = cell["representative"]
@@ -61,6 +64,13 @@ def build_summary(
         "aggregates": aggregates,
     }
     return summary, replays
+
+
+def add_paired(spec: SweepSpec, aggregates: dict[str, Any], outcomes: dict[int, CellOutcomes]) -> None:
+    """Compare every cell with its base cell on the same seeds, and re-run the report's BH
+    family with those comparisons in it (significance.py)."""
+    aggregates["paired"] = compare_with_base(spec, outcomes)
+    apply_family(aggregates)
 
 
 def run_info(mode: str, started: float, finished: float, games: int, **extra: Any) -> dict[str, Any]:

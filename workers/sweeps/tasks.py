@@ -28,13 +28,12 @@ import redis
 from celery import current_app, shared_task
 from celery.signals import worker_process_shutdown, worker_ready
 
-from . import control, metrics
+from . import control, metrics, night
 from .leases import Heartbeat
-from .nightly import standard_suite
 from .partial import of_chunk
 from .plan import chunk_by_id
 from .reconcile import reconcile as reconcile_sweeps
-from .simulate import pack, simulate_chunk
+from .simulate import pack, simulate_chunk, unpack
 from .spec import SweepSpec, parse_spec
 from .store import FINISHED, SweepStore
 
@@ -44,6 +43,8 @@ log = logging.getLogger(__name__)
 STORE_PATIENCE = float(os.environ.get("SWEEP_STORE_PATIENCE_SECONDS", "120"))
 
 _stores: dict[str, SweepStore] = {}
+# How long finish_night waits for a night's sweeps before judging the games that finished.
+NIGHT_PATIENCE = float(os.environ.get("NIGHTLY_PATIENCE_SECONDS", 20 * 3600))
 _specs: dict[str, SweepSpec] = {}
 
 
@@ -180,17 +181,62 @@ def reconcile() -> dict[str, object]:
 
 
 @shared_task(name="workers.sweeps.tasks.run_nightly", ignore_result=True)
-def run_nightly(games: int | None = None, day: int | None = None) -> list[str]:
-    """Queue tonight's standard suite; each sweep compares itself with last night's when done."""
+def run_nightly(games: int | None = None, day: int | None = None, poll: float = 60.0) -> list[str]:
+    """Queue tonight's standard suite, then the task that judges the night once it is in."""
     store = _store()
     day = day if day is not None else int(datetime.now(UTC).strftime("%Y%m%d"))
-    ids = []
-    for spec in standard_suite(games):
+    ids: dict[str, str] = {}
+    for spec in night.suite(games):
         sweep_id = control.submit(spec, store, current_app, kind="nightly", extra={"day": str(day)})
         store.add_nightly(spec.game, day, sweep_id)
-        ids.append(sweep_id)
+        ids[spec.game] = sweep_id
         log.info("nightly %s: %s sweep %s, %s games", day, spec.game, sweep_id, spec.total_games)
-    return ids
+    finish_night.apply_async(args=[day, ids], kwargs={"poll": poll, "queued": time.time()}, countdown=poll)
+    return list(ids.values())
+
+
+@shared_task(
+    name="workers.sweeps.tasks.finish_night",
+    bind=True,
+    ignore_result=True,
+    max_retries=None,
+    autoretry_for=(redis.ConnectionError, redis.TimeoutError),
+    retry_backoff=True,
+)
+def finish_night(
+    self, day: int, sweeps: dict[str, str], poll: float = 60.0, queued: float | None = None
+) -> str:
+    """Once every sweep of the night has finished: compare with the last stored night in one
+    BH family, store the night (night.close_night, the code `cultists nightly` runs), and
+    export the drift gauges. Until then it looks again every `poll` seconds; it holds no
+    worker while it waits. A night whose sweeps are not all in after NIGHT_PATIENCE (a stuck
+    sweep) is judged on the games that finished, so one stuck game does not hide the rest."""
+    store = _store()
+    statuses = {game: store.status(sweep_id) for game, sweep_id in sweeps.items()}
+    waited = time.time() - (queued or time.time())
+    if any(status not in FINISHED for status in statuses.values()) and waited < NIGHT_PATIENCE:
+        raise self.retry(countdown=poll)
+    tonight = {}
+    for game, sweep_id in sweeps.items():
+        summary = store.summary(sweep_id)
+        if statuses[game] != "done" or summary is None:
+            log.warning(
+                "nightly %s: %s sweep %s %s, left out of the comparison", day, game, sweep_id, statuses[game]
+            )
+            continue
+        spec = parse_spec(summary["spec"])
+        results = [unpack(b) for b in store.chunk_blobs(sweep_id).values()]
+        tonight[game] = night.night_game(spec, summary, results)
+    drift = night.close_night(
+        night.NightArchive(night.nightly_dir()),
+        tonight,
+        info={"day": day, "sweeps": sweeps, "mode": "celery"},
+    )
+    for game, part in drift["games"].items():
+        store.set_latest_drift(game, {**part, "day": day, "night": drift["night"], "sweep": sweeps[game]})
+        metrics.export_drift(game, part, store)
+    log.info("nightly %s judged: %s", day, {g: len(p["drifted"]) for g, p in drift["games"].items()})
+    return drift["night"]
 
 
 @worker_ready.connect

@@ -318,9 +318,21 @@ class GameSpec:
     # None means "play rollouts to the end".
     evaluate: Callable[[State], list[float]] | None = None
     summary: str = ""
+    # Partnerships by player count: the seats of each team, where partners share a win
+    # (Tricky Cultists, TK-2). None: every seat plays for itself. Sweeps, the ladder and the
+    # reports all read teams from here, so a team game is never counted seat by seat.
+    teams: Callable[[int], list[list[int]]] | None = None
 
     def __post_init__(self) -> None:
         self.state_class.spec = self
+
+    def team_seats(self, players: int) -> list[list[int]]:
+        """The seats of each team at `players` seats: partnerships, or one seat each."""
+        return [list(t) for t in self.teams(players)] if self.teams else [[s] for s in range(players)]
+
+    def has_partners(self, players: int) -> bool:
+        """True when some team has more than one seat: the team, not the seat, is the unit."""
+        return any(len(t) > 1 for t in self.team_seats(players))
 
     def make_config(self, values: dict[str, Any] | None = None) -> Any:
         return config_from_mapping(self.config_class, values)

@@ -15,7 +15,8 @@ Line-ups, for B bots and S slots (every bot sits in every slot equally often):
   A B A B and B A B A; three bots at four seats play A B C A, B C A B, C A B C.
 - B > S: every S-bot subset of the bots plays all S of its rotations (a round robin).
 
-Per bot the ladder reports the games it won (any of its slots among the winners; draws
+Per pair of bots it reports how often one finished ahead of the other (head to head),
+with the 95% Wilson interval of that rate. Per bot the ladder reports the games it won (any of its slots among the winners; draws
 are no win), the 95% Wilson interval of that rate, its fair share (the share of slots it
 held: what it would win if every bot were equal) and an OpenSkill (Plackett-Luce) rating
 fitted on each game's finishing order: winners first, then the other bots by the game's
@@ -33,25 +34,17 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from workers.sweeps.stats import wilson
-
 from .bots import make_bot
 from .config import config_to_dict
 from .errors import BadConfig
 from .game import GameSpec, State
 from .play import play_to_end
-
-# Team games, by name: the seats of each partnership. Free-for-all games are absent (a
-# slot is a seat). Kept here as data because the game protocol has no notion of teams.
-PARTNERSHIPS: dict[str, Callable[[int], list[list[int]]]] = {
-    "tricky_cultists": lambda n: [[s for s in range(n) if s % 2 == team] for team in (0, 1)],  # TK-2
-}
+from .stats import wilson
 
 
 def slot_seats(spec: GameSpec, players: int) -> list[list[int]]:
-    """The seats each slot of a line-up fills: one seat each, or a partnership."""
-    teams = PARTNERSHIPS.get(spec.name)
-    return teams(players) if teams else [[s] for s in range(players)]
+    """The seats each slot of a line-up fills: one seat each, or a partnership (GameSpec.teams)."""
+    return spec.team_seats(players)
 
 
 def lineups(bots: int, slots: int) -> list[tuple[int, ...]]:
@@ -155,7 +148,32 @@ class LadderResult:
             "seconds": round(self.seconds, 3),
             "standings": [s.to_dict(per_game) for s in self.standings],
             "head_to_head": self.head_to_head,
+            "head_to_head_rates": head_to_head_rates(self.bots, self.head_to_head),
         }
+
+
+def head_to_head_rates(bots: Sequence[str], h2h: dict[str, dict[str, int]]) -> list[dict[str, Any]]:
+    """Each pair of bots once: how often the first finished ahead of the second, with its
+    95 % Wilson interval, among the games where one of them finished ahead of the other
+    (games both won, or both lost at the same rank, tell nothing between them)."""
+    rows = []
+    for i, a in enumerate(bots):
+        for b in bots[i + 1 :]:
+            wins, losses = h2h.get(a, {}).get(b, 0), h2h.get(b, {}).get(a, 0)
+            decided = wins + losses
+            lo, hi = wilson(wins, decided)
+            rows.append(
+                {
+                    "bot": a,
+                    "opponent": b,
+                    "wins": wins,
+                    "losses": losses,
+                    "rate": wins / decided if decided else 0.0,
+                    "wilson_low": lo,
+                    "wilson_high": hi,
+                }
+            )
+    return rows
 
 
 def play_ladder(

@@ -8,6 +8,12 @@ from .cards import SUIT_NAMES
 from .config import PLAYERS, TrickyCultistsConfig
 from .rules import TrickyCultistsState
 
+
+def partnerships(players: int) -> list[list[int]]:
+    """TK-2: partners sit opposite, seats 0+2 against 1+3 (a seat's team is seat % 2)."""
+    return [[s for s in range(players) if s % 2 == team] for team in (0, 1)]
+
+
 GAME = GameSpec(
     name="tricky_cultists",
     title="Tricky Cultists",
@@ -19,6 +25,7 @@ GAME = GameSpec(
     config_choices={"suits": SUIT_NAMES},  # TK-7
     bots={"heuristic": HeuristicBot},
     evaluate=evaluate,
+    teams=partnerships,
     summary=(
         "Two partnerships play four rounds of tricks; each cultist drafts a secret agenda, "
         "and the second-highest card of the led suit triggers that suit's ability."

@@ -1,0 +1,102 @@
+"""The audited report statistics: teams as the unit, one BH family, paired variant comparisons."""
+
+from __future__ import annotations
+
+import pytest
+
+from workers.sweeps.aggregate import aggregate
+from workers.sweeps.outcomes import from_chunk_results
+from workers.sweeps.paired import base_cells, compare_with_base
+from workers.sweeps.spec import parse_spec
+from workers.sweeps.summary import add_paired
+
+TWO = {"two_players": True}  # Crazy Cultists seats 2 only as CC-2's sweep variant
+
+
+def _result(cell: int, start: int, winners: list[list[int]], facts: list | None = None) -> dict:
+    n = len(winners)
+    return {"chunk": f"{cell}-{start}", "cell": cell, "start": start, "games": n, "winners": winners,
+            "turns": [20] * n, "decisions": [50] * n, "capped": [0] * n, "facts": facts or []}  # fmt: skip
+
+
+def test_partners_are_one_unit_in_tricky_cultists():
+    # TK-2: seats 0+2 against 1+3. Team 0 wins 110 of 200 games: chi-square on the games
+    # is (110-100)²/100 + (90-100)²/100 = 2.0. Counting each partner as its own trial (the
+    # old seat test) would give 4.0 and a p-value that is too small.
+    spec = parse_spec({"game": "tricky_cultists", "games": 200, "chunk": 200})
+    winners = [[0, 2] if g < 110 else [1, 3] for g in range(200)]
+    facts = [{"groups": {"team": ["team 0", "team 1"] * 2}, "played": {}} for _ in range(200)]
+    (cell,) = aggregate(spec, [_result(0, 0, winners, facts)])["cells"]
+    assert set(cell["tests"]) == {"team"}  # no seat test, no second "team" group test
+    assert cell["tests"]["team"]["chi2"] == pytest.approx(2.0) and cell["tests"]["team"]["df"] == 1
+    assert [(t["seats"], t["wins"], t["trials"]) for t in cell["teams"]] == [
+        ([0, 2], 110, 200),
+        ([1, 3], 90, 200),
+    ]
+    assert cell["groups"]["team"][0]["wins"] == 220  # the group table still shows seat-games
+
+
+def test_significant_means_flagged_after_bh():
+    # Cell 1's seat 0 wins 114 of 200 (p = 0.048 alone, its interval misses 1/2), cell 0 is
+    # exactly fair: in one family of two the adjusted p is 0.096, so nothing is significant
+    # though the interval says "outside".
+    spec = parse_spec({"game": "crazy_cultists", "games": 200, "players": [2], "chunk": 200, "config": TWO,
+                       "grid": {"variant": ["base", "beast"]}})  # fmt: skip
+    fair = [[g % 2] for g in range(200)]
+    leaning = [[0] if g < 114 else [1] for g in range(200)]
+    agg = aggregate(spec, [_result(0, 0, fair), _result(1, 0, leaning)])
+    cell = agg["cells"][1]
+    assert cell["seats"][0]["outside"] is True
+    assert cell["tests"]["seat"]["p"] < 0.05 < cell["tests"]["seat"]["p_adj"]
+    assert cell["first_seat_advantage"]["significant"] is False and not cell["flagged"]
+    assert cell["first_seat_advantage"]["p_adj"] == cell["tests"]["seat"]["p_adj"]
+    assert agg["tests"]["family_size"] == 2 and agg["tests"]["flagged"] == []
+
+
+def test_each_cell_against_its_base_on_the_same_seeds():
+    spec = parse_spec({"game": "crazy_cultists", "games": 400, "players": [2, 3], "chunk": 400, "config": TWO,
+                       "grid": {"variant": ["base", "beast"]}})  # fmt: skip
+    cells = spec.cells()
+    assert base_cells(spec) == {2: 0, 3: 1}  # beast 2p -> base 2p, beast 3p -> base 3p
+    base2 = [[g % 2] for g in range(400)]
+    # beast 2p: the same games, except 40 that seat 1 won now go to seat 0 (+10 points).
+    beast2 = [[0] if (g % 2 == 0 or g % 10 == 1) else [1] for g in range(400)]
+    three = [[g % 3] for g in range(400)]
+    results = [_result(0, 0, base2), _result(1, 0, three), _result(2, 0, beast2), _result(3, 0, three)]
+    rows = compare_with_base(spec, from_chunk_results(spec, results))
+    two = [r for r in rows if r["cell"] == 2]
+    assert [r["metric"] for r in two] == ["seat 0 win rate"]  # two seats: seat 1 is its mirror
+    (row,) = two
+    assert (row["base"], row["value"], row["difference"]) == (0.5, 0.6, pytest.approx(0.1))
+    assert row["lo"] < 0.1 < row["hi"] and row["hi"] - row["lo"] < 0.07  # paired: narrow
+    assert row["test"] == "mcnemar" and row["p"] < 1e-6
+    three_rows = [r for r in rows if r["cell"] == 3]
+    assert [r["metric"] for r in three_rows] == [f"seat {s} win rate" for s in range(3)]
+    assert all(r["difference"] == 0 and r["p"] == 1.0 for r in three_rows)
+
+    agg = aggregate(spec, results)
+    add_paired(spec, agg, from_chunk_results(spec, results))
+    # One family: the four cells' seat tests and the four paired comparisons.
+    assert agg["tests"]["family_size"] == 8 and agg["tests"]["paired_in_family"] == 4
+    (sig,) = [r for r in agg["paired"] if r["significant"]]
+    assert sig["p_adj"] <= 0.05 and {"cell": 2, "test": "paired: seat 0 win rate", "p": sig["p"],
+                                      "p_adj": sig["p_adj"]} in agg["tests"]["flagged"]  # fmt: skip
+    assert sig["sentence"].startswith(
+        "seat 0 wins 10.0 points more often under `variant=beast` than under variant=base (60.0% against 50.0%, 2p)"
+    )
+    assert "95% interval" in sig["sentence"] and cells[2].label == sig["label"]
+
+
+def test_cult_wins_are_compared_per_game():
+    spec = parse_spec({"game": "trash_cult", "games": 100, "players": [2], "chunk": 100,
+                       "grid": [{}, {"max_turns": 90}]})  # fmt: skip
+    facts = [{"groups": {"cult": ["Rat", "Skunk"]}, "played": {}} for _ in range(100)]
+    base = [[0] if g < 50 else [1] for g in range(100)]
+    other = [[0] if g < 80 else [1] for g in range(100)]
+    rows = compare_with_base(
+        spec, from_chunk_results(spec, [_result(0, 0, base, facts), _result(1, 0, other, facts)])
+    )
+    by_metric = {r["metric"]: r for r in rows}
+    assert by_metric["cult Rat wins (share of games)"]["difference"] == pytest.approx(0.3)
+    assert by_metric["cult Rat wins (share of games)"]["who"] == "the Rat cult"
+    assert by_metric["cult Rat wins (share of games)"]["test"] == "mcnemar"  # 30 discordant games

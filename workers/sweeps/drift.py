@@ -1,0 +1,239 @@
+"""Did a balance metric move since last night? A two-sample test per metric, one BH family a night.
+
+A metric *drifted* when, together:
+
+1. its two-sample test is rejected by Benjamini-Hochberg at q (default 0.05) in the family
+   of every metric of every game compared tonight, and
+2. the change is at least a practical effect size: 2 percentage points for rates and one
+   turn for the mean game length by default (`DriftSettings`, env `NIGHTLY_MIN_RATE_CHANGE`,
+   `NIGHTLY_MIN_TURNS_CHANGE`, `NIGHTLY_FDR_Q`). A real but tiny move (0.3 points at a
+   million games) is not worth a designer's morning.
+
+Which test (services.engines.core.stats):
+
+- **Same seeds on both nights** (the nightly's fixed master seed): paired, game by game.
+  Win rate of a seat (of a team where seats are partners), draw rate and turn-cap rate:
+  McNemar on the games whose outcome changed, paired interval. Mean length: paired t-test.
+  Unchanged code replays the same games, so nothing differs and nothing can drift.
+- **Different seeds** (`--seed`, or a changed `NIGHTLY_SEED`): two independent samples.
+  Rates: score test and Newcombe's interval; mean length: Welch's t-test.
+- Rates whose denominator is not the game (win rate by cult, bot or win-when-played, the
+  play rate of a card) are always compared as independent samples from the counts.
+
+The inputs are the nights' aggregates (counts) and, for the paired tests, the per-game
+outcomes of each cell (`outcomes.CellOutcomes`), both by cell label.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from services.engines.core.game import GameSpec
+from services.engines.core.stats import (
+    Z95,
+    Comparison,
+    benjamini_hochberg,
+    independent_means,
+    independent_rates,
+    paired_means,
+    paired_rates_from,
+)
+from services.engines.registry import load_game
+
+from .outcomes import CellOutcomes
+from .units import tested_units
+
+DIGITS = 6
+# Group breakdowns that measure the bots rather than the game, or repeat the team units.
+STRENGTH_GROUPS = frozenset({"partnership"})
+
+
+@dataclass(frozen=True)
+class DriftSettings:
+    """The false-discovery rate and the smallest changes that count as drift."""
+
+    q: float = 0.05
+    min_rate_change: float = 0.02  # 2 percentage points
+    min_turns_change: float = 1.0  # one turn of mean game length
+
+    @classmethod
+    def from_env(cls) -> DriftSettings:
+        env = os.environ
+        return cls(
+            q=float(env.get("NIGHTLY_FDR_Q", cls.q)),
+            min_rate_change=float(env.get("NIGHTLY_MIN_RATE_CHANGE", cls.min_rate_change)),
+            min_turns_change=float(env.get("NIGHTLY_MIN_TURNS_CHANGE", cls.min_turns_change)),
+        )
+
+    def to_dict(self) -> dict[str, float]:
+        return {
+            "q": self.q,
+            "min_rate_change": self.min_rate_change,
+            "min_turns_change": self.min_turns_change,
+        }
+
+
+@dataclass
+class NightGame:
+    """One game's part of a night: its aggregates and per-game outcomes, by cell label."""
+
+    game: str
+    aggregates: dict[str, Any]
+    outcomes: dict[str, CellOutcomes]
+
+
+def _rate_from_counts(before: dict[str, Any], after: dict[str, Any]) -> Comparison | None:
+    if not before.get("trials") or not after.get("trials"):
+        return None
+    return independent_rates(before["wins"], before["trials"], after["wins"], after["trials"])
+
+
+def _length_sd(length: dict[str, Any], n: int) -> float:
+    """The SD of game length; older summaries carry only the mean's interval, which gives it back."""
+    if "sd" in length:
+        return float(length["sd"])
+    return (length["hi"] - length["lo"]) / (2 * Z95) * math.sqrt(n)
+
+
+def cell_comparisons(
+    gspec: GameSpec,
+    before: dict[str, Any],
+    after: dict[str, Any],
+    before_games: CellOutcomes | None,
+    after_games: CellOutcomes | None,
+) -> list[tuple[str, str, Comparison]]:
+    """(metric, kind: "rate" or "turns", comparison) for every metric both nights have."""
+    paired = (
+        before_games is not None
+        and after_games is not None
+        and len(before_games) > 1
+        and sorted(before_games.seeds) == sorted(after_games.seeds)
+    )
+    out: list[tuple[str, str, Comparison]] = []
+    players = after["players"]
+    if paired:
+        assert before_games is not None and after_games is not None
+        a = before_games.restricted(sorted(before_games.seeds))
+        b = after_games.restricted(sorted(before_games.seeds))
+        for name, seats in tested_units(gspec, players):
+            out.append((f"{name} win rate", "rate", paired_rates_from(a.won(seats), b.won(seats))))
+        out.append(("draw rate", "rate", paired_rates_from(a.drawn(), b.drawn())))
+        out.append(("turn-cap rate", "rate", paired_rates_from(a.capped, b.capped)))
+        out.append(("mean turns", "turns", paired_means(a.turns, b.turns)))
+    else:
+        units_before = {f"seat {s['seat']}": s for s in before["seats"]}
+        units_before.update({f"team {t['team']}": t for t in before.get("teams", [])})
+        units_after = {f"seat {s['seat']}": s for s in after["seats"]}
+        units_after.update({f"team {t['team']}": t for t in after.get("teams", [])})
+        for name, _seats in tested_units(gspec, players):
+            if name in units_before and name in units_after:
+                comp = _rate_from_counts(units_before[name], units_after[name])
+                if comp:
+                    out.append((f"{name} win rate", "rate", comp))
+        for metric, key in (("draw rate", "draws"), ("turn-cap rate", "capped")):
+            comp = _rate_from_counts(before[key], after[key])
+            if comp:
+                out.append((metric, "rate", comp))
+        n_a, n_b = before["games"], after["games"]
+        if n_a > 1 and n_b > 1:
+            la, lb = before["length"], after["length"]
+            out.append(
+                (
+                    "mean turns",
+                    "turns",
+                    independent_means(
+                        n_a, la["mean"], _length_sd(la, n_a), n_b, lb["mean"], _length_sd(lb, n_b)
+                    ),
+                )
+            )
+    # Rates over seat-appearances or plays: independent samples from the counts.
+    bots_before = {b["bot"]: b for b in before.get("bots", [])}
+    if len(bots_before) > 1:
+        for b in after.get("bots", []):
+            if b["bot"] in bots_before and (comp := _rate_from_counts(bots_before[b["bot"]], b)):
+                out.append((f"bot {b['bot']} win rate", "rate", comp))
+    partners = gspec.has_partners(players)
+    for name, rows in after.get("groups", {}).items():
+        if name in STRENGTH_GROUPS or (partners and name == "team"):
+            continue
+        old = {g["label"]: g for g in before.get("groups", {}).get(name, [])}
+        for g in rows:
+            if g["label"] in old and (comp := _rate_from_counts(old[g["label"]], g)):
+                out.append((f"{name} {g['label']} win rate", "rate", comp))
+    old_played = {p["label"]: p for p in before.get("played", [])}
+    for p in after.get("played", []):
+        o = old_played.get(p["label"])
+        if o is None:
+            continue
+        if comp := _rate_from_counts(o["play_rate"], p["play_rate"]):
+            out.append((f"{p['label']} play rate", "rate", comp))
+        if comp := _rate_from_counts(o["win_when_played"], p["win_when_played"]):
+            out.append((f"{p['label']} win-when-played", "rate", comp))
+    return out
+
+
+def compare_nights(
+    previous: dict[str, NightGame],
+    tonight: dict[str, NightGame],
+    settings: DriftSettings | None = None,
+    game_spec: Callable[[str], GameSpec] = load_game,
+) -> dict[str, Any]:
+    """Every game of tonight against the same game of `previous`, one BH family for the night.
+
+    Returns {"games": {game: {"compared", "drifted", "new_cells", "gone_cells"}},
+    "family_size", "settings"}; a game absent last night has nothing compared.
+    """
+    settings = settings or DriftSettings()
+    family: list[dict[str, Any]] = []
+    games: dict[str, dict[str, Any]] = {}
+    for game, now in sorted(tonight.items()):
+        entry: dict[str, Any] = {"compared": 0, "drifted": [], "new_cells": [], "gone_cells": []}
+        games[game] = entry
+        before = previous.get(game)
+        if before is None:
+            entry["new_cells"] = [c["label"] for c in now.aggregates["cells"]]
+            continue
+        gspec = game_spec(game)
+        old_cells = {c["label"]: c for c in before.aggregates["cells"]}
+        new_labels = {c["label"] for c in now.aggregates["cells"]}
+        entry["new_cells"] = sorted(new_labels - set(old_cells))
+        entry["gone_cells"] = sorted(set(old_cells) - new_labels)
+        rows = []
+        for cell in now.aggregates["cells"]:
+            old = old_cells.get(cell["label"])
+            if old is None or not old["games"] or not cell["games"]:
+                continue
+            for metric, kind, comp in cell_comparisons(
+                gspec, old, cell, before.outcomes.get(cell["label"]), now.outcomes.get(cell["label"])
+            ):
+                rows.append(
+                    {
+                        "game": game,
+                        "cell": cell["label"],
+                        "metric": metric,
+                        "kind": kind,
+                        "before": round(comp.before, DIGITS),
+                        "after": round(comp.after, DIGITS),
+                        "difference": round(comp.difference, DIGITS),
+                        "interval": [round(comp.lo, DIGITS), round(comp.hi, DIGITS)],
+                        "p": comp.p,
+                        "test": comp.test,
+                        "games": comp.n,
+                    }
+                )
+        entry["compared"] = len(rows)
+        family += rows
+    rejected, adjusted = benjamini_hochberg([r["p"] for r in family], settings.q)
+    for row, rej, adj in zip(family, rejected, adjusted, strict=True):
+        row["p"] = round(row["p"], DIGITS)
+        row["p_adjusted"] = round(adj, DIGITS)
+        minimum = settings.min_turns_change if row["kind"] == "turns" else settings.min_rate_change
+        row["large_enough"] = abs(row["difference"]) >= minimum
+        if rej and row["large_enough"]:
+            game = row.pop("game")
+            games[game]["drifted"].append(row)
+    return {"games": games, "family_size": len(family), "settings": settings.to_dict()}
