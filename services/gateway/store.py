@@ -451,6 +451,10 @@ class TableStore:
     def log(self, table_id: str, start: int = 0) -> list[dict[str, Any]]:
         return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, -1)]
 
+    def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
+        """The newest `count` log entries (a page's last-trick line needs only those)."""
+        return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), -count, -1)]
+
     def actions(self, table_id: str) -> list[list[int]]:
         return [orjson.loads(line) for line in self.redis.lrange(actions_key(table_id), 0, -1)]
 

@@ -26,10 +26,13 @@ from typing import Any
 import orjson
 from flask import Blueprint, Response, current_app, render_template, request
 
+from services.engines.core.messages import load_messages
+
 from ..context import Gateway, current
 from ..errors import ApiError, bearer_token
-from .present import register_filters
-from .replay import Replay, Replays, seat_name
+from .history import PastStates, last_move, last_trick, past_move
+from .present import display_names, register_filters
+from .replay import Replay, Replays, view_json
 
 bp = Blueprint(
     "pages",
@@ -109,11 +112,16 @@ def table_page(table_id: str):
 @bp.get("/tables/<table_id>/panel")
 def table_panel(table_id: str):
     """The table as the token's seat sees it. Reads the view first: its version is the one
-    the action buttons carry, so a move is always chosen at the version it was shown at."""
+    the action buttons carry, so a move is always chosen at the version it was shown at.
+
+    `?at=V` gives the position at an earlier version V instead (no buttons), with the move
+    that led there, so the page can play a burst of moves out one at a time (`history.py`)."""
     gw = current()
-    view = gw.tables.view(table_id, bearer_token())
+    token = bearer_token()
+    if request.args.get("at") is not None:
+        return _past_panel(gw, table_id, token)
+    view = gw.tables.view(table_id, token)
     table = gw.tables.get(table_id)
-    names = [seat_name(s) for s in table.seats]
     return render_template(
         "panel.html",
         game=table.game,
@@ -121,9 +129,51 @@ def table_panel(table_id: str):
         live=view,
         v=view["view"],
         me=view["seat"],
-        names=names,
+        names=display_names(table.seats),
         now=time.time(),
+        move=last_move(gw.store, past_states(), table) if table.version > 0 else None,
+        past=False,
+        last_trick=last_trick(table.game, view["view"], gw.store.log_tail(table.id, 40)),
     )
+
+
+def _past_panel(gw: Gateway, table_id: str, token: str | None) -> str:
+    raw = request.args.get("at", "")
+    if not raw.isdigit():
+        raise ApiError(400, "malformed", "'at' is a version number")
+    table = gw.tables.get(table_id)
+    seat = -1 if token is None else gw.tables.seat_of(table, token)
+    version = int(raw)
+    if version > table.version:
+        raise ApiError(404, "unknown_version", f"this table is at version {table.version}")
+    state, move = past_move(gw.store, past_states(), table, version)
+    view = view_json(load_messages(table.game), state, seat, legal=False)
+    live = {**view, "table": table.id, "version": version, "status": "playing", "deadlines": {}}
+    if view["terminal"]:
+        live["status"] = "finished"
+    return render_template(
+        "panel.html",
+        game=table.game,
+        table=table.summary(),
+        live=live,
+        v=view["view"],
+        me=seat,
+        names=display_names(table.seats),
+        now=time.time(),
+        move=move,
+        past=True,
+        last_trick=last_trick(
+            table.game, view["view"], [e for e in gw.store.log(table.id) if e.get("version", 0) <= version]
+        ),
+    )
+
+
+def past_states() -> PastStates:
+    """The process's cache of rebuilt earlier positions, made on first use."""
+    found = current_app.extensions.get("cultists.past")
+    if found is None:
+        found = current_app.extensions["cultists.past"] = PastStates()
+    return found
 
 
 @bp.get("/replay")

@@ -91,6 +91,29 @@ class Source:
         }
 
 
+def view_json(messages: GameMessages, state: State, seat: int, legal: bool = True) -> dict[str, Any]:
+    """What `seat` (-1: a spectator) sees, in the very JSON shape the live match API gives
+    (`EngineClients.view_json`), so one template renders live, past and replayed positions."""
+    body = json_format.ParseDict(state.view(None if seat < 0 else seat), messages.view())
+    terminal = state.is_terminal()
+    actions = state.legal_actions(seat) if legal and seat >= 0 and not terminal else []
+    return {
+        "seat": seat,
+        "view": message_to_dict(body),
+        "legal_actions": [action_json(messages, state, a) for a in actions],
+        "to_act": [] if terminal else list(state.to_act()),
+        "terminal": terminal,
+        "winners": state.winners() if terminal else [],
+        "turn": state.turn,
+        "decisions": state.decisions,
+    }
+
+
+def action_json(messages: GameMessages, state: State, action: int) -> dict[str, Any]:
+    detail = json_format.ParseDict(state.action_detail(action), messages.action())
+    return {"id": action, "label": state.action_label(action), "detail": message_to_dict(detail)}
+
+
 def split_bots(text: str) -> list[str]:
     """A line-up by seat. Seats are split on `;` when there is one; otherwise on `,`, where a
     piece that is only `key=value` belongs to the bot spec before it (sweep reports join
@@ -167,25 +190,7 @@ class Replay:
         return state
 
     def view_json(self, state: State, seat: int) -> dict[str, Any]:
-        """What `seat` (-1: a spectator) sees, in the very JSON shape the live match API
-        gives (`EngineClients.view_json`), so one template renders both."""
-        body = json_format.ParseDict(state.view(None if seat < 0 else seat), self.messages.view())
-        legal = state.legal_actions(seat) if seat >= 0 and not state.is_terminal() else []
-        terminal = state.is_terminal()
-        return {
-            "seat": seat,
-            "view": message_to_dict(body),
-            "legal_actions": [self.action_json(state, a) for a in legal],
-            "to_act": [] if terminal else list(state.to_act()),
-            "terminal": terminal,
-            "winners": state.winners() if terminal else [],
-            "turn": state.turn,
-            "decisions": state.decisions,
-        }
-
-    def action_json(self, state: State, action: int) -> dict[str, Any]:
-        detail = json_format.ParseDict(state.action_detail(action), self.messages.action())
-        return {"id": action, "label": state.action_label(action), "detail": message_to_dict(detail)}
+        return view_json(self.messages, state, seat)
 
     def step_json(self, step: int, seats: list[int]) -> dict[str, Any]:
         """One step: the move that led here, its events, the next move, and the views."""
