@@ -24,7 +24,7 @@ import time
 from typing import Any
 
 import orjson
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 
 from services.engines.core.messages import load_messages
 
@@ -176,10 +176,41 @@ def past_states() -> PastStates:
     return found
 
 
+REPLAYS_LISTED = 50
+
+
+@bp.get("/replays")
+def replays_page():
+    """Recently finished games, newest first, filtered by game and by a player's name; each
+    opens its replay (autoplaying)."""
+    gw = current()
+    game = request.args.get("game", "")
+    player = request.args.get("player", "").strip()
+    rows = []
+    for table, ended in gw.store.finished(500):
+        if game and table.game != game:
+            continue
+        names = display_names(table.seats)
+        if player and not any(player.lower() in (s.player or "").lower() for s in table.seats):
+            continue
+        rows.append({"table": table.summary(), "names": names, "ended": ended})
+        if len(rows) >= REPLAYS_LISTED:
+            break
+    return render_template(
+        "replays.html",
+        rows=rows,
+        games=_games(gw),
+        titles={g["game"]: g["title"] for g in _games(gw)},
+        game=game,
+        player=player,
+        now=time.time(),
+    )
+
+
 @bp.get("/replay")
 def replay_page():
-    if not request.args:
-        return render_template("replay_pick.html")
+    if not request.args:  # the list of finished games is the way in
+        return redirect(url_for("pages.replays_page"))
     try:
         replay = replays().get(request.args)
         seat, _ = replay.seats_for(request.args.get("seat"))
@@ -217,8 +248,17 @@ def replay_panel():
     shown = [-1, *seats] if all_open else seats
     views = {s: replay.view_json(state, s) for s in shown}
     following = replay.moves[step] if step < replay.steps else None
+    move = replay.moves[step - 1] if step > 0 else None
     chooser = following.seat if following else None
-    choices = replay.view_json(state, chooser)["legal_actions"] if chooser is not None else []
+    # What this view may read: all cards open reads everything; a seat reads its own moves
+    # and choices; the public words of other moves only (the spectator view shows no hand).
+
+    def mine(m: Any) -> bool:
+        return all_open or (m is not None and seat == str(m.seat))
+
+    choices = (
+        replay.view_json(state, chooser)["legal_actions"] if chooser is not None and mine(following) else []
+    )
     return render_template(
         "replay_panel.html",
         game=replay.spec.name,
@@ -228,7 +268,9 @@ def replay_panel():
         seats=seats,
         views=views,
         board=views[-1] if all_open else views[seats[0]],
-        move=replay.moves[step - 1] if step > 0 else None,
+        move=move,
+        move_open=move is not None and (move.public or mine(move)),
+        next_open=following is not None and (following.public or mine(following)),
         events=replay.events[step],
         following=following,
         choices=choices,

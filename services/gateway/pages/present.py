@@ -148,6 +148,10 @@ VARIANT_WORDS = {
 }
 
 
+# Answers whose action names no card, though one card is what answers (it leaves the hand).
+ANSWER_CARD = {"protection_spell": "Protection Spell", "hide": "Hide", "counter": "counter_spell"}
+
+
 def bot_words(bot: Any) -> str:
     """`heuristic` -> `Steady bot`; unknown bots keep their engine name."""
     text = str(bot or "")
@@ -229,6 +233,7 @@ def register_filters(app_or_bp: Any) -> None:
             TRASH_PENDING=TRASH_PENDING,
             TRICKY_PHASE=TRICKY_PHASE,
             TRASH_FOOD=TRASH_FOOD,
+            ANSWER_CARD=ANSWER_CARD,
         )
 
     app_or_bp.record_once(lambda state: install(state.app))

@@ -42,6 +42,7 @@ from services.engines.registry import load_game
 from ..errors import ApiError
 from ..offload import run_cpu_bound
 from ..tables import TableService
+from .history import PUBLIC_MOVES
 
 CHECKPOINT_EVERY = 32
 MAX_CACHED = 16
@@ -57,6 +58,7 @@ class Move:
     seat: int
     action: int
     label: str
+    public: bool = True  # whether the label names only what every seat saw (history.PUBLIC_MOVES)
 
     def as_json(self) -> dict[str, Any]:
         return {"step": self.step, "seat": self.seat, "action": self.action, "label": self.label}
@@ -163,9 +165,10 @@ class Replay:
             if n % CHECKPOINT_EVERY == 0:
                 self._checkpoints.append(state.clone())
             label = state.action_label(action)
+            public = state.action_detail(action).get("kind") in PUBLIC_MOVES.get(spec.name, ())
             state.log = []
             state.apply(seat, action)  # checked: a record that does not replay is refused
-            self.moves.append(Move(n + 1, seat, action, label))
+            self.moves.append(Move(n + 1, seat, action, label, public))
             self.events.append([{"kind": e.kind, "seat": e.seat, "text": e.text} for e in state.log])
         if len(self.moves) % CHECKPOINT_EVERY == 0:
             self._checkpoints.append(state.clone())

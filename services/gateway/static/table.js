@@ -105,32 +105,32 @@
     try {
       do {
         again = false;
-        while (pace() > 0 && !skipping && shown >= 0 && shown < latest - 1) {
-          skipButton.hidden = false;
-          const reply = await fetchPanel(shown + 1);
-          if (!reply.ok) break;
-          show(await reply.text());
-          await sleep(pace());
-        }
-        skipping = false;
-        skipButton.hidden = true;
-        const reply = await fetchPanel();
-        if (reply.ok) {
-          show(await reply.text());
-        } else {
-          let message = reply.statusText;
-          try {
-            message = (await reply.json()).error.message;
-          } catch (_) {
-            /* keep the status text */
+        for (;;) {
+          while (playing() && shown < latest - 1) {
+            skipButton.hidden = false;
+            const reply = await fetchPanel(shown + 1);
+            if (!reply.ok) {
+              skipping = true; // an earlier position we cannot have: go to the live one
+              break;
+            }
+            show(await reply.text());
+            await sleep(pace());
           }
-          if (reply.status === 403 && seat !== null) {
-            Cultists.forgetSeat(tableId, seat); // the seat is not ours (any more): watch instead
-            chooseSeat();
-            again = true;
+          const reply = await fetchPanel();
+          if (!reply.ok) {
+            await failed(reply);
+            break;
           }
-          say(message);
-          if (reply.status >= 500) setTimeout(refresh, RETRY_MS); // engine or gateway hiccup
+          const html = await reply.text();
+          const version = versionOf(html);
+          if (playing() && version > shown + 1) {
+            latest = Math.max(latest, version); // the table moved on meanwhile: play that first
+            continue;
+          }
+          skipping = false;
+          skipButton.hidden = true;
+          show(html);
+          break;
         }
       } while (again);
     } catch (err) {
@@ -139,6 +139,31 @@
     } finally {
       loading = false;
     }
+  }
+
+  // Whether moves are being played out one by one (not when instant, skipped, or on the
+  // first panel of the page).
+  const playing = () => pace() > 0 && !skipping && shown >= 0;
+
+  function versionOf(html) {
+    const found = /data-testid="panel"[^>]*?data-version="(\d+)"/.exec(html);
+    return found ? Number(found[1]) : -1;
+  }
+
+  async function failed(reply) {
+    let message = reply.statusText;
+    try {
+      message = (await reply.json()).error.message;
+    } catch (_) {
+      /* keep the status text */
+    }
+    if (reply.status === 403 && seat !== null) {
+      Cultists.forgetSeat(tableId, seat); // the seat is not ours (any more): watch instead
+      chooseSeat();
+      again = true;
+    }
+    say(message);
+    if (reply.status >= 500) setTimeout(refresh, RETRY_MS); // engine or gateway hiccup
   }
 
   skipButton.addEventListener("click", () => {
