@@ -82,6 +82,7 @@ const Cultists = (() => {
   // The engines' log says "seat 2"; people read names, and "you" for their own seat.
   function nameSeats(text, names, me) {
     return String(text)
+      .replace(/^(.*) took seat (\d+)$/, (all, who, n) => (Number(n) === me ? "You sat down" : `${who} sat down`))
       .replace(/\bseat (\d+)'s\b/g, (all, n) => (Number(n) === me ? "your" : names[n] ? `${names[n]}'s` : all))
       .replace(/\bseat (\d+)\b/g, (all, n) => (Number(n) === me ? "you" : names[n] || all))
       .replace(/\byou (draws|keeps|declines|takes|plays|stacks|discards|wins|adds|leads|passes|chooses|sets|gives|swaps|reveals|converts|snackrifices|resolves|trashes|holds|lights|loses|steals|has|can|is|ran|triggers)\b/g,
