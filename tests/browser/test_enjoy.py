@@ -310,8 +310,14 @@ def test_turn_signals(new_context, screenshots):
     favicon = page.request.get("/static/favicon.svg")
     assert favicon.status == 200 and "svg" in favicon.headers["content-type"]
     shoot(page, screenshots, "your-turn")
+    facts = wait_ready(page)
     page.locator("[data-testid=panel] button[data-action]").first.click()
-    page.wait_for_function("() => !document.title.startsWith('(Your move)')")
+    page.wait_for_function(PANEL_MOVED, arg=str(facts["version"]))
+    # The title follows: "(Your move)" exactly while the page offers a decision.
+    page.wait_for_function(
+        """() => document.title.startsWith('(Your move)')
+                 === !!document.querySelector('[data-testid=panel][data-past="0"] button[data-action]')"""
+    )
 
 
 def test_warning_before_timeout_and_notice_after(new_context, screenshots, beat):  # noqa: F811

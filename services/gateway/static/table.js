@@ -123,6 +123,10 @@
           }
           const html = await reply.text();
           const version = versionOf(html);
+          const current = box.querySelector("[data-testid=panel]");
+          if (version === shown && current && current.dataset.past === "0" && current.querySelector(".selected")) {
+            break; // the same position again: keep the card the player has picked
+          }
           if (playing() && version > shown + 1) {
             latest = Math.max(latest, version); // the table moved on meanwhile: play that first
             continue;
@@ -261,11 +265,13 @@
       const prompt = panel.querySelector("[data-testid=prompt]");
       const asked = panel.querySelector("[data-testid=actions] h2");
       announce(`${asked ? asked.textContent : "Your move"}: ${prompt ? speak(prompt.textContent.trim()) : ""}`);
-      const first =
-        panel.querySelector("[data-testid=private] .card.playable") || panel.querySelector("button[data-action]");
-      // Focus goes to the first decision (after setUpCards marked the playable cards).
+    }
+    // Focus goes to the first decision when the turn comes, and back to it when a fresh
+    // panel replaced the element that had it (never away from a control the player is using).
+    const lost = document.activeElement === document.body || !document.activeElement;
+    if (myTurn && (!wasMyTurn || lost)) {
       setTimeout(() => {
-        const target = panel.querySelector("[data-testid=private] .card.playable") || first;
+        const target = panel.querySelector("[data-testid=private] .card.playable") || panel.querySelector("button[data-action]");
         if (target && document.body.contains(target)) target.focus({ preventScroll: true });
       }, 0);
     }
