@@ -32,7 +32,7 @@ CRAZY_PENDING = {
     "voodoo": "Voodoo: discard more cards, or stop",
     "counter": "Counter-Spell window",
     "toil": "Toiling Trouble: pick a pair from the stack",
-    "evil_eye": "Evil Eye: take a card from the hand shown",
+    "evil_eye": "Evil Eye: take a card from the hand shown to you",
     "nerd_keep": "Nerdronomicon: keep one card",
     "nerd_top": "Nerdronomicon: put one card on top of the deck",
     "ouija": "Ouija: swap, discard or leave the hand shown",
@@ -44,10 +44,16 @@ CRAZY_PENDING = {
 }
 TRASH_PENDING = {
     "cult": "Pick a cult",
-    "protect": "Protection Spell?",
+    "protect": "Answer with a Protection Spell?",
     "perk": "Use the perk",
     "chaos": "Chaos card",
     "steal": "Pigeon Thief: keep the stolen card or play it",
+}
+# What opened a Protection Spell window, in words (the engine's event names).
+PROTECT_WORDS = {
+    "plushie": "plays Opossum Plushie",
+    "snackrifice": "Snackrifices",
+    "poison": "plays Poison Their Punch",
 }
 TRICKY_PHASE = {
     "draft": "Draft an agenda",
@@ -234,6 +240,7 @@ def register_filters(app_or_bp: Any) -> None:
             TRICKY_PHASE=TRICKY_PHASE,
             TRASH_FOOD=TRASH_FOOD,
             ANSWER_CARD=ANSWER_CARD,
+            PROTECT_WORDS=PROTECT_WORDS,
         )
 
     app_or_bp.record_once(lambda state: install(state.app))

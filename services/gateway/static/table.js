@@ -49,6 +49,30 @@
     considerAuto();
   });
   const pace = () => Number(paceSelect.value) || 0;
+  const soundBox = document.getElementById("turn-sound");
+  const SOUND_KEY = "cultists:turn-sound";
+  soundBox.checked = localStorage.getItem(SOUND_KEY) === "1"; // off unless turned on
+  soundBox.addEventListener("change", () => localStorage.setItem(SOUND_KEY, soundBox.checked ? "1" : "0"));
+
+  // A short two-note chime (no audio file to fetch), when the player asked for one.
+  function chime() {
+    if (!soundBox.checked || !window.AudioContext) return;
+    try {
+      const audio = new AudioContext();
+      [660, 880].forEach((hz, i) => {
+        const tone = audio.createOscillator();
+        const gain = audio.createGain();
+        tone.frequency.value = hz;
+        gain.gain.setValueAtTime(0.08, audio.currentTime + i * 0.15);
+        gain.gain.exponentialRampToValueAtTime(0.001, audio.currentTime + i * 0.15 + 0.3);
+        tone.connect(gain).connect(audio.destination);
+        tone.start(audio.currentTime + i * 0.15);
+        tone.stop(audio.currentTime + i * 0.15 + 0.3);
+      });
+    } catch (_) {
+      /* no sound, no harm */
+    }
+  }
 
   // -- which seat this browser plays ------------------------------------------------------
   function chooseSeat() {
@@ -265,6 +289,7 @@
       const prompt = panel.querySelector("[data-testid=prompt]");
       const asked = panel.querySelector("[data-testid=actions] h2");
       announce(`${asked ? asked.textContent : "Your move"}: ${prompt ? speak(prompt.textContent.trim()) : ""}`);
+      chime();
     }
     // Focus goes to the first decision when the turn comes, and back to it when a fresh
     // panel replaced the element that had it (never away from a control the player is using).
