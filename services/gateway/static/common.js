@@ -88,6 +88,7 @@ const Cultists = (() => {
       .replace(/\byou (draws|keeps|declines|takes|plays|stacks|discards|wins|adds|leads|passes|chooses|sets|gives|swaps|reveals|converts|snackrifices|resolves|trashes|holds|lights|loses|steals|has|can|is|ran|triggers)\b/g,
         (all, verb) => `you ${verb === "has" ? "have" : verb === "is" ? "are" : verb === "can" ? "can" : verb === "ran" ? "ran" : verb.replace(/(ch|sh|ss|x)es$/, "$1").replace(/s$/, "")}`)
       .replace(/^you (.*) and passes/, "you $1 and pass")
+      .replace(/^(you .*) their\b/, "$1 your")
       .replace(/^you/, "You")
       .replace(/\b(\d+) card\(s\)/g, (all, n) => `${n} card${n === "1" ? "" : "s"}`);
   }
