@@ -43,7 +43,6 @@ from ..errors import ApiError
 from ..offload import run_cpu_bound
 from ..tables import TableService
 from .history import PUBLIC_MOVES
-from .present import display_names
 
 CHECKPOINT_EVERY = 32
 MAX_CACHED = 16
@@ -361,6 +360,13 @@ def _int_arg(args: Mapping[str, str], name: str, low: int, high: int) -> int | N
     return value
 
 
+def seat_name(seat: Any) -> str:
+    """How a live table's seat is named on pages: its player, or its bot."""
+    if seat.kind == "bot":
+        return f"seat {seat.index} · bot ({seat.bot})"
+    return f"seat {seat.index} · {seat.player or 'human'}"
+
+
 class Replays:
     """Finds the replay a request names (`?table=` or `?game=&seed=...`), building it once."""
 
@@ -393,5 +399,5 @@ class Replays:
             return self.cache.get(source, lambda: simulate(source))
         record = self.tables.replay(source.table)  # 409 until the game is over
         table = self.tables.get(source.table)
-        names = display_names(table.seats)
+        names = [seat_name(s) for s in table.seats]
         return self.cache.get(source, lambda: from_record(record, source, names))
