@@ -185,6 +185,11 @@ def display_names(seats: Any) -> list[str]:
     return [display_name(s) for s in seats]
 
 
+def you_for(names: list[str], me: int) -> list[str]:
+    """The seats' names with the player's own seat as "you" (prompts speak to the player)."""
+    return ["you" if i == me else n for i, n in enumerate(names)]
+
+
 def card_text(game: str, card: Any) -> str:
     """The rules text shown on hover and tap; Tricky Cultists' cards get value and suit ability."""
     if game == "tricky_cultists" and isinstance(card, dict):
@@ -233,6 +238,7 @@ def register_filters(app_or_bp: Any) -> None:
         app.jinja_env.filters["bot_words"] = bot_words
         app.jinja_env.filters["bot_about"] = bot_about
         app.jinja_env.filters["variant_words"] = variant_words
+        app.jinja_env.filters["you_for"] = you_for
         app.jinja_env.globals["card_text"] = card_text
         app.jinja_env.globals.update(
             CRAZY_PENDING=CRAZY_PENDING,

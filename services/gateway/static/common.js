@@ -87,6 +87,7 @@ const Cultists = (() => {
       .replace(/\bseat (\d+)\b/g, (all, n) => (Number(n) === me ? "you" : names[n] || all))
       .replace(/\byou (draws|keeps|declines|takes|plays|stacks|discards|wins|adds|leads|passes|chooses|sets|gives|swaps|reveals|converts|snackrifices|resolves|trashes|holds|lights|loses|steals|has|can|is|ran|triggers)\b/g,
         (all, verb) => `you ${verb === "has" ? "have" : verb === "is" ? "are" : verb === "can" ? "can" : verb === "ran" ? "ran" : verb.replace(/(ch|sh|ss|x)es$/, "$1").replace(/s$/, "")}`)
+      .replace(/\byou's\b/g, "your")
       .replace(/^you (.*) and passes/, "you $1 and pass")
       .replace(/^(you .*) their\b/, "$1 your")
       .replace(/^you/, "You")

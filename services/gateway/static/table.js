@@ -313,7 +313,7 @@
     const buttons = [...panel.querySelectorAll("button[data-action]")];
     // The engines' labels say "seat 2": read it as the names the rest of the page uses.
     for (const el of [...buttons, ...panel.querySelectorAll("[data-testid=prompt], [data-testid=pending]")]) {
-      if (/\bseat \d/.test(el.textContent)) el.textContent = speak(el.textContent.trim());
+      if (/\bseat \d|\byou\b/.test(el.textContent)) el.textContent = speak(el.textContent.trim());
     }
     const privateBox = panel.querySelector("[data-testid=private]");
     if (!privateBox) return;
