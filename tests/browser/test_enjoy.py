@@ -437,6 +437,9 @@ def test_no_serious_accessibility_violations(new_context, screenshots):
     page = new_context().new_page()
     page.goto("/")
     found = {"lobby": axe_violations(page)}
+    open_table(page, "crazy_cultists", BOTS3, SHORT["crazy_cultists"], seed=21)
+    wait_ready(page)  # the hand with playable and dimmed cards
+    found["crazy-table"] = axe_violations(page)
     table = open_table(page, "trash_cult", BOTS3, SHORT["trash_cult"], seed=3)
     wait_ready(page)
     found["table"] = axe_violations(page)
