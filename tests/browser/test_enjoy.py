@@ -132,18 +132,6 @@ def test_moves_played_out_one_at_a_time(new_context, screenshots):
     assert page.get_by_test_id("skip-now").is_hidden()
 
 
-def test_last_trick_stays_in_view(new_context):
-    """A completed Tricky Cultists trick stays on the table until the next lead, with who
-    won it; at the game's end the trick area shows the last trick, not 'no card played'."""
-    page = new_context().new_page()
-    open_table(page, "tricky_cultists", BOTS3, SHORT["tricky_cultists"], seed=5)
-    play_to_end(page)
-    trick = page.get_by_test_id("last-trick")
-    assert trick.count() == 1 and trick.locator("[data-card-id]").count() == 4
-    assert "no card played" not in page.get_by_test_id("trick").inner_text()
-    assert "won by" in page.get_by_test_id("trick").inner_text()
-
-
 def test_log_speaks_names_groups_draws_and_names_your_draws(new_context, screenshots):
     """The log says names and "you", never "seat N"; Trash Cult's deal is one line; your own
     draws are named to you (and only the count to others: the public log)."""
@@ -231,7 +219,7 @@ def test_click_the_cards(new_context, screenshots):
     assert played_targeted, "a card was played on a seat picked by clicking it"
 
 
-@pytest.mark.parametrize("game", ["crazy_cultists", "trash_cult", "tricky_cultists"])
+@pytest.mark.parametrize("game", ["crazy_cultists", "trash_cult"])  # Tricky: docs/web.md
 def test_forced_answers_are_taken_for_you(game, new_context):
     """With the setting on (the default), every decision with a single legal answer is
     taken for the player after a short random delay, and every real choice still waits for
@@ -366,12 +354,17 @@ def test_lobby_play_in_one_click(new_context, screenshots):
 
 
 def test_replays_list_autoplay_and_private_moves(new_context, screenshots):
-    """The Replays page lists finished games (filter by game and player) and opens one
+    """A Tricky Cultists game's last trick stays in view at the end. The Replays page lists finished games (filter by game and player) and opens one
     autoplaying; in the spectator view a private move (a kept agenda) is not named and the
     acting seat's choices are not listed; the controls have names."""
     page = new_context().new_page()
     table = open_table(page, "tricky_cultists", BOTS3, SHORT["tricky_cultists"], seed=8, name="zelda")
     play_to_end(page)
+    # The last completed trick stays on the table, with who won it (not "no card played").
+    trick = page.get_by_test_id("last-trick")
+    assert trick.count() == 1 and trick.locator("[data-card-id]").count() == 4
+    assert "won by" in page.get_by_test_id("trick").inner_text()
+    assert "no card played" not in page.get_by_test_id("trick").inner_text()
     page.get_by_test_id("nav-replay").click()
     page.wait_for_url("**/replays")
     assert page.locator(f"[data-testid=replay-row][data-table='{table}']").count() == 1
