@@ -42,6 +42,8 @@ from .keys import LIVE_TABLES, OPEN_TABLES
 
 DEADLINES = "gw:deadlines"
 RATINGS_PENDING = "gw:ratings:pending"
+FINISHED_TABLES = "gw:tables:finished"  # zset: id -> finished_at, the Replays page's list
+FINISHED_KEEP = 500
 
 
 def table_key(table_id: str) -> str:
@@ -109,7 +111,7 @@ local function schedule(tkey, dkey, tid, now, bot_s, away_s, reset)
 end
 """
 
-# KEYS: table, log, actions, deadlines, live, ratings-pending
+# KEYS: table, log, actions, deadlines, live, ratings-pending, finished
 # ARGV: id, expected version, now, bot_s, away_s, actor, mark_away, state, to_act, terminal,
 #       action json, update message, ttl, n events, events..., field, value, ...
 _COMMIT = (
@@ -135,6 +137,8 @@ if ARGV[10] == '1' then
   redis.call('HSET', KEYS[1], 'status', 'finished')
   redis.call('SREM', KEYS[5], ARGV[1])
   if redis.call('HGET', KEYS[1], 'rated') == '1' then redis.call('SADD', KEYS[6], ARGV[1]) end
+  redis.call('ZADD', KEYS[7], tonumber(ARGV[3]), ARGV[1])
+  redis.call('ZREMRANGEBYRANK', KEYS[7], 0, -501)  -- keeps the newest FINISHED_KEEP
   for i = 1, 3 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[13])) end
 end
 schedule(KEYS[1], KEYS[4], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), actor)
@@ -511,6 +515,25 @@ class TableStore:
     def log(self, table_id: str, start: int = 0) -> list[dict[str, Any]]:
         return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, -1)]
 
+    def finished(self, limit: int, offset: int = 0) -> list[tuple[Table, float]]:
+        """Recently finished tables with the time each ended, newest first; those already
+        expired are dropped from the list."""
+        found = self.redis.zrevrange(FINISHED_TABLES, offset, offset + limit - 1, withscores=True)
+        ids = [m.decode() for m, _ in found]
+        ended = {m.decode(): score for m, score in found}
+        with self.redis.pipeline(transaction=False) as pipe:
+            for table_id in ids:
+                pipe.hgetall(table_key(table_id))
+            raws = pipe.execute()
+        gone = [i for i, raw in zip(ids, raws, strict=True) if not raw]
+        if gone:
+            self.redis.zrem(FINISHED_TABLES, *gone)
+        return [(_parse_table(i, raw), ended[i]) for i, raw in zip(ids, raws, strict=True) if raw]
+
+    def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
+        """The newest `count` log entries (a page's last-trick line needs only those)."""
+        return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), -count, -1)]
+
     def actions(self, table_id: str) -> list[list[int]]:
         return [orjson.loads(line) for line in self.redis.lrange(actions_key(table_id), 0, -1)]
 
@@ -604,7 +627,7 @@ class TableStore:
         ]  # fmt: skip
         keys = [
             table_key(table.id), log_key(table.id), actions_key(table.id),
-            DEADLINES, LIVE_TABLES, RATINGS_PENDING,
+            DEADLINES, LIVE_TABLES, RATINGS_PENDING, FINISHED_TABLES,
         ]  # fmt: skip
         try:
             outcome, version = self._wire.call("EVALSHA", self._commit.sha, len(keys), *keys, *args)

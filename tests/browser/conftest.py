@@ -39,7 +39,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
-DESKTOP = {"width": 1280, "height": 900}
+DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 
 
@@ -86,15 +86,26 @@ def server(app, table_worker) -> Iterator[str]:  # noqa: F811 - the imported fix
     thread.join(timeout=10)
 
 
+# What the table page keeps in localStorage for its player: tests that count clicks and
+# compare every version want each move shown at once and nothing answered for them.
+INSTANT = {"cultists:pace": "0", "cultists:auto-pass": "0"}
+
+
 @pytest.fixture()
 def new_context(browser, server):
     """Opens browser contexts (separate storage: separate players) and closes them before
-    the server stops, so no event stream outlives its test."""
+    the server stops, so no event stream outlives its test. `settings` are localStorage
+    entries set before any page script runs (default INSTANT; {} keeps the page's own
+    defaults: moves played out at the normal pace, forced answers taken for you)."""
     opened = []
 
-    def open_context(viewport: dict[str, int] | None = None):
+    def open_context(viewport: dict[str, int] | None = None, settings: dict[str, str] | None = None):
         context = browser.new_context(base_url=server, viewport=viewport or DESKTOP)
         context.set_default_timeout(30_000)
+        entries = INSTANT if settings is None else settings
+        if entries:
+            script = "".join(f"localStorage.setItem({k!r}, {v!r});" for k, v in entries.items())
+            context.add_init_script(f"try {{ {script} }} catch (e) {{}}")
         opened.append(context)
         return context
 

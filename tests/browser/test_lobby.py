@@ -60,13 +60,17 @@ def test_a_table_the_engine_refuses_is_explained(new_context):
 
 
 def test_named_config_fields_offer_their_choices(new_context):
-    """A field that takes names is a choice among the engine's names, not free text."""
+    """A field that takes names is a choice among the engine's names, not free text; each
+    choice reads in words (issue 17), its value the engine's name."""
     page = new_context().new_page()
     page.goto("/")
     games = {g["game"]: g for g in page.request.get("/api/games").json()["games"]}
     variant = page.get_by_test_id("config-crazy_cultists").get_by_test_id("config-variant")
-    options = variant.locator("option").all_inner_texts()
+    options = variant.locator("option").evaluate_all("els => els.map(e => e.value)")
     assert options == games["crazy_cultists"]["config_choices"]["variant"]
+    words = variant.locator("option").all_inner_texts()
+    beast = words[options.index("beast")]
+    assert beast.startswith("beast: ") and "3 candles" in beast
     assert {"base", "devilish", "fiendish", "beast"} <= set(options)
     assert variant.input_value() == games["crazy_cultists"]["default_config"]["variant"]
     suits = page.get_by_test_id("config-tricky_cultists").get_by_test_id("config-suits")

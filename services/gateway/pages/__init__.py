@@ -24,13 +24,16 @@ import time
 from typing import Any
 
 import orjson
-from flask import Blueprint, Response, current_app, render_template, request
+from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+
+from services.engines.core.messages import load_messages
 
 from ..auth import player_id
 from ..context import Gateway, current
 from ..errors import ApiError, bearer_token
-from .present import register_filters
-from .replay import Replay, Replays, seat_name
+from .history import PastStates, last_move, last_trick, past_move
+from .present import display_names, register_filters
+from .replay import Replay, Replays, view_json
 
 bp = Blueprint(
     "pages",
@@ -112,11 +115,16 @@ def table_page(table_id: str):
 @bp.get("/tables/<table_id>/panel")
 def table_panel(table_id: str):
     """The table as the token's seat sees it. Reads the view first: its version is the one
-    the action buttons carry, so a move is always chosen at the version it was shown at."""
+    the action buttons carry, so a move is always chosen at the version it was shown at.
+
+    `?at=V` gives the position at an earlier version V instead (no buttons), with the move
+    that led there, so the page can play a burst of moves out one at a time (`history.py`)."""
     gw = current()
-    view = gw.tables.view(table_id, bearer_token(), player_id())
+    token = bearer_token()
+    if request.args.get("at") is not None:
+        return _past_panel(gw, table_id, token)
+    view = gw.tables.view(table_id, token, player_id())
     table = gw.tables.get(table_id)
-    names = [seat_name(s) for s in table.seats]
     return render_template(
         "panel.html",
         game=table.game,
@@ -124,15 +132,88 @@ def table_panel(table_id: str):
         live=view,
         v=view["view"],
         me=view["seat"],
-        names=names,
+        names=display_names(table.seats),
+        now=time.time(),
+        move=last_move(gw.store, past_states(), table) if table.version > 0 else None,
+        past=False,
+        last_trick=last_trick(table.game, view["view"], gw.store.log_tail(table.id, 40)),
+    )
+
+
+def _past_panel(gw: Gateway, table_id: str, token: str | None) -> str:
+    raw = request.args.get("at", "")
+    if not raw.isdigit():
+        raise ApiError(400, "malformed", "'at' is a version number")
+    table = gw.tables.get(table_id)
+    seat = -1 if token is None else gw.tables.seat_of(table, token, player_id())
+    version = int(raw)
+    if version > table.version:
+        raise ApiError(404, "unknown_version", f"this table is at version {table.version}")
+    state, move = past_move(gw.store, past_states(), table, version)
+    view = view_json(load_messages(table.game), state, seat, legal=False)
+    live = {**view, "table": table.id, "version": version, "status": "playing", "deadlines": {}}
+    if view["terminal"]:
+        live["status"] = "finished"
+    return render_template(
+        "panel.html",
+        game=table.game,
+        table=table.summary(),
+        live=live,
+        v=view["view"],
+        me=seat,
+        names=display_names(table.seats),
+        now=time.time(),
+        move=move,
+        past=True,
+        last_trick=last_trick(
+            table.game, view["view"], [e for e in gw.store.log(table.id) if e.get("version", 0) <= version]
+        ),
+    )
+
+
+def past_states() -> PastStates:
+    """The process's cache of rebuilt earlier positions, made on first use."""
+    found = current_app.extensions.get("cultists.past")
+    if found is None:
+        found = current_app.extensions["cultists.past"] = PastStates()
+    return found
+
+
+REPLAYS_LISTED = 50
+
+
+@bp.get("/replays")
+def replays_page():
+    """Recently finished games, newest first, filtered by game and by a player's name; each
+    opens its replay (autoplaying)."""
+    gw = current()
+    game = request.args.get("game", "")
+    player = request.args.get("player", "").strip()
+    rows = []
+    for table, ended in gw.store.finished(500):
+        if game and table.game != game:
+            continue
+        names = display_names(table.seats)
+        if player and not any(player.lower() in (s.player or "").lower() for s in table.seats):
+            continue
+        rows.append({"table": table.summary(), "names": names, "ended": ended})
+        if len(rows) >= REPLAYS_LISTED:
+            break
+    return render_template(
+        "replays.html",
+        rows=rows,
+        games=_games(gw),
+        titles={g["game"]: g["title"] for g in _games(gw)},
+        game=game,
+        player=player,
         now=time.time(),
     )
 
 
 @bp.get("/replay")
 def replay_page():
-    if not request.args:
-        return render_template("replay_pick.html")
+    if not request.args:  # the list of finished games is the way in
+        return redirect(url_for("pages.replays_page"))
     try:
         replay = replays().get(request.args)
         seat, _ = replay.seats_for(request.args.get("seat"))
@@ -170,8 +251,17 @@ def replay_panel():
     shown = [-1, *seats] if all_open else seats
     views = {s: replay.view_json(state, s) for s in shown}
     following = replay.moves[step] if step < replay.steps else None
+    move = replay.moves[step - 1] if step > 0 else None
     chooser = following.seat if following else None
-    choices = replay.view_json(state, chooser)["legal_actions"] if chooser is not None else []
+    # What this view may read: all cards open reads everything; a seat reads its own moves
+    # and choices; the public words of other moves only (the spectator view shows no hand).
+
+    def mine(m: Any) -> bool:
+        return all_open or (m is not None and seat == str(m.seat))
+
+    choices = (
+        replay.view_json(state, chooser)["legal_actions"] if chooser is not None and mine(following) else []
+    )
     return render_template(
         "replay_panel.html",
         game=replay.spec.name,
@@ -181,7 +271,9 @@ def replay_panel():
         seats=seats,
         views=views,
         board=views[-1] if all_open else views[seats[0]],
-        move=replay.moves[step - 1] if step > 0 else None,
+        move=move,
+        move_open=move is not None and (move.public or mine(move)),
+        next_open=following is not None and (following.public or mine(following)),
         events=replay.events[step],
         following=following,
         choices=choices,

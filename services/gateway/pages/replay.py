@@ -44,6 +44,7 @@ from ..bounds import check_bot
 from ..errors import ApiError
 from ..offload import run_cpu_bound
 from ..tables import TableService
+from .history import PUBLIC_MOVES
 
 CHECKPOINT_EVERY = 32
 MAX_CACHED = 16
@@ -62,6 +63,7 @@ class Move:
     seat: int
     action: int
     label: str
+    public: bool = True  # whether the label names only what every seat saw (history.PUBLIC_MOVES)
 
     def as_json(self) -> dict[str, Any]:
         return {"step": self.step, "seat": self.seat, "action": self.action, "label": self.label}
@@ -94,6 +96,29 @@ class Source:
             "config": self.config,
             "bots": ";".join(self.bots) if any(":" in b for b in self.bots) else ",".join(self.bots),
         }
+
+
+def view_json(messages: GameMessages, state: State, seat: int, legal: bool = True) -> dict[str, Any]:
+    """What `seat` (-1: a spectator) sees, in the very JSON shape the live match API gives
+    (`EngineClients.view_json`), so one template renders live, past and replayed positions."""
+    body = json_format.ParseDict(state.view(None if seat < 0 else seat), messages.view())
+    terminal = state.is_terminal()
+    actions = state.legal_actions(seat) if legal and seat >= 0 and not terminal else []
+    return {
+        "seat": seat,
+        "view": message_to_dict(body),
+        "legal_actions": [action_json(messages, state, a) for a in actions],
+        "to_act": [] if terminal else list(state.to_act()),
+        "terminal": terminal,
+        "winners": state.winners() if terminal else [],
+        "turn": state.turn,
+        "decisions": state.decisions,
+    }
+
+
+def action_json(messages: GameMessages, state: State, action: int) -> dict[str, Any]:
+    detail = json_format.ParseDict(state.action_detail(action), messages.action())
+    return {"id": action, "label": state.action_label(action), "detail": message_to_dict(detail)}
 
 
 def split_bots(text: str) -> list[str]:
@@ -145,9 +170,10 @@ class Replay:
             if n % CHECKPOINT_EVERY == 0:
                 self._checkpoints.append(state.clone())
             label = state.action_label(action)
+            public = state.action_detail(action).get("kind") in PUBLIC_MOVES.get(spec.name, ())
             state.log = []
             state.apply(seat, action)  # checked: a record that does not replay is refused
-            self.moves.append(Move(n + 1, seat, action, label))
+            self.moves.append(Move(n + 1, seat, action, label, public))
             self.events.append([{"kind": e.kind, "seat": e.seat, "text": e.text} for e in state.log])
         if len(self.moves) % CHECKPOINT_EVERY == 0:
             self._checkpoints.append(state.clone())
@@ -172,25 +198,7 @@ class Replay:
         return state
 
     def view_json(self, state: State, seat: int) -> dict[str, Any]:
-        """What `seat` (-1: a spectator) sees, in the very JSON shape the live match API
-        gives (`EngineClients.view_json`), so one template renders both."""
-        body = json_format.ParseDict(state.view(None if seat < 0 else seat), self.messages.view())
-        legal = state.legal_actions(seat) if seat >= 0 and not state.is_terminal() else []
-        terminal = state.is_terminal()
-        return {
-            "seat": seat,
-            "view": message_to_dict(body),
-            "legal_actions": [self.action_json(state, a) for a in legal],
-            "to_act": [] if terminal else list(state.to_act()),
-            "terminal": terminal,
-            "winners": state.winners() if terminal else [],
-            "turn": state.turn,
-            "decisions": state.decisions,
-        }
-
-    def action_json(self, state: State, action: int) -> dict[str, Any]:
-        detail = json_format.ParseDict(state.action_detail(action), self.messages.action())
-        return {"id": action, "label": state.action_label(action), "detail": message_to_dict(detail)}
+        return view_json(self.messages, state, seat)
 
     def step_json(self, step: int, seats: list[int]) -> dict[str, Any]:
         """One step: the move that led here, its events, the next move, and the views."""

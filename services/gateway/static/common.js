@@ -78,5 +78,101 @@ const Cultists = (() => {
     return `/tables/${table}` + (seat === undefined || seat === null ? "" : `?seat=${seat}`);
   }
 
-  return { api, join, saveSeat, forgetSeat, seatsOf, playerName, setPlayerName, tablePath };
+  // -- words ---------------------------------------------------------------------------
+  // The engines' log says "seat 2"; people read names, and "you" for their own seat.
+  function nameSeats(text, names, me) {
+    return String(text)
+      .replace(/^(.*) took seat (\d+)$/, (all, who, n) => (Number(n) === me ? "You sat down" : `${who} sat down`))
+      .replace(/\bseat (\d+)'s\b/g, (all, n) => (Number(n) === me ? "your" : names[n] ? `${names[n]}'s` : all))
+      .replace(/\bseat (\d+)\b/g, (all, n) => (Number(n) === me ? "you" : names[n] || all))
+      .replace(/\byou (draws|keeps|declines|takes|plays|stacks|discards|wins|adds|leads|passes|chooses|sets|gives|swaps|reveals|converts|snackrifices|resolves|trashes|holds|lights|loses|steals|has|can|is|ran|triggers)\b/g,
+        (all, verb) => `you ${verb === "has" ? "have" : verb === "is" ? "are" : verb === "can" ? "can" : verb === "ran" ? "ran" : verb.replace(/(ch|sh|ss|x)es$/, "$1").replace(/s$/, "")}`)
+      .replace(/\byou's\b/g, "your")
+      .replace(/^you (.*) and passes/, "you $1 and pass")
+      .replace(/^(you .*) their\b/, "$1 your")
+      .replace(/^you/, "You")
+      .replace(/\b(\d+) card\(s\)/g, (all, n) => `${n} card${n === "1" ? "" : "s"}`);
+  }
+
+  // Log entries as lines: the draws of one move (a deal, a draw-up) are grouped into one
+  // line, and Tricky Cultists' round scores are given by name.
+  function logLines(entries, names, me) {
+    const lines = [];
+    let group = null;
+    for (const e of entries) {
+      const draw = e.kind === "draw" && /draws (\d+) card/.exec(e.text);
+      if (draw && group && group.version === e.version) {
+        group.counts[e.seat] = (group.counts[e.seat] || 0) + Number(draw[1]);
+        group.text = drawWords(group.counts, names, me);
+        group.mine = group.mine || e.seat === me;
+        continue;
+      }
+      let text = nameSeats(e.text, names, me);
+      const scores = /^round (\d+) scores: \[([^\]]*)\]/.exec(e.text);
+      if (scores) {
+        const parts = scores[2].split(",").map((x, i) => `${i === me ? "you" : names[i] || `seat ${i}`} ${x.trim()}`);
+        text = `Round ${scores[1]} scores: ${parts.join(", ")}`;
+      }
+      const line = { kind: e.kind, seat: e.seat, version: e.version ?? "", key: `${e.version}:${lines.length}`, text, mine: e.seat === me && me >= 0 };
+      lines.push(line);
+      group = null;
+      if (draw) {
+        line.counts = { [e.seat]: Number(draw[1]) };
+        group = line;
+      }
+    }
+    return lines;
+  }
+
+  function drawWords(counts, names, me) {
+    const seats = Object.keys(counts).map(Number);
+    const same = seats.every((s) => counts[s] === counts[seats[0]]);
+    const who = (s) => (s === me ? "you" : names[s] || `seat ${s}`);
+    if (same && seats.length === names.length && seats.length > 1) {
+      return `Everyone draws ${counts[seats[0]]} card${counts[seats[0]] === 1 ? "" : "s"}`;
+    }
+    const text = seats.map((s) => `${who(s)} ${counts[s]}`).join(", ");
+    return `Cards drawn: ${text}`;
+  }
+
+  // Crazy Cultists' machine names read as printed; other games' names already read well.
+  function cardName(name) {
+    const shown = document.querySelector(`.card[data-card="${CSS.escape(name)}"]`);
+    if (shown) return shown.firstChild ? shown.firstChild.textContent.trim() : name;
+    return String(name).replace(/_/g, " ");
+  }
+
+  // -- the tab's icon: a badge on it while it is your move --------------------------------
+  function setFavicon(badge) {
+    const link = document.querySelector("link[rel=icon]");
+    if (!link) return;
+    const want = link.dataset[badge ? "turn" : "plain"];
+    if (want && link.getAttribute("href") !== want) link.setAttribute("href", want);
+  }
+
+  // -- a card's rules text on tap (hover shows the title) ---------------------------------
+  function showCardText(card) {
+    let tip = document.getElementById("card-tip");
+    if (!tip) {
+      tip = document.createElement("div");
+      tip.id = "card-tip";
+      tip.className = "card-tip";
+      tip.setAttribute("role", "status");
+      tip.dataset.testid = "card-tip";
+      document.body.append(tip);
+      document.addEventListener("click", (ev) => {
+        if (!ev.target.closest(".card[data-text], #card-tip")) tip.hidden = true;
+      });
+    }
+    tip.textContent = `${card.firstChild ? card.firstChild.textContent.trim() : ""}: ${card.dataset.text}`;
+    const box = card.getBoundingClientRect();
+    tip.style.left = `${Math.max(4, Math.min(window.innerWidth - 284, box.left + window.scrollX))}px`;
+    tip.style.top = `${box.bottom + window.scrollY + 4}px`;
+    tip.hidden = false;
+  }
+
+  return {
+    api, join, saveSeat, forgetSeat, seatsOf, playerName, setPlayerName, tablePath,
+    nameSeats, logLines, cardName, setFavicon, showCardText,
+  };
 })();

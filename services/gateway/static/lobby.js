@@ -35,6 +35,7 @@
   function buildSeats() {
     const opt = chosenGame();
     const bots = opt.dataset.bots.split(",").filter(Boolean);
+    const words = (opt.dataset.botWords || "").split(",");
     const preferred = bots.includes("heuristic") ? "heuristic" : bots[0];
     const previous = $$("select", seatRows).map((s) => s.value);
     const n = Math.max(1, Math.min(Number(playersInput.value) || Number(opt.dataset.default), 64));
@@ -46,7 +47,7 @@
       const select = document.createElement("select");
       select.dataset.testid = `seat-kind-${i}`;
       select.append(new Option("human", "human"));
-      for (const bot of bots) select.append(new Option(`bot: ${bot}`, `bot:${bot}`));
+      bots.forEach((bot, k) => select.append(new Option(words[k] || `bot: ${bot}`, `bot:${bot}`)));
       select.value = previous[i] || (i === 0 ? "human" : `bot:${preferred}`);
       label.append(select);
       seatRows.append(label);
@@ -117,6 +118,32 @@
       submit.disabled = false;
     }
   });
+
+  // -- play now: one click opens the game's usual table against Steady bots ----------------
+  const playError = $("[data-testid=play-error]");
+  for (const button of $$("button[data-play]")) {
+    button.addEventListener("click", async () => {
+      button.disabled = true;
+      playError.hidden = true;
+      const bots = button.dataset.bots.split(",");
+      const bot = bots.includes("heuristic") ? "heuristic" : bots[0];
+      const n = Number(button.dataset.players);
+      const seats = [{ kind: "human" }];
+      for (let i = 1; i < n; i++) seats.push({ kind: "bot", bot });
+      try {
+        const table = await Cultists.api("POST", "/api/tables", {
+          game: button.dataset.play, players: n, seats, config: {}, decision_seconds: 60,
+        });
+        nameOrGuest();
+        await Cultists.join(table.table, 0);
+        location.href = Cultists.tablePath(table.table, 0);
+      } catch (err) {
+        playError.textContent = err.message;
+        playError.hidden = false;
+        button.disabled = false;
+      }
+    });
+  }
 
   gameSelect.addEventListener("change", showGame);
   playersInput.addEventListener("input", buildSeats);

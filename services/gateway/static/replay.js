@@ -23,7 +23,19 @@
     return q;
   }
 
+  // A move's words: its label where this view may read it (all cards open, the seat's own
+  // moves, public moves), else only that it was decided.
+  function wordMoves() {
+    const view = seatSelect.value;
+    for (const li of moves.querySelectorAll("li[data-step]")) {
+      const label = li.querySelector(".label");
+      const open = label.dataset.public === "1" || view === "all" || view === li.dataset.seat;
+      label.textContent = open ? label.dataset.label : "decided";
+    }
+  }
+
   async function show() {
+    wordMoves();
     slider.value = String(step);
     stepNow.textContent = String(step);
     const q = query();
@@ -83,6 +95,37 @@
       ev.preventDefault();
       go(keys[ev.key]);
     }
+  });
+
+  // Autoplay: one move forward at the chosen pace until the end (or Pause, or a key).
+  const playButton = document.getElementById("autoplay");
+  const playPace = document.getElementById("autoplay-pace");
+  let playing = null;
+  function stopPlaying() {
+    clearTimeout(playing);
+    playing = null;
+    playButton.textContent = "Play";
+    playButton.setAttribute("aria-pressed", "false");
+  }
+  function playOn() {
+    if (step >= steps) return stopPlaying();
+    go(step + 1);
+    playing = setTimeout(playOn, Number(playPace.value) || 1000);
+    return undefined;
+  }
+  playButton.addEventListener("click", () => {
+    if (playing) return stopPlaying();
+    if (step >= steps) go(0);
+    playButton.textContent = "Pause";
+    playButton.setAttribute("aria-pressed", "true");
+    playing = setTimeout(playOn, 300);
+    return undefined;
+  });
+  if (new URLSearchParams(location.search).get("autoplay") === "1") playButton.click();
+
+  box.addEventListener("click", (ev) => {
+    const card = ev.target.closest(".card[data-text]");
+    if (card) Cultists.showCardText(card);
   });
 
   show();
