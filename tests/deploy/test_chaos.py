@@ -186,6 +186,12 @@ def test_every_part_comes_back_after_kill_9(platform):
     done = _http(f"{gateway}/api/sweeps/{sweep}")
     assert done["games_done"] == done["total_games"] == SWEEP["games"]
 
+    # The restarted sweeps worker serves its series: every game's, not only the swept one's.
+    port = platform["env"]["WORKER_METRICS_PORT_SWEEPS"]
+    page = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+    for game in GAMES:
+        assert f'cultists_sweep_games_simulated_total{{game="{game}"}}' in page, page[:2000]
+
 
 def test_a_killed_supervisor_leaves_nothing_and_a_new_run_starts(platform):
     env, data, run = platform["env"], platform["data"], platform["run"]

@@ -95,8 +95,22 @@ def registry() -> CollectorRegistry | None:
     return reg
 
 
+def prime() -> None:
+    """Create every game's work series at zero in this process. In multiprocess mode a
+    series exists only once some process touched it, so a fresh worker served an empty
+    page until its first chunk; zeros let dashboards and alerts see the worker at once."""
+    from services.engines.registry import available_games
+
+    for game in available_games():
+        GAMES.labels(game)
+        CHUNK_SECONDS.labels(game)
+        for outcome in ("done", "duplicate", "failed", "cancelled"):
+            CHUNKS.labels(game, outcome)
+
+
 def serve(port: int, addr: str = "0.0.0.0") -> bool:
     """Start the /metrics endpoint in a thread; False (and a log line) if the port is taken."""
+    prime()
     reg = registry()
     try:
         if reg is None:
