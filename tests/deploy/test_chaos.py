@@ -151,7 +151,16 @@ def test_every_part_comes_back_after_kill_9(platform):
         part = _facts(data)["parts"][victim]
         assert part["restarts"] == before["restarts"] + 1 and part["last_exit"] == -signal.SIGKILL
         assert seen <= {200, 503, None}, f"while {victim} was down clients saw {seen}"
-        _wait(lambda: _status(env).returncode == 0, 120, f"every part up after killing {victim}")
+        shown: list[str] = []
+
+        def all_up(shown=shown) -> bool:
+            result = _status(env)
+            shown[:] = result.stdout.splitlines()
+            return result.returncode == 0
+
+        _wait(all_up, 120, f"every part up after killing {victim}")
+        [line] = [line for line in shown if line.split()[:2] == ["process", victim]]
+        assert f"restarts {part['restarts']}" in line and "last exit: signal SIGKILL" in line, line
         tables.append(_bot_table(gateway, GAMES[len(tables) % len(GAMES)]))  # play goes on
 
     log = platform["log"].read_text()
