@@ -245,7 +245,9 @@ class Supervisor:
                 return
             except TimeoutError:
                 if time.monotonic() > deadline:
-                    raise TimeoutError(f"{name} is not listening on port {port} after {timeout:.0f}s") from None
+                    raise TimeoutError(
+                        f"{name} is not listening on port {port} after {timeout:.0f}s"
+                    ) from None
 
     def wait(self) -> int:
         """Block until SIGINT/SIGTERM, healing children meanwhile; then stop everything."""

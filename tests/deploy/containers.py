@@ -6,7 +6,9 @@ dependencies) in a copy of what its COPY lines copy; the final stage installs th
 into a fresh virtualenv outside the checkout and lays out its file system (the folders its
 RUN lines make, the files its COPY lines put under /app). An instruction it does not know
 fails loudly, so a Dockerfile change cannot slip past the test unseen. The result is
-cached under /var/tmp by a hash of everything the build reads, like a layer cache.
+cached under /var/tmp by a hash of everything the build reads, like a layer cache, and
+the dependency wheels an earlier build made are offered to pip (PIP_FIND_LINKS, as a
+wheel cache would), so a source change does not rebuild every dependency from source.
 
 `Container` runs one service from that image: a file system of its own (the image's
 /app, a fresh world-writable /tmp, fresh mounts), the image's ENV plus the service's
@@ -56,8 +58,18 @@ def _instructions(dockerfile: Path) -> list[list[tuple[str, str]]]:
     return stages
 
 
+def image_python() -> str:
+    """A Python 3.11 (the image's) that an unprivileged user may run: the test's own may
+    live somewhere private (pyenv under /root), and a virtualenv only links to it."""
+    for candidate in ("/usr/local/bin/python3.11", "/usr/bin/python3.11", sys.executable):
+        real = Path(candidate).resolve()
+        if real.exists() and all(os.stat(p).st_mode & 0o005 == 0o005 for p in [real, *real.parents]):
+            return candidate
+    raise AssertionError("no Python 3.11 that every user may run: install python3.11")
+
+
 def _fingerprint() -> str:
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(image_python().encode())
     for name in BUILD_INPUTS:
         path = ROOT / name
         files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
@@ -91,10 +103,17 @@ def build_image(log: Callable[[str], None] = print) -> Image:
     image = Image(root, env, workdir, user)
     if (root / "done").exists():
         return image
-    if CACHE.exists():
-        shutil.rmtree(CACHE)
-    root.mkdir(parents=True)
+    CACHE.mkdir(parents=True, exist_ok=True)
     CACHE.chmod(0o755)
+    for old in CACHE.iterdir():  # one image at a time; the dependency wheels stay
+        if old.name != "dependency-wheels":
+            shutil.rmtree(old)
+    root.mkdir()
+    known_wheels = CACHE / "dependency-wheels"
+    known_wheels.mkdir(exist_ok=True)
+    pip_config = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "get", "global.find-links"], capture_output=True, text=True
+    ).stdout.split()
     build = root / "build"
     wheels = root / "wheels"
     subprocess.run([sys.executable, "-m", "venv", str(build / "venv")], check=True)
@@ -120,12 +139,17 @@ def build_image(log: Callable[[str], None] = print) -> Image:
             command = rest.replace("/wheels", str(wheels))
             log(f"build: RUN {command[:120]}")
             path = f"{build / 'venv' / 'bin'}:{os.environ['PATH']}"
-            subprocess.run(["bash", "-c", command], cwd=cwd, env={**os.environ, "PATH": path}, check=True)
+            links = " ".join([*pip_config, str(known_wheels)])
+            env = {**os.environ, "PATH": path, "PIP_FIND_LINKS": links}
+            subprocess.run(["bash", "-c", command], cwd=cwd, env=env, check=True)
         else:
             raise AssertionError(f"the image test cannot follow the build stage's {word}: teach it")
+    for wheel in wheels.glob("*.whl"):
+        if not wheel.name.startswith("cultists-"):
+            shutil.copy(wheel, known_wheels)
     fs = root / "fs"
     (fs / workdir.lstrip("/")).mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "venv", str(root / "venv")], check=True)
+    subprocess.run([image_python(), "-m", "venv", str(root / "venv")], check=True)
     for word, rest in final:
         if word in ("FROM", "ENV", "WORKDIR", "USER", "CMD"):
             continue

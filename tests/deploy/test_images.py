@@ -36,6 +36,11 @@ SWEEP = {"game": "trash_cult", "seed": 5, "games": 8, "chunk": 4, "players": [2]
          "lineups": ["random"]}  # fmt: skip
 
 
+# Building the image from nothing (every dependency wheel, some from source) takes minutes
+# on a fresh machine; later builds reuse the dependency wheels.
+pytestmark = pytest.mark.timeout(1200)
+
+
 @pytest.fixture(scope="module")
 def image():
     return build_image(log=lambda line: print(line, flush=True))
@@ -171,7 +176,7 @@ def test_kubernetes_deployments_start_and_serve(image, home):
     deployments = [d for d in docs if d["kind"] == "Deployment"]
     network = Network([d["metadata"]["name"] for d in docs if d["kind"] == "Service"] + ["redis"])
     redis = _start_redis(network, "redis", 6379, home, ["redis-server", "--appendonly", "yes"])
-    redis_url = f"redis://127.0.0.1:{network.ports['redis', 6379]}/0"  # the Secret's external Redis
+    redis_url = "redis://redis:6379/0"  # the Secret's external Redis: ours, by its network name
     pods = []
     for deployment in deployments:
         name = deployment["metadata"]["name"]
