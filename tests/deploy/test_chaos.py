@@ -88,18 +88,26 @@ def _probe(url: str, body: dict | None = None) -> int | None:
         return None
 
 
+def _call(url: str, body: dict | None = None, timeout: float = 90) -> dict:
+    """`_http`, retried while the answer is a 503, a refused connection or a slow reply
+    (right after a kill, or on a loaded machine), as a client would."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return _http(url, body, timeout=20)
+        except OSError as exc:  # URLError, HTTPError 503, timeouts
+            if isinstance(exc, urllib.error.HTTPError) and exc.code != 503:
+                raise
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{url} kept failing: {exc}") from None
+            time.sleep(0.5)
+
+
 def _bot_table(gateway: str, game: str) -> str:
     players = {"crazy_cultists": 2, "trash_cult": 2, "tricky_cultists": 4}[game]
     body = {"game": game, "players": players, "config": SHORT_GAMES[game],
             "seats": [{"kind": "bot", "bot": "random"}] * players}  # fmt: skip
-    deadline = time.monotonic() + 60
-    while True:  # right after a kill the answer may be a 503: retry, as a client would
-        try:
-            return _http(f"{gateway}/api/tables", body)["table"]
-        except (urllib.error.URLError, ConnectionError) as exc:
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no table could be created: {exc}") from None
-            time.sleep(0.5)
+    return _call(f"{gateway}/api/tables", body)["table"]
 
 
 @pytest.fixture(scope="module")
@@ -134,9 +142,9 @@ def test_every_part_comes_back_after_kill_9(platform):
 
     for victim in VICTIMS:
         if victim == "sweeps":  # a sweep in flight when its worker dies
-            sweep = _http(f"{gateway}/api/sweeps", SWEEP)["id"]
+            sweep = _call(f"{gateway}/api/sweeps", SWEEP)["id"]
             url = f"{gateway}/api/sweeps/{sweep}"
-            _wait(lambda url=url: _http(url)["games_done"] > 0, 120, "the sweep to start")
+            _wait(lambda url=url: _call(url)["games_done"] > 0, 120, "the sweep to start")
         before = _facts(data)["parts"][victim]
         os.kill(before["pid"], signal.SIGKILL)
         seen: set[int | None] = set()
@@ -169,7 +177,7 @@ def test_every_part_comes_back_after_kill_9(platform):
 
     # Bots resume: every table, those started before the kills too, plays to the end.
     def finished() -> bool:
-        return all(_http(f"{gateway}/api/tables/{t}")["status"] == "finished" for t in tables)
+        return all(_call(f"{gateway}/api/tables/{t}")["status"] == "finished" for t in tables)
 
     _wait(finished, 240, "every table to finish")
 
@@ -181,18 +189,18 @@ def test_every_part_comes_back_after_kill_9(platform):
     for table in tables:
         version = int(client.hget(table_key(table), "version"))
         assert version == client.llen(actions_key(table)), f"table {table} half-applied a move"
-        record = _http(f"{gateway}/api/tables/{table}/replay")
+        record = _call(f"{gateway}/api/tables/{table}/replay")
         spec = load_game(record["game"])
         rebuilt = replay(spec, spec.make_config(record["config"]), record["players"], record["seed"],
                          record["actions"])  # fmt: skip
-        view = _http(f"{gateway}/api/tables/{table}/view")
+        view = _call(f"{gateway}/api/tables/{table}/view")
         assert rebuilt.is_terminal() and sorted(rebuilt.winners()) == sorted(view["winners"])
     client.close()
 
     # The sweep whose worker was killed finishes, each game counted once.
     assert sweep is not None
-    _wait(lambda: _http(f"{gateway}/api/sweeps/{sweep}")["status"] == "done", 180, "the sweep to finish")
-    done = _http(f"{gateway}/api/sweeps/{sweep}")
+    _wait(lambda: _call(f"{gateway}/api/sweeps/{sweep}")["status"] == "done", 180, "the sweep to finish")
+    done = _call(f"{gateway}/api/sweeps/{sweep}")
     assert done["games_done"] == done["total_games"] == SWEEP["games"]
 
     # The restarted sweeps worker serves its series: every game's, not only the swept one's.
@@ -218,6 +226,6 @@ def test_a_killed_supervisor_leaves_nothing_and_a_new_run_starts(platform):
     _wait(lambda: _status(env).returncode == 0, 120, "the new run to be up")
     # The data survived: tables of the first run are still there.
     for table in platform.get("tables", []):
-        assert _http(f"{facts['gateway_url']}/api/tables/{table}")["status"] == "finished"
+        assert _call(f"{facts['gateway_url']}/api/tables/{table}")["status"] == "finished"
     os.killpg(second.pid, signal.SIGINT)
     assert second.wait(timeout=60) == 0
