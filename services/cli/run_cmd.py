@@ -13,6 +13,7 @@ import json
 import os
 import shutil
 import sys
+import urllib.request
 from pathlib import Path
 
 from services.engines.registry import available_games
@@ -117,6 +118,9 @@ def run(args: argparse.Namespace) -> int:
             sup.wait_until_listening(game, engine_port(game))
             sup.say("run", f"{game} engine ready on 127.0.0.1:{engine_port(game)}")
         sup.wait_until_listening("gateway", gateway_port())
+        # The master listens at once; its workers load the app for seconds more. "Up"
+        # means a request is answered.
+        sup.wait_until("gateway", _gateway_answers, "answering /healthz")
         facts.update(_facts(url))  # from now on the run file says the platform is up
         _write_run_file(facts, sup)
         sup.say("run", f"lobby: http://127.0.0.1:{gateway_port()}/  (API: /api/openapi.json)")
@@ -130,6 +134,14 @@ def run(args: argparse.Namespace) -> int:
         run_file().unlink(missing_ok=True)
         sup.stop_all()
         lock.release()
+
+
+def _gateway_answers() -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{gateway_port()}/healthz", timeout=5) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
 
 
 def _facts(url: str) -> dict:

@@ -233,21 +233,30 @@ class Supervisor:
         self._changed()
 
     def wait_until_listening(self, name: str, port: int, timeout: float = 60.0) -> None:
-        """Wait for part `name` to accept connections on `port`, healing meanwhile (a part
-        that crashes while starting is restarted, not waited on for the whole timeout)."""
+        """Wait for part `name` to accept connections on `port` (see `wait_until`)."""
+
+        def listening() -> bool:
+            try:
+                wait_for_port(port, timeout=0.2)
+            except TimeoutError:
+                return False
+            return True
+
+        self.wait_until(name, listening, f"listening on port {port}", timeout)
+
+    def wait_until(self, name: str, ready: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
+        """Wait for part `name` to be `ready()`, healing meanwhile (a part that crashes
+        while starting is restarted, not waited on for the whole timeout)."""
         deadline = time.monotonic() + timeout
         while True:
             self.check()
             if self.part(name).gave_up:
                 raise RuntimeError(f"{name} keeps failing to start; see its lines above")
-            try:
-                wait_for_port(port, timeout=0.2)
+            if ready():
                 return
-            except TimeoutError:
-                if time.monotonic() > deadline:
-                    raise TimeoutError(
-                        f"{name} is not listening on port {port} after {timeout:.0f}s"
-                    ) from None
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name} is not {what} after {timeout:.0f}s")
+            time.sleep(0.1)
 
     def wait(self) -> int:
         """Block until SIGINT/SIGTERM, healing children meanwhile; then stop everything."""
