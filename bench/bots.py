@@ -27,7 +27,12 @@ SEED = 20_000
 # iterations: fixed per decision (reproducible); depth: rollout decisions before the game's
 # evaluate scores the position; prior: progressive bias toward the heuristic's move.
 LADDERS: dict[str, dict[str, Any]] = {
-    "crazy_cultists": {"players": 2, "ismcts": "ismcts:iterations=100,depth=10,prior=1"},
+    # CC-2: 2 players only as the sweep variant, behind the config switch.
+    "crazy_cultists": {
+        "players": 2,
+        "config": {"two_players": True},
+        "ismcts": "ismcts:iterations=100,depth=10,prior=1",
+    },
     "trash_cult": {"players": 2, "ismcts": "ismcts:iterations=48,depth=6,rollout=heuristic,prior=1"},
     "tricky_cultists": {"players": 4, "ismcts": "ismcts:iterations=48,depth=8,rollout=heuristic,prior=1"},
 }
@@ -36,7 +41,8 @@ SPEED_ITERATIONS = 200
 
 
 def _rung(game: str, players: int, bots: list[str]) -> dict[str, Any]:
-    result = play_ladder(load_game(game), None, players, bots, DEALS, seed=SEED, jobs=JOBS).to_dict()
+    config = LADDERS[game].get("config")
+    result = play_ladder(load_game(game), config, players, bots, DEALS, seed=SEED, jobs=JOBS).to_dict()
     challenger, incumbent = result["standings"]
     return {
         "bots": bots,
@@ -61,7 +67,7 @@ def _positions(game: str, players: int) -> list[Any]:
     found = []
     seed = 0
     while len(found) < SPEED_POSITIONS:
-        state = spec.new_state(None, players, 77 + seed)
+        state = spec.new_state(LADDERS[game].get("config"), players, 77 + seed)
         bots = [make_bot(spec, "heuristic", s) for s in range(players)]
         step = 0
         while not state.is_terminal() and len(found) < SPEED_POSITIONS:

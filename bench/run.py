@@ -13,15 +13,17 @@ import sys
 import time
 from pathlib import Path
 
-from . import bots, engines, gateway, grpc_latency, heuristics, sweeps
+from . import bots, determinisation, engines, gateway, grpc_latency, heuristics, sweep_aggregation, sweeps
 
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
     "gateway": gateway.run,
     "sweeps": sweeps.run,
+    "sweep_aggregation": sweep_aggregation.run,
     "heuristics": heuristics.run,
     "bots": bots.run,
+    "determinisation": determinisation.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 

@@ -19,9 +19,13 @@ from celery.schedules import crontab
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 # How long Redis waits before handing an unacknowledged task (its worker died) to another
-# worker. Results are idempotent by task key, so a short timeout can only cost repeated
-# work, never a double count; tests shorten it to see a killed worker's work redone.
-VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "600"))
+# worker: one hour, longer than any chunk runs, so a slow chunk is never handed out while
+# it still runs. Lost sweep chunks come back much sooner through leases and the reconciler
+# (workers/sweeps/reconcile.py); this is the backstop. Results are idempotent by task key,
+# so a redelivery can only cost repeated work, never a double count.
+VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
+# How often beat looks for lost sweep chunks and finish tasks (reconcile.py).
+RECONCILE_SECONDS = float(os.environ.get("SWEEP_RECONCILE_SECONDS", "30"))
 
 app = Celery(
     "cultists", broker=REDIS_URL, backend=REDIS_URL, include=["workers.tables", "workers.sweeps.tasks"]
@@ -53,6 +57,12 @@ app.conf.update(
     beat_schedule={
         # Deadlines of live tables live in Redis; this sweep enforces the due ones (issue 6).
         "enforce-table-deadlines": {"task": "workers.tables.enforce_deadlines", "schedule": 1.0},
+        # Lost chunks of running sweeps queued again; lost finish tasks sent again (issue 13).
+        "reconcile-sweeps": {
+            "task": "workers.sweeps.tasks.reconcile",
+            "schedule": RECONCILE_SECONDS,
+            "options": {"priority": 0, "expires": RECONCILE_SECONDS},
+        },
         # The standard balance suite, compared with the night before (issue 8).
         "nightly-balance-suite": {
             "task": "workers.sweeps.tasks.run_nightly",

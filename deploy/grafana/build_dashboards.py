@@ -1,110 +1,99 @@
-"""Writes the Grafana dashboards in dashboards/ from the compact panel lists below.
+"""Writes the Grafana dashboards in dashboards/ from the panel list in services/dashboards/panels.py.
 
-Dashboards are provisioned from files, never hand-imported; writing them from one list
-keeps every panel in the same shape and lets a test check that each query names a metric
+Dashboards are provisioned from files, never hand-imported. The panel list is shared with the
+gateway's /ops page, so Grafana and /ops always show the same queries; writing the JSON from
+it keeps every panel in the same shape and lets a test check that each query names a metric
 the services really export. Run `python deploy/grafana/build_dashboards.py` after a change;
-the tests fail if the JSON files and this script disagree.
+the tests fail if the JSON files and the panel list disagree.
 """
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:  # run as a script from anywhere
+    sys.path.insert(0, str(ROOT))
+
+from services.dashboards.panels import DASHBOARDS, Dashboard, Panel  # noqa: E402
 
 OUT = Path(__file__).with_name("dashboards")
 DATASOURCE = {"type": "prometheus", "uid": "prometheus"}
+# Per-game panels repeat over this variable, one copy per game Prometheus has seen.
+GAME_VARIABLE = {
+    "name": "game",
+    "label": "Game",
+    "type": "query",
+    "datasource": DATASOURCE,
+    "definition": "label_values(cultists_engine_rpc_duration_seconds_count, game)",
+    "query": {"query": "label_values(cultists_engine_rpc_duration_seconds_count, game)", "refId": "games"},
+    "refresh": 2,
+    "includeAll": True,
+    "multi": True,
+    "current": {"selected": True, "text": ["All"], "value": ["$__all"]},
+    "sort": 1,
+}
 
-# (title, unit, [(expr, legend), ...])
-Panel = tuple[str, str, list[tuple[str, str]]]
 
-DASHBOARDS: dict[str, tuple[str, list[Panel]]] = {
-    "engines": (
-        "Cultists / Engine latency",
-        [
-            ("p50 latency by game and method", "s",
-             [("game_method:cultists_engine_rpc_latency_seconds:p50", "{{game}} {{method}}")]),
-            ("p99 latency by game and method", "s",
-             [("game_method:cultists_engine_rpc_latency_seconds:p99", "{{game}} {{method}}")]),
-            ("Calls per second", "reqps",
-             [("sum by (game, method) (rate(cultists_engine_rpc_duration_seconds_count[1m]))", "{{game}} {{method}}")]),
-            ("Errors per second by code", "reqps",
-             [("sum by (game, method, code) (rate(cultists_engine_rpc_errors_total[1m]))", "{{game}} {{method}} {{code}}")]),
-            ("Moves applied per second", "ops", [("game:cultists_engine_moves:rate1m", "{{game}}")]),
-            ("Games started and finished per minute", "short",
-             [("sum by (game) (rate(cultists_engine_games_started_total[5m])) * 60", "{{game}} started"),
-              ("sum by (game) (rate(cultists_engine_games_finished_total[5m])) * 60", "{{game}} finished")]),
+def _width(panel: Panel) -> int:
+    if panel.kind == "alerts":
+        return 24
+    return 8 if panel.per_game else 12
+
+
+def _panel(number: int, panel: Panel, x: int, y: int) -> dict:
+    height = 6 if panel.kind == "alerts" else 8
+    built: dict = {
+        "id": number,
+        "type": "table" if panel.kind == "alerts" else "timeseries",
+        "title": panel.title,
+        "description": panel.help,
+        "datasource": DATASOURCE,
+        "gridPos": {"h": height, "w": _width(panel), "x": x, "y": y},
+        "fieldConfig": {"defaults": {"unit": panel.unit}, "overrides": []},
+        "targets": [
+            {"refId": chr(65 + j), "datasource": DATASOURCE, "expr": q.expr, "legendFormat": q.legend}
+            for j, q in enumerate(panel.queries)
         ],
-    ),
-    "tables": (
-        "Cultists / Tables and matchmaking",
-        [
-            ("Open tables by status", "short", [("sum by (status) (cultists_gateway_open_tables)", "{{status}}")]),
-            ("Queued matchmaking tickets", "short", [("sum by (game) (cultists_gateway_queued_tickets)", "{{game}}")]),
-            ("Time to match p50 / p99", "s",
-             [("cultists_gateway_time_to_match_seconds:p50", "p50"),
-              ("cultists_gateway_time_to_match_seconds:p99", "p99")]),
-            ("Gateway p99 latency by route", "s", [("route:cultists_gateway_request_latency_seconds:p99", "{{route}}")]),
-            ("Gateway requests per second by status", "reqps",
-             [("sum by (status) (rate(cultists_gateway_request_duration_seconds_count[1m]))", "{{status}}")]),
-            ("Gateway -> engine call p99", "s",
-             [("histogram_quantile(0.99, sum by (game, method, le) (rate(cultists_gateway_engine_call_duration_seconds_bucket[5m])))", "{{game}} {{method}}")]),
-            ("Gateway -> engine errors", "reqps",
-             [("sum by (game, code) (rate(cultists_gateway_engine_errors_total[5m]))", "{{game}} {{code}}")]),
-            ("Celery queue length", "short", [("cultists_celery_queue_length", "{{queue}}")]),
-        ],
-    ),
-    "sweeps": (
-        "Cultists / Balance sweeps",
-        [
-            ("Games simulated per second", "ops", [("game:cultists_sweep_games:rate1m", "{{game}}")]),
-            ("Sweep progress", "percentunit", [("cultists_sweep_progress_ratio", "{{sweep}} {{game}}")]),
-            ("Chunks by outcome per minute", "short",
-             [("sum by (outcome) (rate(cultists_sweep_chunks_total[5m])) * 60", "{{outcome}}")]),
-            ("Chunk duration p90", "s",
-             [("histogram_quantile(0.9, sum by (game, le) (rate(cultists_sweep_chunk_duration_seconds_bucket[10m])))", "{{game}}")]),
-            ("Balance drift (metrics beyond their interval)", "short", [("cultists_balance_drift", "{{game}}")]),
-            ("Flagged cells (Benjamini-Hochberg)", "short", [("cultists_balance_flagged_cells", "{{game}}")]),
-            ("First-seat advantage", "percentunit", [("cultists_balance_first_seat_advantage", "{{game}} {{cell}}")]),
-            ("Workers up", "short", [("up{job=\"workers\"}", "{{instance}}")]),
-        ],
-    ),
-}  # fmt: skip
+    }
+    if panel.kind == "alerts":  # the firing alerts now, one row each, labels as columns
+        for target in built["targets"]:
+            target |= {"instant": True, "range": False, "format": "table"}
+        built["transformations"] = [
+            {"id": "organize", "options": {"excludeByName": {"Time": True, "Value": True}}}
+        ]
+    if panel.per_game:
+        built |= {"repeat": "game", "repeatDirection": "h", "maxPerRow": 3}
+    return built
 
 
-def dashboard(uid: str, title: str, panels: list[Panel]) -> dict:
-    built = []
-    for i, (panel_title, unit, targets) in enumerate(panels):
-        built.append(
-            {
-                "id": i + 1,
-                "type": "timeseries",
-                "title": panel_title,
-                "datasource": DATASOURCE,
-                "gridPos": {"h": 8, "w": 12, "x": (i % 2) * 12, "y": (i // 2) * 8},
-                "fieldConfig": {"defaults": {"unit": unit}, "overrides": []},
-                "targets": [
-                    {"refId": chr(65 + j), "datasource": DATASOURCE, "expr": expr, "legendFormat": legend}
-                    for j, (expr, legend) in enumerate(targets)
-                ],
-            }
-        )
+def dashboard(board: Dashboard) -> dict:
+    built, x, y, row_height = [], 0, 0, 0
+    for i, panel in enumerate(board.panels):
+        width = _width(panel)
+        if x + width > 24:
+            x, y, row_height = 0, y + row_height, 0
+        built.append(_panel(i + 1, panel, x, y))
+        row_height = max(row_height, built[-1]["gridPos"]["h"])
+        x += width
+    variables = [GAME_VARIABLE] if any(p.per_game for p in board.panels) else []
     return {
-        "uid": f"cultists-{uid}",
-        "title": title,
+        "uid": f"cultists-{board.uid}",
+        "title": board.title,
         "tags": ["cultists"],
         "timezone": "utc",
         "schemaVersion": 39,
         "refresh": "10s",
         "time": {"from": "now-1h", "to": "now"},
+        "templating": {"list": variables},
         "panels": built,
     }
 
 
 def render() -> dict[str, str]:
-    return {
-        f"{uid}.json": json.dumps(dashboard(uid, title, panels), indent=2) + "\n"
-        for uid, (title, panels) in DASHBOARDS.items()
-    }
+    return {f"{board.uid}.json": json.dumps(dashboard(board), indent=2) + "\n" for board in DASHBOARDS}
 
 
 if __name__ == "__main__":

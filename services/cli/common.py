@@ -36,6 +36,7 @@ def game_and_config(args: argparse.Namespace) -> tuple[GameSpec, object, int]:
     players = spec.default_players if args.players is None else args.players
     if not spec.min_players <= players <= spec.max_players:
         raise BadConfig(f"{spec.title} takes {spec.min_players}-{spec.max_players} players, not {players}")
+    spec.new_state(config, players, 0)  # what the rules refuse for this table (CC-2), before any work
     return spec, config, players
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -34,7 +35,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     args = build_parser().parse_args(argv)
     try:
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a closed pipe surfaces here, not in the interpreter's exit
+        return status
+    except BrokenPipeError:
+        return _reader_went_away()
     except EngineError as exc:
         print(f"cultists: {exc}", file=sys.stderr)
         return 2
@@ -62,6 +67,19 @@ def _store_unreachable(exc: BaseException) -> bool:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip() or type(exc).__name__
     return text.splitlines()[0]
+
+
+def _reader_went_away() -> int:
+    """`cultists replay --steps | head`: the reader stopped reading, which is not an error.
+
+    Python's advice for SIGPIPE: point stdout at /dev/null so the interpreter's final flush
+    of what is still buffered cannot raise again, and exit quietly with the status a
+    shell gives a command its pipe reader left (128 + SIGPIPE).
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141
 
 
 if __name__ == "__main__":

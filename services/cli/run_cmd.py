@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 from services.engines.registry import available_games
+from services.runtime import prometheus
 from services.runtime.embedded_redis import redis_argv
 from services.runtime.ports import free_port
 from services.runtime.run_lock import FolderLocked, RunLock
@@ -42,9 +43,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def plan(redis: str) -> list[ProcessSpec]:
     """The processes of the platform, in start order."""
     py = sys.executable
+    watcher = prometheus.process_spec()  # None without the binary: the rest runs anyway
     env = {
         "REDIS_URL": redis,
         **{f"ENGINE_ADDR_{g.upper()}": f"127.0.0.1:{engine_port(g)}" for g in available_games()},
+        **({"PROMETHEUS_URL": prometheus.url()} if watcher else {}),
     }
     specs = [
         ProcessSpec(
@@ -83,7 +86,7 @@ def plan(redis: str) -> list[ProcessSpec]:
             env,
         ),
     ]  # fmt: skip
-    return specs
+    return specs + ([watcher] if watcher else [])
 
 
 def run(args: argparse.Namespace) -> int:
@@ -112,7 +115,11 @@ def run(args: argparse.Namespace) -> int:
             sup.say("run", f"embedded redis-server on {url} (data in {redis_dir})")
         else:
             sup.say("run", f"using REDIS_URL={url}")
-        for spec in plan(url):
+        specs = plan(url)
+        prom_url = prometheus.url() if any(s.name == "prometheus" for s in specs) else None
+        if prom_url is None:
+            sup.say("run", prometheus.MISSING_NOTE)
+        for spec in specs:
             sup.start(spec)
         for game in available_games():
             sup.wait_until_listening(game, engine_port(game))
@@ -121,9 +128,11 @@ def run(args: argparse.Namespace) -> int:
         # The master listens at once; its workers load the app for seconds more. "Up"
         # means a request is answered.
         sup.wait_until("gateway", _gateway_answers, "answering /healthz")
-        facts.update(_facts(url))  # from now on the run file says the platform is up
+        facts.update(_facts(url, prom_url))  # from now on the run file says the platform is up
         _write_run_file(facts, sup)
         sup.say("run", f"lobby: http://127.0.0.1:{gateway_port()}/  (API: /api/openapi.json)")
+        if prom_url is not None:
+            sup.say("run", f"dashboards: http://127.0.0.1:{gateway_port()}/ops  (Prometheus: {prom_url})")
         sup.say("run", "platform is up; `cultists status` checks it; Ctrl-C stops it")
         return sup.wait()
     except (TimeoutError, RuntimeError) as exc:
@@ -144,7 +153,7 @@ def _gateway_answers() -> bool:
         return False
 
 
-def _facts(url: str) -> dict:
+def _facts(url: str, prom_url: str | None) -> dict:
     """What `cultists status` and the tools read from the run file."""
     return {
         "redis_url": url,
@@ -156,6 +165,7 @@ def _facts(url: str) -> dict:
             "worker sweeps": worker_metrics_port("sweeps"),
             "worker tables": worker_metrics_port("tables"),
         },
+        "prometheus_url": prom_url,
         "pid": os.getpid(),
     }
 

@@ -1,7 +1,9 @@
 """`cultists status`: which parts of the platform are up, each checked the way it is used.
 
 Redis answers PING; each engine's standard gRPC health service says SERVING; the gateway's
-/healthz says ok; Celery workers answer a control ping (with the queues they consume).
+/healthz says ok; Celery workers answer a control ping (with the queues they consume);
+Prometheus's /-/ready says ready, when a local run or PROMETHEUS_URL names one (a run without
+the binary, or none known, is a line that does not count as down).
 Exit status 0 only when every part is up, so scripts can wait on it. Under `cultists run`
 it also lists each supervised process with its uptime and restarts (from the run file),
 and a part the supervisor gave up on counts as down.
@@ -17,7 +19,7 @@ import urllib.error
 import urllib.request
 
 from services.engines.registry import available_games
-from services.runtime.topology import engine_address, gateway_url, read_run_file, redis_url
+from services.runtime.topology import engine_address, gateway_url, prometheus_url, read_run_file, redis_url
 
 TIMEOUT = 2.0
 
@@ -26,6 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("status", help="report which parts of the platform are up")
     p.add_argument("--redis-url", default=None, help="Redis (default: REDIS_URL)")
     p.add_argument("--gateway", default=None, help="gateway base URL (default: GATEWAY_URL or :8000)")
+    p.add_argument(
+        "--prometheus", default=None, help="Prometheus base URL (default: PROMETHEUS_URL or the run's)"
+    )
     p.add_argument(
         "--engine",
         action="append",
@@ -73,6 +78,17 @@ def check_gateway(base: str) -> tuple[bool, str]:
     return body.get("status") == "ok", base
 
 
+def check_prometheus(base: str) -> tuple[bool, str]:
+    try:
+        with urllib.request.urlopen(f"{base}/-/ready", timeout=TIMEOUT) as reply:
+            reply.read()
+    except urllib.error.HTTPError as exc:  # 503 while it replays its write-ahead log
+        return False, f"{base}: HTTP {exc.code}"
+    except OSError as exc:
+        return False, f"{base}: {exc}"
+    return True, base
+
+
 def check_workers(url: str) -> tuple[bool, str]:
     from celery import Celery
 
@@ -91,7 +107,7 @@ def check_workers(url: str) -> tuple[bool, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    checks: list[tuple[str, tuple[bool, str] | None]] = []
+    checks: list[tuple[str, tuple[bool, str] | str | None]] = []
     if args.engine:
         for item in args.engine:
             game, _, address = item.partition("=")
@@ -102,11 +118,18 @@ def run(args: argparse.Namespace) -> int:
     checks += [(f"engine {game}", check_engine(game)) for game in available_games()]
     checks.append(("gateway", check_gateway(args.gateway or gateway_url())))
     checks.append(("workers", check_workers(url) if url else None))
+    prometheus = args.prometheus or prometheus_url()
+    if prometheus:
+        checks.append(("prometheus", check_prometheus(prometheus)))
+    elif "prometheus_url" in read_run_file():
+        checks.append(("prometheus", "not started: this run found no prometheus binary"))
+    else:
+        checks.append(("prometheus", "not checked: no local run and no PROMETHEUS_URL"))
     checks += supervised_parts(read_run_file())
     return _report(checks)
 
 
-def supervised_parts(facts: dict) -> list[tuple[str, tuple[bool, str] | None]]:
+def supervised_parts(facts: dict) -> list[tuple[str, tuple[bool, str] | str | None]]:
     """`cultists run`'s own view of its processes: state, uptime, restarts, last exit."""
     parts = facts.get("parts") or {}
     pid = facts.get("pid")
@@ -118,7 +141,7 @@ def supervised_parts(facts: dict) -> list[tuple[str, tuple[bool, str] | None]]:
         return [("supervisor", (False, f"pid {pid} is gone; the run file is stale"))]
     except PermissionError:
         pass
-    rows: list[tuple[str, tuple[bool, str] | None]] = []
+    rows: list[tuple[str, tuple[bool, str] | str | None]] = []
     now = time.time()
     for name, part in sorted(parts.items()):
         state = part.get("state", "?")
@@ -142,10 +165,14 @@ def _duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
 
 
-def _report(checks: list[tuple[str, tuple[bool, str] | None]]) -> int:
+def _report(checks: list[tuple[str, tuple[bool, str] | str | None]]) -> int:
+    """One line per part; a plain string is a part this run chose not to start (no failure)."""
     width = max(len(name) for name, _ in checks)
     all_up = True
     for name, result in checks:
+        if isinstance(result, str):
+            print(f"{name:<{width}}  -     {result}")
+            continue
         if result is None:
             print(f"{name:<{width}}  ?     not checked: set REDIS_URL or pass --redis-url")
             all_up = False

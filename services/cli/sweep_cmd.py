@@ -14,17 +14,19 @@ records) goes to `--out` (default var/sweeps/<sweep id>).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from services.engines.core.errors import BadConfig
+
+T = TypeVar("T")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,7 +38,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-wait", action="store_true", help="queue the sweep, print its id and return")
     p.add_argument("--follow", metavar="ID", help="follow a queued sweep and write its report")
     p.add_argument("--cancel", metavar="ID", help="cancel a queued or running sweep")
-    p.add_argument("--redis", default=None, help="Redis URL (default $REDIS_URL)")
+    p.add_argument(
+        "--redis",
+        default=None,
+        help="Redis URL (default $REDIS_URL, else the running `cultists run`'s, from its run file)",
+    )
     p.add_argument(
         "--replay-base", default=None, help="prefix of replay links in the report (default $GATEWAY_URL)"
     )
@@ -75,10 +81,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _celery(args: argparse.Namespace):
+    """The store and Celery app of the platform to talk to: --redis, $REDIS_URL, the run
+    file of a running `cultists run`, else the app's default (a local Redis on 6379)."""
+    from services.runtime.topology import platform_redis_url
     from workers.app import app
     from workers.sweeps.store import SweepStore
 
-    url = args.redis or os.environ.get("REDIS_URL") or app.conf.broker_url
+    url = args.redis or platform_redis_url() or app.conf.broker_url
     app.conf.broker_url = app.conf.result_backend = url
     return SweepStore.from_url(url), app
 
@@ -116,17 +125,18 @@ def _follow(args: argparse.Namespace, sweep_id: str, replay_base: str, store=Non
 
     if store is None:
         store, app = _celery(args)
-    first = control.progress(store, sweep_id)
-    if first is None:
-        raise BadConfig(f"no sweep {sweep_id!r}")
     console = Console(stderr=True)
-    last_nudge = time.monotonic()
     try:
+        first = _patiently(console, lambda: control.progress(store, sweep_id))
+        if first is None:
+            raise BadConfig(f"no sweep {sweep_id!r}")
+        last_nudge = time.monotonic()
         with _bar(console) as bar:
             task = bar.add_task(f"sweep {sweep_id}", total=first["total_games"], rate=0.0)
             while True:
-                p = control.progress(store, sweep_id)
-                assert p is not None
+                p = _patiently(console, lambda: control.progress(store, sweep_id))
+                if p is None:
+                    raise BadConfig(f"sweep {sweep_id} is gone from Redis (expired, or Redis lost its data)")
                 bar.update(task, completed=p["games_done"], rate=p["games_per_second"])
                 if p["status"] in ("done", "cancelled", "failed"):
                     break
@@ -134,22 +144,49 @@ def _follow(args: argparse.Namespace, sweep_id: str, replay_base: str, store=Non
                     control.nudge(store, app, sweep_id)  # a finisher lost to a crash: queue again
                     last_nudge = time.monotonic()
                 time.sleep(0.5)
+        if p["status"] != "done":
+            console.print(f"sweep {sweep_id} {p['status']}" + (f": {p['error']}" if p.get("error") else ""))
+            return 1
+        summary = _patiently(console, lambda: store.summary(sweep_id))
     except KeyboardInterrupt:
         console.print(
             f"sweep {sweep_id} goes on; follow it with --follow {sweep_id} or stop it with --cancel {sweep_id}"
         )
         return 130
-    if p["status"] != "done":
-        console.print(f"sweep {sweep_id} {p['status']}" + (f": {p['error']}" if p.get("error") else ""))
-        return 1
-    summary = store.summary(sweep_id)
     assert summary is not None
     spec = parse_spec(summary["spec"])
-    results = [unpack(b) for b in store.chunk_blobs(sweep_id).values()]
+    # Streamed from Redis a few hundred chunks at a time: a 10M-game sweep fits in memory.
+    results = (unpack(blob) for _chunk_id, blob in store.iter_chunk_blobs(sweep_id))
     out = Path(args.out or f"var/sweeps/{sweep_id}")
     page = _write(out, summary, game_rows(spec, results), store.replays(sweep_id), replay_base)
     _print(summary, page, args.json)
     return 0
+
+
+def _patiently(console: Console, read: Callable[[], T], give_up_after: float = 600.0) -> T:
+    """`read()` from Redis, waiting out a restart or a network blip instead of dying with a
+    traceback: the sweep lives in Redis and goes on without us, so we only have to wait.
+    (redis-py reconnects by itself on the next command.)"""
+    import redis
+
+    deadline = time.monotonic() + give_up_after
+    delay = 0.5
+    said = False
+    while True:
+        try:
+            value = read()
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            if time.monotonic() > deadline:
+                raise BadConfig(f"Redis unreachable for {give_up_after:.0f} s: {exc}") from None
+            if not said:
+                console.print(f"Redis unreachable ({exc}); reconnecting...")
+                said = True
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
+            continue
+        if said:
+            console.print("Redis is back; following again")
+        return value
 
 
 def _local(args: argparse.Namespace, spec, replay_base: str) -> int:

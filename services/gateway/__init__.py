@@ -28,6 +28,7 @@ BLUEPRINTS = [
     "services.gateway.replays_api",
     "services.gateway.sweeps_api",
     "services.gateway.pages",
+    "services.gateway.ops_dashboards",
 ]
 
 

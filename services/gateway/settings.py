@@ -55,6 +55,10 @@ class Settings:
     # Queue bot moves on Celery (off for a gateway process that must never queue, e.g. the
     # schemathesis run with no worker; deadlines still catch what was not queued).
     dispatch_tasks: bool = True
+    # Prometheus's base URL for the /ops dashboards (None: the page says there is none), and
+    # how long one answer is shared by every viewer (the page refreshes every few seconds).
+    prometheus_url: str | None = None
+    dashboards_cache_seconds: float = 5.0
 
     def engine_address(self, game: str) -> str:
         return self.engine_addresses.get(game) or engine_address(game)
@@ -80,4 +84,6 @@ class Settings:
                 "GATEWAY_STREAM_HEARTBEAT_SECONDS", cls.stream_heartbeat_seconds
             ),
             match_policy=policy,
+            prometheus_url=os.environ.get("PROMETHEUS_URL") or None,
+            dashboards_cache_seconds=_env_float("DASHBOARDS_CACHE_SECONDS", cls.dashboards_cache_seconds),
         )

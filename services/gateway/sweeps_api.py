@@ -212,6 +212,7 @@ OPENAPI_SCHEMAS = {
             "chunks_done": {"type": "integer"},
             "total_chunks": {"type": "integer"},
             "chunks_failed": {"type": "integer"},
+            "chunks_requeued": {"type": "integer"},
             "games_per_second": {"type": "number"},
             "seconds_left": {"type": "number", "nullable": True},
             "elapsed_seconds": {"type": "number"},

@@ -69,6 +69,10 @@ class MatchmakingService:
             raise ApiError(
                 400, "invalid_players", f"{desc.title} takes {desc.min_players}-{desc.max_players} players"
             )
+        # Matchmaking starts its tables with the default rules: a table size they refuse
+        # (Crazy Cultists' 2 players, a sweep variant: CC-2) is refused now, in the engine's
+        # words, rather than when a match is found.
+        self.engines.new_game(game, {}, players, 0)
         ticket_id = secrets.token_hex(TICKET_ID_LENGTH // 2)
         token = secrets.token_urlsafe(32)
         mu, sigma = self.ratings.get(game, player)

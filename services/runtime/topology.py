@@ -16,6 +16,7 @@ ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists":
 ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
 WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105}
 GATEWAY_PORT = 8000
+PROMETHEUS_PORT = 9090
 
 
 def _port(variable: str, default: int) -> int:
@@ -38,6 +39,10 @@ def gateway_port() -> int:
     return _port("GATEWAY_PORT", GATEWAY_PORT)
 
 
+def prometheus_port() -> int:
+    return _port("PROMETHEUS_PORT", PROMETHEUS_PORT)
+
+
 def engine_address(game: str) -> str:
     """`host:port` of `game`'s engine: ENGINE_ADDR_<GAME>, else what a local run wrote,
     else the local default."""
@@ -51,12 +56,28 @@ def redis_url() -> str | None:
     return os.environ.get("REDIS_URL") or None
 
 
+def platform_redis_url() -> str | None:
+    """The Redis of the running platform: REDIS_URL, else the one `cultists run` wrote in
+    its run file (its embedded Redis has a free-picked port), else None.
+
+    For clients of the platform (`cultists sweep`, `cultists status`); `cultists run`
+    itself reads only REDIS_URL, to decide whether to start its own Redis.
+    """
+    return redis_url() or read_run_file().get("redis_url") or None
+
+
 def gateway_url() -> str:
     return (
         os.environ.get("GATEWAY_URL")
         or read_run_file().get("gateway_url")
         or f"http://127.0.0.1:{gateway_port()}"
     )
+
+
+def prometheus_url() -> str | None:
+    """Prometheus's base URL: PROMETHEUS_URL, else what a local run wrote; None when neither
+    names one (no run, or a run without the binary): a platform may run without it."""
+    return os.environ.get("PROMETHEUS_URL") or read_run_file().get("prometheus_url") or None
 
 
 def data_dir() -> Path:

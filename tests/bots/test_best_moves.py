@@ -105,6 +105,7 @@ def _tricky_last_trick() -> State:
     doc["breakdown"] = [[[0, adjust, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]] + [
         [[0, 0, 0, 0] for _ in range(4)] for _ in range(2)
     ]
+    doc["agenda_met"] = [[[-1, None]] * 4 for _ in range(3)]  # no agendas kept in those rounds
     return position(TRICKY, players=4, **{k: v for k, v in doc.items() if k in TRICKY.state_class.FIELDS})
 
 

@@ -67,6 +67,8 @@ def test_ladder_command_json_has_the_promised_fields(capsys):
             "crazy_cultists",
             "--players",
             "2",
+            "--set",
+            "two_players=true",  # CC-2: 2 players is the sweep variant
             "--games",
             "2",
             "--seed",

@@ -20,7 +20,8 @@ def test_matchmaking_queue_shows_the_wait_then_seats_both_players(new_context, s
         page.goto("/")
         page.get_by_test_id("player-name").fill(name)
         page.get_by_test_id("player-name").dispatch_event("change")
-        page.get_by_test_id("mm-game").select_option("crazy_cultists")
+        # Trash Cult plays 2 by default; Crazy Cultists only as a sweep variant (CC-2).
+        page.get_by_test_id("mm-game").select_option("trash_cult")
         page.get_by_test_id("mm-players").fill("2")
         pages.append(page)
 

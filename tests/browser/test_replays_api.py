@@ -79,6 +79,7 @@ def test_finished_table_replays_its_record(client, table_worker):
         ({"game": "trash_cult", "seed": 1, "config": "{not json"}, 400, "invalid_config"),
         ({"game": "trash_cult", "seed": 1, "config": '{"no_such_field": 1}'}, 400, "invalid_config"),
         ({"game": "trash_cult", "seed": 1, "bots": "nobody"}, 400, "invalid_bots"),
+        ({"game": "crazy_cultists", "seed": 1, "players": 2}, 400, "invalid_config"),  # CC-2
         (
             {"game": "trash_cult", "seed": 1, "players": 2, "bots": "random,random,random"},
             400,

@@ -238,3 +238,20 @@ def test_metrics_are_exported_per_game_and_method(game):
     )
     assert f'cultists_engine_rpc_duration_seconds_bucket{{game="{name}",le="0.001",method="Ping"}}' in body
     assert f'cultists_engine_rpc_errors_total{{code="INVALID_ARGUMENT",game="{name}",method="Apply"}}' in body
+
+
+def test_two_player_crazy_cultists_is_invalid_argument_without_the_cc2_switch(engines):
+    """CC-2: 2 players only as the sweep variant; refused in words, allowed with the switch."""
+    if "crazy_cultists" not in engines:
+        pytest.skip("Crazy Cultists is not installed")
+    messages = load_messages("crazy_cultists")
+    with grpc.insecure_channel(f"127.0.0.1:{engines['crazy_cultists'].port}") as channel:
+        stub = engine_pb2_grpc.GameEngineStub(channel)
+        with pytest.raises(grpc.RpcError) as err:
+            stub.NewGame(engine_pb2.NewGameRequest(players=2, seed=1), timeout=5)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "two_players=true" in err.value.details()
+        request = engine_pb2.NewGameRequest(players=2, seed=1)
+        request.config.CopyFrom(messages.config_to_any({"two_players": True}))
+        step = stub.NewGame(request, timeout=5)
+        assert list(step.to_act) == [0]

@@ -31,7 +31,9 @@ def test_heuristic_beats_random_clearly():
 def test_heuristic_only_picks_legal_actions_and_ignores_hidden_cards():
     """G-3: re-dealing what the bot cannot see never changes its choice."""
     for seed in range(6):
-        state = GAME.new_state({"dark_powers": True, "variant": "fiendish"}, 2 + seed % 5, seed)
+        state = GAME.new_state(
+            {"dark_powers": True, "variant": "fiendish", "two_players": True}, 2 + seed % 5, seed
+        )
         pick = random.Random(seed)
         step = 0
         while not state.is_terminal():

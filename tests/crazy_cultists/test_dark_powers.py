@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from services.engines.core.game import State
+from services.engines.crazy_cultists.cards import DARK_FAVOR_4, NAMES
 
 from .tables import act, legal_labels, names, pass_window, table
 
@@ -182,3 +183,58 @@ def test_heavy_metal_discards_everyone_elses_last_card():
     act(state, 0, "play Heavy Metal")
     pass_window(state)
     assert [names(state, s) for s in state.stacks] == [["favor_1"], ["favor_2"], [], []]
+
+
+def test_forbidden_alchemy_can_return_dark_powers_cards_held_in_hand():
+    """'Return any 2 cards from your hand': a Dark Powers card goes back on top of its own deck."""
+    state = dark_table(
+        hands={0: ["forbidden_alchemy", "ouija", "favor_1"]},
+        deck_top=("favor_4", "hex_o_rama", "favor_2"),
+    )
+    act(state, 0, "play Forbidden Alchemy")
+    pass_window(state)
+    assert "return Ouija to the deck" in legal_labels(state, 0)
+    dark_before = len(state.dark_deck)
+    act(state, 0, "return Ouija to the deck")
+    assert names(state, state.dark_deck[-1:]) == ["ouija"] and len(state.dark_deck) == dark_before + 1
+    act(state, 0, "return Favor 1 to the deck")
+    assert sorted(names(state, state.hands[0])) == ["favor_2", "favor_4", "hex_o_rama"]
+    assert "ouija" not in names(state, state.deck)  # the decks never mix (CC-10)
+    state.check_invariants()
+
+
+# Dark Powers on, with a single Dark card in the game: the piles are empty while it is held.
+ONE_DARK = {
+    "dark_powers": True,
+    **{name: 0 for name in NAMES[DARK_FAVOR_4:]},
+    "ouija": 1,
+}
+
+
+def test_an_owed_dark_draw_lapses_when_both_dark_piles_are_empty():
+    """CC-10 offers the Dark card instead of the draw after the candle: with nothing to offer,
+    the main-deck draw happens and nothing stays owed (`dark_due` back to 0)."""
+    state = table(
+        config=ONE_DARK,
+        hands={0: ["favor_2", "favor_1", "favor_1"], 1: ["ouija", "favor_1", "favor_1"]},
+        stacks={0: ["favor_4", "favor_4"]},
+    )
+    assert state.dark_deck == [] and state.dark_discard == []
+    act(state, 0, "play Favor 2")
+    assert state.candles[0] == 1
+    assert state.pending is None and state.active == 1  # no Dark choice was offered
+    assert state.dark_due[0] == 0 and len(state.hands[0]) == 3  # drew from the main deck
+    assert any(e.kind == "dark" and e.seat == 0 for e in state.log)
+
+
+def test_an_owed_dark_draw_is_still_offered_when_only_the_dark_discard_holds_cards():
+    state = table(
+        config=ONE_DARK,
+        hands={0: ["favor_2", "favor_1", "favor_1"]},
+        stacks={0: ["favor_4", "favor_4"]},
+        dark_discard=("ouija",),
+    )
+    act(state, 0, "play Favor 2")
+    assert state.pending["kind"] == "dark_draw" and state.dark_due[0] == 1
+    act(state, 0, "take the top Dark Powers card")
+    assert "ouija" in names(state, state.hands[0]) and state.dark_due[0] == 0

@@ -34,6 +34,7 @@ def _turn_start_checks(state: State) -> None:
 def test_random_games_keep_every_invariant(players, variant):
     for i, (dark, optional) in enumerate(FLAGS):
         config = {"variant": variant, "dark_powers": dark, "optional_setup": optional}
+        config["two_players"] = players == 2  # CC-2: the sweep variant
         finals = check_random_games(
             GAME,
             players,
@@ -49,7 +50,7 @@ def test_random_games_keep_every_invariant(players, variant):
 
 def test_views_and_action_details_fit_the_protobuf_messages():
     for seed, players in enumerate((2, 3, 4, 5, 6) * 2):
-        config = {"dark_powers": True, "variant": VARIANTS[seed % 4]}
+        config = {"dark_powers": True, "variant": VARIANTS[seed % 4], "two_players": players == 2}
         state = GAME.new_state(config, players, seed)
         pick = random.Random(seed)
         step = 0

@@ -6,7 +6,7 @@ from collections import Counter
 
 import pytest
 
-from services.engines.core.errors import BadConfig
+from services.engines.core.errors import BadConfig, BadState
 from services.engines.crazy_cultists import GAME
 from services.engines.crazy_cultists.cards import NAMES, kind_table
 
@@ -34,12 +34,27 @@ def test_cc1_main_deck_is_90_cards_in_the_ruled_mix():
     }
 
 
-def test_cc2_three_cards_each_and_two_to_six_players():
+def test_cc2_three_cards_each_and_three_to_six_players():
     state = GAME.new_state(None, 4, seed=1)
     assert [len(h) for h in state.hands] == [3, 3, 3, 3] and len(state.deck) == 90 - 12
-    assert GAME.new_state(None, 2, seed=1).num_players == 2  # the sweep variant
+    assert GAME.new_state(None, 3, seed=1).num_players == 3
+    assert GAME.new_state(None, 6, seed=1).num_players == 6
     with pytest.raises(BadConfig):
         GAME.new_state(None, 7, seed=1)
+
+
+def test_cc2_two_players_only_behind_the_sweep_variant_switch():
+    assert GAME.make_config().two_players is False  # off by default
+    with pytest.raises(BadConfig, match=r"3-6 players.*CC-2.*two_players=true"):
+        GAME.new_state(None, 2, seed=1)
+    state = GAME.new_state({"two_players": True}, 2, seed=1)
+    assert state.num_players == 2 and [len(h) for h in state.hands] == [3, 3]
+    # A 2-player state without the switch is refused on restore too, changing nothing.
+    doc = state.to_json()
+    doc["config"]["two_players"] = False
+    with pytest.raises(BadState, match="two_players"):
+        GAME.state_class.from_json(doc)
+    assert GAME.state_class.from_json(state.to_json()) == state
 
 
 def test_cc3_a_turn_is_one_card_then_drawing_up_to_three():
@@ -164,8 +179,8 @@ def test_cc7_an_odd_chain_cancels_the_card_and_everyone_draws_back_up():
     act(state, 0, "play Fall From Grace on seat 2")
     act(state, 1, "pass")
     act(state, 2, "play Counter-Spell")
-    # A counter reopens the window for everyone but its player, from the next seat.
-    assert state.pending["asked"] == [3, 0, 1]
+    # G-4: the new round of asking starts from the active seat, skipping the counterer.
+    assert state.pending["asked"] == [0, 1, 3]
     pass_window(state)
     assert names(state, state.stacks[2]) == ["favor_3"]
     assert sorted(names(state, state.discard)) == ["counter_spell", "fall_from_grace"]
@@ -180,11 +195,42 @@ def test_cc7_a_counter_can_be_countered_by_the_original_player_and_an_even_chain
     act(state, 0, "play Fall From Grace on seat 2")
     act(state, 1, "pass")
     act(state, 2, "play Counter-Spell")
-    act(state, 3, "pass")
+    assert state.to_act() == [0]  # G-4: asking restarts from the active seat
     act(state, 0, "play Counter-Spell")
     assert state.pending["asked"] == [1, 2, 3] and len(state.pending["chain"]) == 2
     pass_window(state)
     assert names(state, state.stacks[2]) == ["favor_3"]
+
+
+def test_g4_after_a_counter_asking_restarts_from_the_active_seat_skipping_the_counterer():
+    """G-4 as worded: seat 0 active, seat 1 counters -> [0, 2, 3]; each asked one at a time."""
+    state = table(
+        hands={0: ["hex_o_rama", "counter_spell"], 1: ["counter_spell"], 2: ["counter_spell"], 3: []},
+        stacks={1: ["favor_3"]},
+    )
+    act(state, 0, "play Hex-O-Rama on seat 1")
+    assert state.pending["asked"] == [1, 2, 3]
+    act(state, 1, "play Counter-Spell")
+    assert state.pending["asked"] == [0, 2, 3] and state.to_act() == [0]
+    assert state.view(None)["pending"]["asked"] == [0, 2, 3]
+    act(state, 0, "pass")
+    assert state.to_act() == [2]
+    act(state, 2, "play Counter-Spell")  # seat 2 answers: active seat first again, skip seat 2
+    assert state.pending["asked"] == [0, 1, 3]
+    pass_window(state)
+    assert state.stacks[1] == []  # two counters: the Hex-O-Rama resolves
+
+
+def test_cc8_evil_eye_taking_nothing_is_a_legal_choice():
+    state = table(hands={0: ["evil_eye"], 1: ["favor_4", "hex_o_rama"]})
+    act(state, 0, "play Evil Eye on seat 1")
+    pass_window(state)
+    assert legal_labels(state, 0)[-1] == "take nothing"
+    hand_before = sorted(state.hands[1])
+    act(state, 0, "take nothing")
+    assert set(hand_before) <= set(state.hands[1]) and "evil_eye" in names(state, state.discard)
+    assert state.pending is None and state.active == 1
+    assert [len(h) for h in state.hands] == [3, 3, 3, 3]  # seat 0 drew back up from the deck
 
 
 def test_cc8_evil_eye_shows_the_hand_to_its_player_only_while_deciding():
@@ -195,7 +241,11 @@ def test_cc8_evil_eye_shows_the_hand_to_its_player_only_while_deciding():
     shown = state.view(0)["pending"]["revealed"]
     assert shown == [{"seat": 1, "cards": ["favor_4", "counter_spell"]}]
     assert state.view(2)["pending"]["revealed"] == [] and state.view(None)["pending"]["revealed"] == []
-    assert legal_labels(state, 0) == ["take Favor 4 from their hand", "take Counter-Spell from their hand"]
+    assert legal_labels(state, 0) == [
+        "take Favor 4 from their hand",
+        "take Counter-Spell from their hand",
+        "take nothing",
+    ]
     act(state, 0, "take Counter-Spell from their hand")
     assert "counter_spell" in names(state, state.hands[0])
     assert state.view(0)["pending"] is None

@@ -32,7 +32,10 @@ from services.engines.core.play import replay
 from services.engines.registry import load_game
 from services.runtime.ports import free_port
 from services.runtime.run_lock import run_processes
-from tests.deploy.test_stack import GAMES, SHORT_GAMES, _alive, _http, _wait
+from tests.deploy.stack import GAMES, SHORT_GAMES
+from tests.deploy.stack import alive as _alive
+from tests.deploy.stack import http as _http
+from tests.deploy.stack import wait as _wait
 
 ROOT = Path(__file__).resolve().parents[2]
 # Killed in this order; Redis last, when there is most to lose.

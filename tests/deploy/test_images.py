@@ -29,7 +29,9 @@ import yaml
 
 from services.runtime.embedded_redis import redis_binary
 from tests.deploy.containers import ROOT, Container, Network, build_image, grpc_serving, http_ok, wait_healthy
-from tests.deploy.test_stack import SHORT_GAMES, _http, _wait
+from tests.deploy.stack import SHORT_GAMES
+from tests.deploy.stack import http as _http
+from tests.deploy.stack import wait as _wait
 
 THIRD_PARTY = {"prometheus", "grafana"}
 SWEEP = {"game": "trash_cult", "seed": 5, "games": 8, "chunk": 4, "players": [2], "max_turns": 40,

@@ -1,239 +1,217 @@
-"""The platform as `make run` starts it, watched by a real Prometheus with our scrape config.
+"""The platform as `make run` starts it, with its own Prometheus, seen as an operator sees it.
 
-One test, because bringing the stack up is the expensive part: `cultists run` on free
-ports, `cultists status` says every part is up, bot games are played through the gateway,
-Prometheus (Debian's binary, fed the project's prometheus.yml with local targets) scrapes
-every service until the engine latency series of all three games are there, each
-dashboard query names a metric some service really exports, and a Ctrl-C to the process
+One `cultists run` on free ports for the whole module, because bringing the stack up is the
+expensive part; the tests run in file order against it. `cultists status` says every part
+is up, Prometheus among them; after bot games, a refused action, a matchmaking match and
+two tiny nightly sweeps (`stack.play`), the run's Prometheus (Debian's binary, the
+project's config and rules, targets rendered for this run's ports) has scraped every
+service, and each dashboard query names a metric some service really exports. Then real
+Chromium opens /ops: every panel shows data points, the Apply p99 the page draws is what
+Prometheus's API answers for the same query, a per-game panel opens large, and an engine
+stopped on purpose (SIGSTOP: it stays a child, so the run goes on) shows as a firing alert.
+Screenshots at 1280x800 land in artifacts/screenshots/. Last, a Ctrl-C to the process
 group leaves no process behind.
+
+The run scrapes and evaluates rules every second and holds alerts for 2 s instead of
+minutes (PROMETHEUS_* variables, see services/runtime/prometheus.py).
 """
 
 from __future__ import annotations
 
-import json
+import math
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import time
-import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from services.runtime.ports import free_port, wait_for_port
-from tests.deploy.test_configs import DEPLOY, dashboard_metric_names, family
+from tests.deploy.stack import GAMES, Stack, alive, descendants, engine_pid, http, play, running_stack, wait
+from tests.deploy.test_configs import dashboard_metric_names, family
 
-GAMES = ("crazy_cultists", "trash_cult", "tricky_cultists")
-SHORT_GAMES = {  # bot-only games that end in seconds
-    "crazy_cultists": {"variant": "beast"},
-    "trash_cult": {"max_turns": 30},
-    "tricky_cultists": {"rounds": 1},
-}
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
+VIEWPORT = {"width": 1280, "height": 800}
+CHROMIUM = os.environ.get("CULTISTS_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 
-def _http(url: str, body: dict | None = None, timeout: float = 10) -> dict:
-    data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as reply:
-        return json.loads(reply.read())
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory) -> Iterator[Stack]:
+    assert shutil.which("prometheus"), "prometheus is not installed: `make install` installs it"
+    with running_stack(tmp_path_factory.mktemp("stack")) as running:
+        yield running
 
 
-def _seat_view(gateway: str, table: str, token: str) -> dict | None:
-    """The seat's view once it must decide (bots move first where they sit first)."""
-    request = urllib.request.Request(
-        f"{gateway}/api/tables/{table}/view", headers={"Authorization": f"Bearer {token}"}
-    )
-    with urllib.request.urlopen(request, timeout=10) as reply:
-        view = json.loads(reply.read())
-    return view if view["legal_actions"] else None
+@pytest.fixture(scope="module")
+def played(stack: Stack) -> Stack:
+    play(stack)
+    return stack
 
 
-def _post_status(url: str, body: dict, token: str) -> int:
-    request = urllib.request.Request(
-        url, data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Authorization": f"Bearer {token}"},
-    )  # fmt: skip
-    try:
-        with urllib.request.urlopen(request, timeout=10) as reply:
-            return reply.status
-    except urllib.error.HTTPError as exc:
-        return exc.code
+@pytest.fixture(scope="module")
+def page(played: Stack):
+    """One Chromium page at 1280x800 on /ops, refreshing every 5 s over the last 15 minutes."""
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM} (make install adds Debian's chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        context = browser.new_context(base_url=played.gateway, viewport=VIEWPORT)
+        context.set_default_timeout(30_000)
+        tab = context.new_page()
+        tab.goto("/ops?range=15m&refresh=5")
+        yield tab
+        context.close()
+        browser.close()
 
 
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
-def _wait(predicate, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        result = predicate()
-        if result:
-            return result
-        time.sleep(0.5)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-@pytest.fixture()
-def stack(tmp_path):
-    prometheus = shutil.which("prometheus")
-    assert prometheus, "prometheus is not installed: `make install` (deploy/system-packages.sh) installs it"
-    ports = {f"ENGINE_PORT_{g.upper()}": free_port() for g in GAMES}
-    ports |= {f"ENGINE_METRICS_PORT_{g.upper()}": free_port() for g in GAMES}
-    ports |= {"GATEWAY_PORT": free_port(), "WORKER_METRICS_PORT_SWEEPS": free_port(),
-              "WORKER_METRICS_PORT_TABLES": free_port()}  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {k: str(v) for k, v in ports.items()}
-    env["CULTISTS_DATA"] = str(tmp_path / "var")
-    log = open(tmp_path / "run.log", "wb")  # noqa: SIM115 - closed below
-    run = subprocess.Popen(
-        [sys.executable, "-m", "services.cli.main", "run"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    prom = None
-    try:
-        run_file = tmp_path / "var" / "run.json"
-        _wait(lambda: run_file.exists() or run.poll() is not None, 120, "cultists run to come up")
-        assert run.poll() is None, (tmp_path / "run.log").read_text()[-3000:]
-        facts = json.loads(run_file.read_text())
-        # Prometheus with the project's config, the targets rewritten to this run's ports.
-        config_dir = tmp_path / "prometheus"
-        shutil.copytree(DEPLOY / "prometheus", config_dir)
-        m = ports
-        targets = {
-            "engines": [f"127.0.0.1:{m[f'ENGINE_METRICS_PORT_{g.upper()}']}" for g in GAMES],
-            "gateway": [f"127.0.0.1:{m['GATEWAY_PORT']}"],
-            "workers": [
-                f"127.0.0.1:{m['WORKER_METRICS_PORT_SWEEPS']}",
-                f"127.0.0.1:{m['WORKER_METRICS_PORT_TABLES']}",
-            ],
-        }
-        for job, addresses in targets.items():
-            (config_dir / "targets" / f"{job}.json").write_text(json.dumps([{"targets": addresses}]))
-        prom_port = free_port()
-        prom = subprocess.Popen(
-            [prometheus, f"--config.file={config_dir / 'prometheus.yml'}",
-             f"--storage.tsdb.path={tmp_path / 'tsdb'}", f"--web.listen-address=127.0.0.1:{prom_port}"],
-            stdout=subprocess.DEVNULL, stderr=open(tmp_path / "prometheus.log", "wb"),  # noqa: SIM115
-        )  # fmt: skip
-        wait_for_port(prom_port, timeout=60)
-        yield {"run": run, "env": env, "facts": facts, "targets": targets, "prometheus": prom_port,
-               "log": tmp_path / "run.log"}  # fmt: skip
-    finally:
-        if prom is not None:
-            prom.terminate()
-            prom.wait(timeout=30)
-        if run.poll() is None:
-            os.killpg(run.pid, signal.SIGKILL)
-        log.close()
-
-
-def test_stack_runs_is_scraped_and_stops_clean(stack):
-    env, facts = stack["env"], stack["facts"]
-    status = subprocess.run(
-        [sys.executable, "-m", "services.cli.main", "status"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert status.returncode == 0, status.stdout + status.stderr
-    assert status.stdout.count(" up ") >= 6
-
-    gateway = facts["gateway_url"]
-    tables = []
-    for game in GAMES:
-        desc = _http(f"{gateway}/api/games/{game}")
-        players = desc["default_players"]
-        body = {"game": game, "players": players, "config": SHORT_GAMES[game],
-                "seats": [{"kind": "bot", "bot": "random"}] * players}  # fmt: skip
-        tables.append(_http(f"{gateway}/api/tables", body)["table"])
-    for table in tables:
-        _wait(
-            lambda t=table: _http(f"{gateway}/api/tables/{t}")["status"] == "finished", 120, f"table {table}"
+def test_status_reports_every_part_up_prometheus_included(stack: Stack):
+    def ask() -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [sys.executable, "-m", "services.cli.main", "status"],
+            env=stack.env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
 
-    # A human seat sends an action the engine refuses: the gateway counts the engine error.
-    human = _http(f"{gateway}/api/tables", {"game": "crazy_cultists", "players": 2,
-                                           "seats": [{"kind": "human"}, {"kind": "bot", "bot": "random"}]})  # fmt: skip
-    token = _http(f"{gateway}/api/tables/{human['table']}/seats/0", {})["token"]
-    version = _wait(lambda: _seat_view(gateway, human["table"], token), 60, "the human seat's turn")[
-        "version"
-    ]
-    refused = _post_status(
-        f"{gateway}/api/tables/{human['table']}/actions", {"action": 99999, "version": version}, token
-    )
-    assert refused == 400
+    # Ports open before every worker answers (gunicorn's master binds first): ask until all do.
+    try:
+        status = wait(lambda: (done := ask()).returncode == 0 and done, 90, "every part up")
+    except AssertionError:
+        last = ask()
+        raise AssertionError(last.stdout + last.stderr) from None
+    assert status.stdout.count(" up ") >= 7
+    prometheus_line = next(line for line in status.stdout.splitlines() if line.startswith("prometheus"))
+    assert " up " in prometheus_line and stack.prometheus in prometheus_line
+    assert stack.prometheus == f"http://127.0.0.1:{stack.ports['PROMETHEUS_PORT']}"
+    # Its files live in the run's data folder.
+    home = Path(stack.env["CULTISTS_DATA"]) / "prometheus"
+    assert (home / "config" / "prometheus.yml").exists() and (home / "data").is_dir()
 
-    # Two tiny nightly suites, so sweep progress and the balance (drift) gauges exist.
-    from celery import Celery
 
-    celery = Celery("stack-test", broker=facts["redis_url"])
-    for day in (1, 2):
-        before = len(_http(f"{gateway}/api/sweeps?limit=100")["sweeps"])
-        celery.send_task("workers.sweeps.tasks.run_nightly", kwargs={"games": 2, "day": day}, queue="sweeps")
-
-        def nightly_done(before=before) -> bool:
-            sweeps = _http(f"{gateway}/api/sweeps?limit=100")["sweeps"]
-            return len(sweeps) >= before + len(GAMES) and all(s["status"] == "done" for s in sweeps)
-
-        _wait(nightly_done, 300, f"night {day}'s suite")
-    celery.close()
-
-    def series(query: str) -> list[dict]:
-        url = f"http://127.0.0.1:{stack['prometheus']}/api/v1/query?" + urllib.parse.urlencode(
-            {"query": query}
-        )
-        return _http(url)["data"]["result"]
-
+def test_prometheus_scrapes_every_service_of_the_run(played: Stack):
     def latency_for_all_games():
         found = {
             s["metric"]["game"]
-            for s in series('game_method:cultists_engine_rpc_latency_seconds:p99{method="Apply"}')
+            for s in played.series('game_method:cultists_engine_rpc_latency_seconds:p99{method="Apply"}')
         }
         return found >= set(GAMES)
 
-    _wait(latency_for_all_games, 90, "engine latency series for all three games in Prometheus")
-    up = {s["metric"]["instance"]: s["value"][1] for s in series("up")}
-    scraped = [a for addresses in stack["targets"].values() for a in addresses]
-    assert all(up.get(a) == "1" for a in scraped), up
+    wait(latency_for_all_games, 90, "engine latency series for all three games in Prometheus")
+    up = {s["metric"]["instance"]: s["value"][1] for s in played.series("up")}
+    assert all(up.get(a) == "1" for a in played.scraped()), up
 
     # Every metric a dashboard queries is exported by some service of this very run.
     exported: set[str] = set()
-    for address in scraped:
+    for address in played.scraped():
         body = urllib.request.urlopen(f"http://{address}/metrics", timeout=10).read().decode()
         exported |= {family(line.split()[2]) for line in body.splitlines() if line.startswith("# TYPE ")}
     missing = {n for n in dashboard_metric_names() if n != "up" and n not in exported}
     assert not missing, f"dashboards query metrics nobody exports: {sorted(missing)}"
 
-    # Ctrl-C (SIGINT to the process group, as a terminal sends it) stops everything.
-    run = stack["run"]
-    processes = _descendants(run.pid) | {run.pid}
-    os.killpg(run.pid, signal.SIGINT)
+
+EMPTY_PANELS = """() => [...document.querySelectorAll('.ops-panel[data-kind=timeseries]')]
+  .filter(p => !(Number(p.dataset.points) > 0)).map(p => p.dataset.testid)"""
+
+# The Apply p99 series of Crazy Cultists' latency panel as the page holds and draws it,
+# with the points old enough that no rule evaluation can still land on them.
+APPLY_P99 = """() => {
+  const found = window.opsPanels && window.opsPanels['engine-latency:crazy_cultists'];
+  if (!found) return null;
+  const i = found.data.series.findIndex(s => s.name === 'Apply p99');
+  if (i < 0) return null;
+  const settled = found.data.end - 3;
+  const drawn = found.chart.data[i + 1];
+  if (!found.data.times.some((t, k) => t <= settled && drawn[k] != null)) return null;
+  return {start: found.data.start, end: found.data.end, step: found.data.step, settled,
+          query: found.data.queries[found.data.series[i].query], times: found.chart.data[0],
+          drawn: Array.from(drawn), sent: found.data.series[i].values};
+}"""
+
+
+def test_every_panel_shows_data_and_apply_p99_is_prometheus_answer(played: Stack, page):
+    try:
+        page.wait_for_function(f"() => ({EMPTY_PANELS})().length === 0", timeout=120_000)
+    except Exception:
+        empty = page.evaluate(EMPTY_PANELS.replace(".map(p => p.dataset.testid)",
+                                                   ".map(p => [p.dataset.testid, p.querySelector('.ops-state').textContent])"))  # fmt: skip
+        page.screenshot(path=str(SCREENSHOTS / "ops-empty-panels.png"), full_page=True)
+        raise AssertionError(f"panels without data points: {empty}") from None
+    panels = page.locator(".ops-panel[data-kind=timeseries]")
+    assert panels.count() >= 20
+    page.screenshot(path=str(SCREENSHOTS / "ops-dashboards.png"))
+    page.screenshot(path=str(SCREENSHOTS / "ops-dashboards-full.png"), full_page=True)
+
+    page.wait_for_function(f"() => ({APPLY_P99})() !== null", timeout=60_000)
+    shown = page.evaluate(APPLY_P99)
+    assert shown["query"] == 'game_method:cultists_engine_rpc_latency_seconds:p99{game="crazy_cultists"}'
+    assert shown["drawn"] == shown["sent"]  # the chart holds exactly what the gateway sent
+    raw = http(f"{played.prometheus}/api/v1/query_range?" + urllib.parse.urlencode(
+        {"query": shown["query"], "start": shown["start"], "end": shown["end"], "step": shown["step"]}
+    ))["data"]["result"]  # fmt: skip
+    (apply,) = [r for r in raw if r["metric"]["method"] == "Apply"]
+    expected = {int(t): float(v) for t, v in apply["values"] if int(t) <= shown["settled"]}
+    expected = {t: v for t, v in expected.items() if math.isfinite(v)}
+    drawn = {
+        t: v
+        for t, v in zip(shown["times"], shown["drawn"], strict=True)
+        if t <= shown["settled"] and v is not None
+    }
+    assert drawn and drawn == expected
+
+
+def test_a_per_game_panel_opens_large_and_the_range_picker_changes_the_window(page):
+    small = page.get_by_test_id("panel-engine-latency-trash_cult").locator("canvas").bounding_box()
+    page.get_by_test_id("open-engine-latency-trash_cult").click()
+    dialog = page.get_by_test_id("ops-large")
+    dialog.locator("canvas").wait_for()
+    large = dialog.locator("canvas").bounding_box()
+    assert large["width"] > 1.5 * small["width"] and large["height"] > small["height"]
+    assert "Trash Cult" in dialog.locator("h3").inner_text()
+    page.screenshot(path=str(SCREENSHOTS / "ops-panel-large.png"))
+    page.get_by_test_id("ops-large-close").click()
+    assert not dialog.is_visible()
+
+    page.get_by_test_id("ops-range").select_option("5m")
+    assert "range=5m" in page.url
+    page.wait_for_function(
+        "() => window.opsPanels['moves'] && window.opsPanels['moves'].data.end - window.opsPanels['moves'].data.start === 300"
+    )
+    page.get_by_test_id("ops-range").select_option("15m")
+
+
+def test_a_stopped_engine_shows_as_a_firing_alert(played: Stack, page):
+    port = played.ports["ENGINE_METRICS_PORT_TRASH_CULT"]
+    pid = engine_pid(played.run.pid, "trash_cult")
+    alert = page.locator(
+        f'[data-testid=alert][data-name=EngineDown][data-state=firing][data-instance="127.0.0.1:{port}"]'
+    )
+    os.kill(pid, signal.SIGSTOP)  # stopped, not dead: Prometheus's scrapes time out
+    try:
+        alert.wait_for(timeout=60_000)
+        assert f"127.0.0.1:{port}" in alert.inner_text()
+        assert int(page.get_by_test_id("panel-alerts").get_attribute("data-firing")) >= 1
+        page.get_by_test_id("panel-alerts").scroll_into_view_if_needed()
+        page.screenshot(path=str(SCREENSHOTS / "ops-alert-engine-down.png"))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    up = f'up{{instance="127.0.0.1:{port}"}}'
+    wait(lambda: any(s["value"][1] == "1" for s in played.series(up)), 60, "the engine to be scraped again")
+    alert.wait_for(state="detached", timeout=60_000)
+
+
+def test_ctrl_c_stops_every_process_of_the_run(stack: Stack):
+    run = stack.run
+    processes = descendants(run.pid) | {run.pid}
+    os.killpg(run.pid, signal.SIGINT)  # as a terminal sends it, to the process group
     assert run.wait(timeout=60) == 0
-    _wait(lambda: not any(_alive(p) for p in processes), 30, "every process of the run to exit")
-    assert "platform is up" in stack["log"].read_text()
+    wait(lambda: not any(alive(p) for p in processes), 30, "every process of the run to exit")
+    log = stack.log.read_text()
+    assert "platform is up" in log and "/ops" in log

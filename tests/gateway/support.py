@@ -13,6 +13,12 @@ from services.engines.core.messages import load_messages, message_to_dict
 from services.gateway.store import table_key
 
 
+def two_player_config(game: str) -> dict[str, Any]:
+    """Config that lets `game` seat 2 players: Crazy Cultists plays 2 only as its sweep
+    variant, behind the `two_players` switch (CC-2); the other games need nothing."""
+    return {"two_players": True} if game == "crazy_cultists" else {}
+
+
 class EngineProbe:
     """Calls an engine directly, as the gateway would, to know the right answer."""
 

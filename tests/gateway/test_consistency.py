@@ -14,9 +14,10 @@ from services.engines.registry import available_games
 from services.gateway.store import actions_key
 
 from .conftest import bearer
-from .support import stored
+from .support import stored, two_player_config
 
 GAME = available_games()[0]
+TWO = two_player_config(GAME)  # its tables here seat 2
 
 
 @pytest.fixture()
@@ -61,7 +62,9 @@ def _race(url: str, version: int, token: str, actions: list[int]) -> list[int]:
 
 def test_two_moves_on_one_version_one_wins(server, client, app):
     redis = app.extensions["cultists"].redis
-    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "seed": 1}).get_json()["table"]
+    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO, "seed": 1}).get_json()[
+        "table"
+    ]
     tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
     for _round in range(12):
         version, _ = stored(redis, tid)
@@ -83,7 +86,9 @@ def test_two_moves_on_one_version_one_wins(server, client, app):
 def test_commit_refuses_a_second_write_at_the_same_version(client, app):
     """The same race at the store itself: the Lua compare-and-set, not the early check."""
     gw = app.extensions["cultists"]
-    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "seed": 2}).get_json()["table"]
+    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO, "seed": 2}).get_json()[
+        "table"
+    ]
     for s in (0, 1):
         client.post(f"/api/tables/{tid}/seats/{s}")
     table = gw.tables.get(tid)

@@ -13,14 +13,16 @@ from services.gateway.store import log_key, table_key
 from services.runtime.ports import free_port
 
 from .conftest import bearer
+from .support import two_player_config
 
 GAME = available_games()[0]
+TWO = two_player_config(GAME)  # its tables here seat 2
 
 
 @pytest.fixture()
 def started(client):
     """A two-human table, started, with both tokens and the seat that must act."""
-    table = client.post("/api/tables", json={"game": GAME, "players": 2, "seed": 3}).get_json()
+    table = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO, "seed": 3}).get_json()
     tid = table["table"]
     tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
     public = client.get(f"/api/tables/{tid}/view").get_json()
@@ -54,7 +56,9 @@ def test_refusals_change_nothing(client, app, started):
     expect(client.post(url, json=good, headers=bearer("not-a-token")), 403, "wrong_token")
     expect(client.post(url, json=good, headers={"X-Seat-Token": "nope"}), 403, "wrong_token")
     # a token of another table holds no seat here
-    elsewhere = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()["table"]
+    elsewhere = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO}).get_json()[
+        "table"
+    ]
     foreign = client.post(f"/api/tables/{elsewhere}/seats/0").get_json()["token"]
     expect(client.post(url, json=good, headers=bearer(foreign)), 403, "wrong_token")
     # a spectator cannot act: without a seat token there is no seat to act for
@@ -117,11 +121,16 @@ def test_table_creation_refusals(client, app):
         "unknown_bot",
     )
     expect(client.post("/api/tables", json={"game": GAME, "decision_seconds": 0}), 400, "malformed")
+    # CC-2: 2-player Crazy Cultists only with the sweep variant's switch, refused in words.
+    two = expect(
+        client.post("/api/tables", json={"game": "crazy_cultists", "players": 2}), 400, "invalid_argument"
+    )
+    assert "3-6 players" in two["message"] and "two_players=true" in two["message"]
     assert client.get("/api/tables").get_json() == {"tables": []}, "nothing was opened"
 
 
 def test_join_and_leave(client):
-    table = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()
+    table = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO}).get_json()
     tid = table["table"]
     token = client.post(f"/api/tables/{tid}/seats/0", json={"player": "ann"}).get_json()["token"]
     assert [t["table"] for t in client.get("/api/tables").get_json()["tables"]] == [tid]
@@ -135,7 +144,7 @@ def test_join_and_leave(client):
 
 
 def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
-    table = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()
+    table = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO}).get_json()
     tid = table["table"]
     tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
     public = client.get(f"/api/tables/{tid}/view").get_json()
@@ -172,7 +181,9 @@ def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
 def test_a_table_stored_without_legal_actions_asks_the_engine(client, app):
     """A record written before legal:i existed (or by an engine that leaves Step.legal
     empty) is still answered, through View, with the same list."""
-    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "seed": 9}).get_json()["table"]
+    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO, "seed": 9}).get_json()[
+        "table"
+    ]
     tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
     seat = client.get(f"/api/tables/{tid}/view").get_json()["to_act"][0]
     stored = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
@@ -183,7 +194,7 @@ def test_a_table_stored_without_legal_actions_asks_the_engine(client, app):
 
 
 def test_an_event_cursor_past_every_id_is_answered_and_one_past_the_limit_refused(client):
-    tid = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()["table"]
+    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO}).get_json()["table"]
     reply = client.get(f"/api/tables/{tid}/events?after={LAST_EVENT_ID}")
     assert reply.status_code == 200
     assert reply.get_json() == {"events": [], "last": LAST_EVENT_ID}

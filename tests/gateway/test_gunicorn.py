@@ -12,6 +12,7 @@ import sys
 import threading
 import urllib.request
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import pytest
 
@@ -20,8 +21,10 @@ from services.runtime.ports import free_port, wait_for_port
 from tests.support.celery_worker import ROOT
 
 from .conftest import bearer, engine_env
+from .support import two_player_config
 
 GAME = available_games()[0]
+TWO = two_player_config(GAME)  # its tables here seat 2
 
 
 @contextlib.contextmanager
@@ -64,7 +67,7 @@ def call(url: str, method: str = "GET", body: dict | None = None, headers: dict 
 
 def open_table(base: str) -> tuple[str, list[str]]:
     """A 2-seat table with both seats taken: its id and the seats' tokens."""
-    tid = call(f"{base}/api/tables", "POST", {"game": GAME, "players": 2})["table"]
+    tid = call(f"{base}/api/tables", "POST", {"game": GAME, "players": 2, "config": TWO})["table"]
     return tid, [call(f"{base}/api/tables/{tid}/seats/{s}", "POST", {})["token"] for s in (0, 1)]
 
 
@@ -146,7 +149,7 @@ def test_a_long_replay_does_not_stall_its_worker(redis_url, engines, tmp_path):
     """Rebuilding a sweep game with thinking bots takes seconds of CPU; on the one worker
     there is, other requests are answered meanwhile (the rebuild runs beside the loop)."""
     with serve(redis_url, engines, tmp_path, workers=1) as (base, _):
-        url = f"{base}/api/replays?game={GAME}&players=2&seed=3&bots=ismcts:ms=25"
+        url = f"{base}/api/replays?game={GAME}&players=2&seed=3&bots=ismcts:ms=25&config={quote(json.dumps(TWO))}"
         replay: dict = {}
         slow = threading.Thread(target=lambda: replay.update(call(url)), daemon=True)
         slow.start()

@@ -13,6 +13,8 @@ from .conftest import bearer
 from .support import wait_for
 
 GAME = available_games()[0]
+# Crazy Cultists (the first game) plays 2 only as a sweep variant (CC-2): tables of 3.
+PLAYERS = 3
 POLICY = MatchPolicy(base_gap=2.0, gap_per_second=1.0, max_gap=40.0, fill_with_bots_after=30.0)
 
 
@@ -65,13 +67,13 @@ def test_many_tickets_are_grouped_validly():
     assert len(seen) > 9_000
 
 
-def _ticket(client, player: str, players: int = 2) -> dict:
+def _ticket(client, player: str, players: int = PLAYERS) -> dict:
     reply = client.post("/api/matchmaking/tickets", json={"game": GAME, "players": players, "player": player})
     assert reply.status_code == 201, reply.get_json()
     return reply.get_json()
 
 
-def _seated(client, gw, ticket: dict, players: int = 2, now: float | None = None) -> str:
+def _seated(client, gw, ticket: dict, players: int = PLAYERS, now: float | None = None) -> str:
     """Run matchmaking passes until the ticket sits at a table; that table's id.
 
     A table worker may be running (a package fixture): the gateway queues a pass for it
@@ -91,11 +93,11 @@ def _seated(client, gw, ticket: dict, players: int = 2, now: float | None = None
 
 def test_queue_match_and_ticket_token_is_the_seat_token(client, app):
     gw = app.extensions["cultists"]
-    a, b = _ticket(client, "ann"), _ticket(client, "bob")
+    a, b, c = _ticket(client, "ann"), _ticket(client, "bob"), _ticket(client, "cal")
     assert a["status"] == "queued" and a["rating"] == DEFAULT[0]
     assert "cultists_gateway_queued_tickets" in client.get("/metrics").get_data(as_text=True)
     tid = _seated(client, gw, a)
-    for ticket in (a, b):
+    for ticket in (a, b, c):
         status = client.get(
             f"/api/matchmaking/tickets/{ticket['ticket']}", headers=bearer(ticket["token"])
         ).get_json()
@@ -104,9 +106,9 @@ def test_queue_match_and_ticket_token_is_the_seat_token(client, app):
         assert view["seat"] == status["seat"]
     table = client.get(f"/api/tables/{tid}").get_json()
     assert table["rated"] and table["source"] == "matchmaking" and table["status"] == "playing"
-    assert {s["player"] for s in table["seats"]} == {"ann", "bob"}
+    assert {s["player"] for s in table["seats"]} == {"ann", "bob", "cal"}
     metrics = client.get("/metrics").get_data(as_text=True)
-    assert "cultists_gateway_time_to_match_seconds_count 2.0" in metrics
+    assert "cultists_gateway_time_to_match_seconds_count 3.0" in metrics
     assert 'cultists_gateway_open_tables{status="playing"} 1.0' in metrics
 
 
@@ -119,18 +121,28 @@ def test_cancel(client, app):
     assert client.delete(url, headers=bearer(t["token"])).get_json()["status"] == "cancelled"
     assert client.delete(url, headers=bearer(t["token"])).status_code == 409
     dan = _ticket(client, "dan")
-    assert gw.matchmaking.match(GAME, 2) == [], "a cancelled ticket is not matched"
+    assert gw.matchmaking.match(GAME, PLAYERS) == [], "a cancelled ticket is not matched"
     status = client.get(f"/api/matchmaking/tickets/{dan['ticket']}", headers=bearer(dan["token"])).get_json()
     assert status["status"] == "queued", "nor by any other pass"
     assert client.get("/api/matchmaking/tickets/0" * 3).status_code == 404
     assert client.post("/api/matchmaking/tickets", json={"game": GAME}).status_code == 400
 
 
+def test_a_table_size_the_default_rules_refuse_is_refused_when_queued(client, app):
+    """Matchmaking plays the default rules: 2-player Crazy Cultists needs CC-2's switch."""
+    gw = app.extensions["cultists"]
+    reply = client.post(
+        "/api/matchmaking/tickets", json={"game": "crazy_cultists", "players": 2, "player": "ivy"}
+    )
+    assert reply.status_code == 400 and "two_players" in reply.get_json()["error"]["message"]
+    assert not gw.redis.exists("gw:mm:crazy_cultists:2"), "nothing was queued"
+
+
 def test_bots_fill_a_waiting_ticket_and_the_rating_updates_at_the_end(client, app, table_worker):
     gw = app.extensions["cultists"]
     t = _ticket(client, "eve")
     created = gw.redis.hget(f"gw:ticket:{t['ticket']}", "created")
-    assert gw.matchmaking.match(GAME, 2, float(created) + 1) == []
+    assert gw.matchmaking.match(GAME, PLAYERS, float(created) + 1) == []
     assert (
         client.get(f"/api/matchmaking/tickets/{t['ticket']}", headers=bearer(t["token"])).get_json()["status"]
         == "queued"
@@ -149,14 +161,20 @@ def test_bots_fill_a_waiting_ticket_and_the_rating_updates_at_the_end(client, ap
             break
         move = {"action": view["legal_actions"][0]["id"], "version": view["version"]}
         client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(token))
-    rating = client.get(f"/api/matchmaking/ratings/{GAME}/eve").get_json()
-    assert (rating["mu"], rating["sigma"]) != DEFAULT
+
+    def rated():
+        # The seat that ends the game settles the ratings after its commit: when a bot made
+        # the last move, that is the table worker, a moment after the view says terminal.
+        rating = client.get(f"/api/matchmaking/ratings/{GAME}/eve").get_json()
+        return rating if (rating["mu"], rating["sigma"]) != DEFAULT else None
+
+    rating = wait_for(rated, timeout=15, what="eve's rating to be settled")
     assert rating["sigma"] < DEFAULT[1], "a rated game makes the rating more certain"
     assert not gw.redis.smembers("gw:ratings:pending")
 
 
 def test_a_new_ticket_triggers_matching_on_the_worker(client, table_worker):
-    a, b = _ticket(client, "fay"), _ticket(client, "gus")
+    tickets = [_ticket(client, "fay"), _ticket(client, "gus"), _ticket(client, "hal")]
 
     def matched():
         return all(
@@ -164,7 +182,7 @@ def test_a_new_ticket_triggers_matching_on_the_worker(client, table_worker):
                 "status"
             ]
             == "matched"
-            for t in (a, b)
+            for t in tickets
         )
 
     wait_for(matched, timeout=20, what="the worker to match the tickets")

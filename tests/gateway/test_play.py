@@ -14,7 +14,7 @@ from services.cli.main import main as cultists
 from services.engines.registry import available_games
 
 from .conftest import bearer
-from .support import EngineProbe, assert_no_peeking, stored, wait_for
+from .support import EngineProbe, assert_no_peeking, stored, two_player_config, wait_for
 
 GAMES = available_games()
 
@@ -111,7 +111,8 @@ def test_event_log_and_stream_of_a_bot_table(client, table_worker):
     game = GAMES[0]
     players = client.get(f"/api/games/{game}").get_json()["min_players"]
     seats = [{"kind": "bot", "bot": "random"}] * players
-    table = client.post("/api/tables", json={"game": game, "seats": seats}).get_json()
+    body = {"game": game, "config": two_player_config(game), "seats": seats}
+    table = client.post("/api/tables", json=body).get_json()
     assert table.get("status") == "playing", table
     tid = table["table"]
 

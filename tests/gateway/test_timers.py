@@ -9,9 +9,10 @@ from services.engines.registry import available_games
 from services.gateway.dispatch import TaskQueue
 
 from .conftest import AWAY_SECONDS, BOT_GRACE_SECONDS, bearer
-from .support import wait_for
+from .support import two_player_config, wait_for
 
 GAME = available_games()[0]
+TWO = two_player_config(GAME)  # its tables here seat 2 (its min_players)
 
 
 def _timeouts(client, tid: str, seat: int) -> list[dict]:
@@ -22,9 +23,9 @@ def _timeouts(client, tid: str, seat: int) -> list[dict]:
 def test_absent_seat_is_played_for_and_comes_back(client, table_worker, beat):
     players = client.get(f"/api/games/{GAME}").get_json()["min_players"]
     seats = [{"kind": "human"}] + [{"kind": "bot", "bot": "random"}] * (players - 1)
-    tid = client.post("/api/tables", json={"game": GAME, "seats": seats, "decision_seconds": 1}).get_json()[
-        "table"
-    ]
+    tid = client.post(
+        "/api/tables", json={"game": GAME, "config": TWO, "seats": seats, "decision_seconds": 1}
+    ).get_json()["table"]
     token = client.post(f"/api/tables/{tid}/seats/0", json={"player": "absent"}).get_json()["token"]
     started = time.monotonic()
 
@@ -53,9 +54,9 @@ def _over(client, tid: str) -> bool:
 def test_every_absent_human_is_played_for(client, table_worker, beat):
     """Two humans who never act: each decision of either, in turn or out of turn, is
     made by their bots after the deadline, so the table keeps moving."""
-    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "decision_seconds": 1}).get_json()[
-        "table"
-    ]
+    tid = client.post(
+        "/api/tables", json={"game": GAME, "players": 2, "config": TWO, "decision_seconds": 1}
+    ).get_json()["table"]
     for seat in (0, 1):
         client.post(f"/api/tables/{tid}/seats/{seat}")
     wait_for(
@@ -77,7 +78,9 @@ def test_every_absent_human_is_played_for(client, table_worker, beat):
 
 def test_leaving_during_play_hands_the_seat_to_its_bot(client, app, table_worker):
     store = app.extensions["cultists"].store
-    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "seed": 5}).get_json()["table"]
+    tid = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO, "seed": 5}).get_json()[
+        "table"
+    ]
     tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
     left = client.delete(f"/api/tables/{tid}/seats/1", headers=bearer(tokens[1]))
     assert left.status_code == 200 and left.get_json()["seats"][1]["kind"] == "bot"
@@ -106,7 +109,7 @@ def test_a_lost_bot_task_is_made_up_by_the_deadline_sweep(client, app, table_wor
     try:
         players = client.get(f"/api/games/{GAME}").get_json()["min_players"]
         seats = [{"kind": "bot", "bot": "random"}] * players
-        table = client.post("/api/tables", json={"game": GAME, "seats": seats}).get_json()
+        table = client.post("/api/tables", json={"game": GAME, "config": TWO, "seats": seats}).get_json()
         deadline = table["seats"][table["to_act"][0]]["deadline"]
         assert deadline is not None and deadline - time.time() <= BOT_GRACE_SECONDS
         wait_for(lambda: client.get(f"/api/tables/{table['table']}").get_json()["version"] > 0, timeout=15)

@@ -7,7 +7,11 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+from celery import Celery
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -18,8 +22,12 @@ def start_worker(
     concurrency: int = 1,
     name: str = "test",
     extra_env: dict[str, str] | None = None,
+    point_shared: bool = True,
 ) -> subprocess.Popen:
-    """A `celery worker` child process on `redis_url`; returns once it answers a ping."""
+    """A `celery worker` child process on `redis_url`; returns once it answers a ping.
+
+    `point_shared` also points the shared app at `redis_url` (tests on the session's Redis);
+    a test on a Redis of its own passes False and sends through `client_app`."""
     env = {**os.environ, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
     log = open(ROOT / f".pytest-worker-{name}.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
@@ -28,16 +36,18 @@ def start_worker(
          "--without-mingle", "--loglevel", "INFO"],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
-    from workers.app import app
+    if point_shared:
+        from workers.app import app
 
-    app.conf.broker_url = app.conf.result_backend = redis_url
+        app.conf.broker_url = app.conf.result_backend = redis_url
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"celery worker exited with {proc.returncode}; see {log.name}")
-        replies = app.control.ping(timeout=0.5) or []
-        if any(f"{name}-{os.getpid()}@" in k for reply in replies for k in reply):
-            return proc
+    with client_app(redis_url) as probe:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise RuntimeError(f"celery worker exited with {proc.returncode}; see {log.name}")
+            replies = probe.control.ping(timeout=0.5) or []
+            if any(f"{name}-{os.getpid()}@" in k for reply in replies for k in reply):
+                return proc
     stop_worker(proc)
     raise TimeoutError("celery worker did not answer a ping within 60 s")
 
@@ -52,3 +62,35 @@ def stop_worker(proc: subprocess.Popen, hard: bool = False) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
+
+
+def start_beat(redis_url: str, schedule: Path, extra_env: dict[str, str] | None = None) -> subprocess.Popen:
+    """A real `celery beat` child process on `redis_url` (its schedule file at `schedule`)."""
+    env = {**os.environ, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+    log = open(ROOT / f".pytest-beat-{os.getpid()}.log", "wb")  # noqa: SIM115 - closed with the process
+    return subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "-s", str(schedule),
+         "--loglevel", "INFO"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+    )  # fmt: skip
+
+
+@contextmanager
+def client_app(redis_url: str) -> Iterator[Celery]:
+    """A Celery client app of its own on `redis_url` (queues tasks by name, like the
+    gateway's light app). Tests on a Redis of their own use it instead of repointing the
+    shared app, whose cached connection pools would keep talking to the old Redis."""
+    from workers.app import app as shared
+
+    app = Celery("cultists-test-client", broker=redis_url, backend=redis_url, set_as_current=False)
+    app.conf.update(
+        broker_transport_options=shared.conf.broker_transport_options,
+        task_serializer="json",
+        accept_content=["json"],
+    )
+    # Not force-closed afterwards: kombu's global producer pools are keyed by broker URL,
+    # and a later client on the same URL would get a closed one.
+    try:
+        yield app
+    finally:
+        app.close()

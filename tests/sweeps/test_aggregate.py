@@ -8,14 +8,17 @@ import pytest
 
 from services.engines.core.play import play_to_end
 from services.engines.registry import available_games, load_game
+from services.engines.tricky_cultists.cards import AGENDAS
 from workers.sweeps.aggregate import aggregate, game_rows
 from workers.sweeps.facts import facts_hook
 from workers.sweeps.local import simulate_local
 from workers.sweeps.plan import chunks
+from workers.sweeps.report import _cell_section
 from workers.sweeps.simulate import pack, simulate_chunk, unpack
 from workers.sweeps.spec import parse_spec
 
 GAMES = available_games()
+TWO = {"two_players": True}  # CC-2: Crazy Cultists at 2 players is the sweep variant
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -37,6 +40,8 @@ def test_facts_hooks_read_public_state(game):
         assert facts["groups"]["team"] == ["team 0", "team 1", "team 0", "team 1"]
         assert facts["groups"]["partnership"] == ["random+random"] * 4
         assert facts["played"]  # every round's kept agendas
+        keeps = sum(1 for _seat, action in rec.actions if state.action_detail(action)["kind"] == "keep")
+        assert sum(tried for _met, tried in facts["outcomes"].values()) == keeps
     if game == "crazy_cultists":
         assert facts["played"]
 
@@ -56,7 +61,7 @@ def _result(cell: int, start: int, winners: list[list[int]], turns: list[int]) -
 
 
 def test_aggregate_counts_fixed_results():
-    spec = parse_spec({"game": "crazy_cultists", "games": 8, "players": [2], "chunk": 4,
+    spec = parse_spec({"game": "crazy_cultists", "config": TWO, "games": 8, "players": [2], "chunk": 4,
                        "grid": {"variant": ["base", "beast"]}})  # fmt: skip
     results = [
         # cell 0 (base): seat 0 wins 6 of 8, one draw
@@ -92,7 +97,7 @@ def test_aggregate_counts_fixed_results():
 
 
 def test_bh_flags_the_lopsided_cell_only():
-    spec = parse_spec({"game": "crazy_cultists", "games": 200, "players": [2], "chunk": 200,
+    spec = parse_spec({"game": "crazy_cultists", "config": TWO, "games": 200, "players": [2], "chunk": 200,
                        "grid": {"variant": ["base", "beast"]}})  # fmt: skip
     fair = [[g % 2] for g in range(200)]  # seats alternate: exactly fair
     lopsided = [[0] if g % 10 else [1] for g in range(200)]  # seat 0 wins 90 %
@@ -119,8 +124,24 @@ def test_chunk_results_pack_and_local_pool_matches_single_process():
     assert simulate_chunk(spec, chunks(spec)[0], should_stop=lambda: True) is None
 
 
+def test_tricky_cultists_sweeps_report_agenda_success_rates():
+    """Per agenda: rounds kept, rounds met, a Wilson interval; Lead First Trick is always met."""
+    spec = parse_spec(
+        {"game": "tricky_cultists", "games": 8, "chunk": 4, "seed": 5, "lineups": ["heuristic"]}
+    )
+    (cell,) = aggregate(spec, simulate_local(spec, processes=1))["cells"]
+    rows = {o["label"]: o for o in cell["outcomes"]}
+    assert rows and set(rows) <= set(AGENDAS)
+    assert sum(o["trials"] for o in rows.values()) <= 8 * 4 * 4  # at most one per seat and round
+    for o in rows.values():
+        assert 0 <= o["wins"] <= o["trials"] and o["lo"] <= o["rate"] <= o["hi"]
+    if "Lead First Trick" in rows:
+        assert rows["Lead First Trick"]["rate"] == 1.0
+    assert "Agenda success" in _cell_section(cell, "")
+
+
 def test_bot_strength_is_reported_but_never_flags_a_cell():
-    spec = parse_spec({"game": "crazy_cultists", "games": 100, "players": [2], "chunk": 100,
+    spec = parse_spec({"game": "crazy_cultists", "config": TWO, "games": 100, "players": [2], "chunk": 100,
                        "lineups": [["heuristic", "random"]]})  # fmt: skip
     (cell,) = spec.cells()
     # the heuristic bot wins every game; rotation spreads those wins evenly over the seats

@@ -11,7 +11,15 @@ from workers.sweeps.spec import parse_spec
 
 
 def _summary(seat0_wins: int, games: int = 200) -> dict:
-    spec = parse_spec({"game": "crazy_cultists", "games": games, "players": [2], "chunk": games})
+    spec = parse_spec(
+        {
+            "game": "crazy_cultists",
+            "config": {"two_players": True},
+            "games": games,
+            "players": [2],
+            "chunk": games,
+        }
+    )
     winners = [[0] if g < seat0_wins else [1] for g in range(games)]
     result = {"chunk": "0-0", "cell": 0, "start": 0, "games": games, "winners": winners,
               "turns": [20] * games, "decisions": [60] * games, "capped": [0] * games, "facts": []}  # fmt: skip
@@ -55,3 +63,4 @@ def test_standard_suite_covers_games_variants_and_player_counts():
         grid = variant_grid("crazy_cultists")
         assert {"variant": "fiendish"} in grid and {"dark_powers": True} in grid
         assert {"variant": "base"} not in grid  # the default is the base cell
+        assert suite["crazy_cultists"].config == {"two_players": True}  # CC-2: its 2-player cells

@@ -24,6 +24,7 @@ BASE = {"game": "crazy_cultists", "games": 12, "seed": 3}
         ({"lineups": [["heuristic", "random"]], "players": [4]}, "names 2 bots"),
         ({"lineups": ["ismcts:ms=50"]}, "wall-clock"),
         ({"players": [9]}, "takes 2-6 players, not 9"),
+        ({"players": [2, 3]}, "2p | random x2': Crazy Cultists takes 3-6 players"),  # CC-2
         ({"config": {"variant": "lunar"}}, "cell 'base | 4p"),
         ({"grid": {"variant": []}}, "non-empty list"),
         ({"seeds": 4}, "unknown spec key(s) seeds"),
@@ -33,6 +34,20 @@ def test_bad_specs_are_refused_with_a_clear_message(change, message):
     with pytest.raises(SpecError) as err:
         parse_spec({**BASE, **change})
     assert message in str(err.value)
+
+
+def test_two_players_with_the_cc2_switch_is_a_valid_spec():
+    spec = parse_spec({**BASE, "players": [2, 3], "config": {"two_players": True}})
+    assert {c.players for c in spec.cells()} == {2, 3}
+
+
+def test_a_cults_list_that_does_not_fit_every_player_count_is_refused():
+    """TC-2's cults name one cult per seat, so [Rat, Raccoon] cannot seat 3 players."""
+    spec = {"game": "trash_cult", "games": 4, "players": [2, 3], "config": {"cults": ["Rat", "Raccoon"]}}
+    with pytest.raises(SpecError) as err:
+        parse_spec(spec)
+    assert "3p" in str(err.value) and "names 2 cults for 3 players" in str(err.value)
+    assert len(parse_spec({**spec, "players": [2]}).cells()) == 1
 
 
 def test_bad_bot_message_names_the_known_bots():

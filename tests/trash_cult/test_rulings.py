@@ -271,6 +271,38 @@ def test_tc8_squirrel_perk_searches_the_deck_and_shuffles_it():
     assert state.pending["step"] == "chaos"
 
 
+def test_tc8_squirrel_search_shuffles_the_trash_its_own_cost_filled_into_an_empty_deck():
+    """TC-4's FAQ: the trash becomes the deck the moment the deck runs out. Here both are
+    empty until the Snackrifice pays 2 Squirrels into the trash: the search finds them."""
+    state = table(players=2, hostages={0: ["Squirrel", "Squirrel"]}, rest=1, chaos=["Trash Swap"])
+    assert not state.deck and not state.trash
+    act(state, 0, "snackrifice 2 Squirrel Hostages")
+    pass_window(state, [1])
+    assert state.pending["step"] == "perk" and state.trash == []
+    assert state.view(0)["pending"]["search"] == ["Squirrel", "Squirrel"]
+    assert legal_labels(state, 0) == ["take Squirrel from the deck"]
+    act(state, 0, "take Squirrel from the deck")
+    assert seat_names(state, "hands", 0) == ["Squirrel"] and names(state, state.deck) == ["Squirrel"]
+
+
+def test_tc8_squirrel_search_of_an_empty_deck_uses_the_trash():
+    """An empty deck and a trash holding cards (the deck ran out while the trash was empty,
+    and cards were trashed since): an Opossum Plushie's Squirrel search finds the trash's
+    cards, the Plushie itself included."""
+    state = table(players=2, hands={0: ["Opossum Plushie"]}, trash=["Cookie", "Hide"], rest=1)
+    assert not state.deck
+    act(state, 0, "Opossum Plushie: Squirrel perk, search the active deck for a card")
+    pass_window(state, [1])
+    assert sorted(legal_labels(state, 0)) == [
+        "take Cookie from the deck",
+        "take Hide from the deck",
+        "take Opossum Plushie from the deck",
+    ]
+    act(state, 0, "take Cookie from the deck")
+    assert seat_names(state, "hands", 0) == ["Cookie"] and state.trash == []
+    assert names(state, state.deck) == ["Hide", "Opossum Plushie"]
+
+
 def test_tc8_rat_perk_takes_your_food_from_the_trash():
     """TC-8: the Rat perk brings the actor's own food (Pizza for Raccoon) from the trash."""
     state = table(hostages={0: ["Rat", "Rat"]}, trash=["Donut", "Pizza"], chaos=["Trash Swap"])

@@ -92,6 +92,7 @@ def round_position(
         "pack": [],
         "agenda_out": [a for a in range(len(AGENDAS)) if a not in agenda_ids],
         "breakdown": [[[0, 0, 0, 0] for _ in range(PLAYERS)] for _ in range(round_index)],
+        "agenda_met": no_agendas(round_index),
         "turn": tricks_done + 1,
     }
     doc.update(fields)
@@ -132,4 +133,10 @@ def draft_position(
         agenda_out=out,
         suspicion=[1 if seat in kept and kept[seat] is None else 0 for seat in range(PLAYERS)],
         breakdown=[[[0, 0, 0, 0] for _ in range(PLAYERS)] for _ in range(round_index)],
+        agenda_met=no_agendas(round_index),
     )  # type: ignore[return-value]
+
+
+def no_agendas(rounds: int) -> list[list[list[Any]]]:
+    """`agenda_met` for `rounds` earlier rounds in which no seat kept an agenda."""
+    return [[[-1, None] for _ in range(PLAYERS)] for _ in range(rounds)]

@@ -122,6 +122,41 @@ def test_tk8_the_steal_may_be_passed():
     assert state.breakdown[0][1][TRICKS] == 0 and state.round == 1
 
 
+def test_tk13_a_stolen_bonus_suit_trick_carries_its_round_bonus_point_to_the_thief():
+    """TK-13: the stolen Red-topped trick moves its card value and its Round Bonus point."""
+    state = finish(
+        tops=(["Red 1", "Green 12"], 0, ["Purple 5", "Red 3"], 5),
+        bonus="Red",
+        agendas=(None, "Win No Tricks", None, None),
+        config={"bonus_per_trick": 2},
+    )
+    assert (state.phase, state.actor) == ("steal", 1)
+    act(state, 1, "steal the trick won by Red 1")
+    entry = state.breakdown[0]
+    assert (entry[1][TRICKS], entry[1][BONUS]) == (6, 2)  # Red 1's value and its bonus, both
+    assert (entry[0][TRICKS], entry[0][BONUS]) == (1 + 0, 0)  # Green 12 and Blue 13 stay
+    assert (entry[2][TRICKS], entry[2][BONUS]) == (4 + 5, 2)  # the partner's Red 3 is not touched
+    assert sum(entry[1]) == 2 + 6 + 2  # agenda, the stolen value, the stolen bonus
+
+
+def test_agendas_judged_each_round_are_recorded_met_failed_or_tied():
+    """The state keeps, per scored round, each seat's agenda kind and whether it was met:
+    what sweeps count for agenda success rates; the view names it for every round."""
+    state = finish(
+        agendas=("Win Most Tricks", "Win Last Trick", None, "Trigger Most Abilities"),
+        abilities=[0, 2, 0, 1],
+    )  # seat 3's Blue 4 triggers the last trick's ability: 2 each, a tie
+    assert state.agenda_met == [[[2, True], [4, False], [-1, None], [6, None]]]
+    seats = state.view(None)["scores"][0]["seats"]
+    assert [(s["agenda_kept"], s["agenda_result"]) for s in seats] == [
+        ("Win Most Tricks", "met"),
+        ("Win Last Trick", "failed"),
+        ("", ""),
+        ("Trigger Most Abilities", "tied"),
+    ]
+    assert state.to_json()["agenda_met"] == state.agenda_met
+
+
 def test_tk10_the_strictly_highest_holder_discards_all_suspicion_before_penalties():
     """TK-10 / scoring steps 4-5: the most Suspicion is discarded; the rest carry over."""
     state = finish(suspicion=[3, 1, 2, 0])
@@ -159,7 +194,7 @@ def test_tk11_equal_team_totals_are_a_draw():
     probe = finish(round_index=3)
     gap = probe.team_totals()[0] - probe.team_totals()[1]
     earlier = [[[0, 0, 0, 0] for _ in range(4)] for _ in range(3)]
-    earlier[0][1][AGENDA] = gap  # round 1: seat 1's agenda makes up the difference
+    earlier[0][1][TRICKS] = gap  # round 1: seat 1's tricks make up the difference
     state = finish(round_index=3, breakdown=earlier)
     assert state.team_totals()[0] == state.team_totals()[1]
     assert state.is_terminal() and state.winners() == []

@@ -193,3 +193,36 @@ def test_tk9_the_last_tricks_ability_resolves_before_scoring():
     act(state, 1, "give seat 1 a Suspicion")
     assert state.breakdown[0][1][0] == 0  # Clean Hands now ties for fewest (TK-3)
     assert state.round == 1
+
+
+def test_tk12_a_final_trick_purple_counts_for_clean_hands_and_the_suspicion_discard():
+    """TK-12: the last trick is finished in full before agendas are judged: the Purple
+    given there makes seat 2 strictly the most suspicious, so it discards at step 4, and
+    it costs seat 1's Clean Hands nothing while giving seat 3 the strict fewest."""
+    state = round_position(
+        hands=(["Purple 2"], ["Purple 1"], ["Blue 3"], ["Blue 4"]),
+        agendas=(None, None, None, "Clean Hands"),
+        suspicion=[1, 1, 1, 0],
+    )
+    play(state, "Purple 2", "Purple 1", "Blue 3", "Blue 4")
+    assert state.final_trick and (state.phase, state.actor) == ("purple", 1)
+    assert len(state.breakdown) == 0  # nothing is judged while the ability is pending
+    act(state, 1, "give seat 2 a Suspicion")
+    assert state.agenda_met[0][3] == [7, True]  # judged with the Purple already given
+    assert state.breakdown[0][3][0] == 2
+    assert state.suspicion == [1, 1, 0, 0]  # seat 2 held 2, strictly the most: discarded
+    assert [state.breakdown[0][s][3] for s in range(4)] == [-1, -1, 0, 0]
+
+
+def test_tk12_a_final_trick_purple_can_break_clean_hands():
+    """TK-12: the same Purple (worth 2 here) given to the Clean Hands holder fails it."""
+    state = round_position(
+        hands=(["Purple 2"], ["Purple 1"], ["Blue 3"], ["Blue 4"]),
+        agendas=(None, None, None, "Clean Hands"),
+        suspicion=[1, 1, 1, 0],
+        config={"purple_suspicion": 2},
+    )
+    play(state, "Purple 2", "Purple 1", "Blue 3", "Blue 4")
+    act(state, 1, "give seat 3 a Suspicion")
+    assert state.agenda_met[0][3] == [7, False]
+    assert state.breakdown[0][3][0] == -1

@@ -87,7 +87,7 @@ TAMPERS = {
     "codex too big": (mid, codex_too_big, "Codex holds more"),
     "steal without a stealer": (
         mid,
-        lambda s: tampered(s, phase="steal", breakdown=[NO_ROUND]),
+        lambda s: tampered(s, phase="steal", breakdown=[NO_ROUND], agenda_met=[[[-1, None]] * 4]),
         "Win No Tricks holder steals",
     ),
     "scored rounds missing": (mid, lambda s: tampered(s, round=1, start=1, breakdown=[]), "have been scored"),
@@ -95,6 +95,32 @@ TAMPERS = {
         mid,
         lambda s: tampered(s, round=1, start=1, breakdown=[[["0", 0, 0, 0]] * 4]),
         "breakdown entry",
+    ),
+    "agenda judgement missing": (
+        mid,
+        lambda s: tampered(s, round=1, start=1, breakdown=[NO_ROUND], agenda_met=[]),
+        "one list per scored round",
+    ),
+    "agenda met without points": (
+        mid,
+        lambda s: tampered(
+            s, round=1, start=1, breakdown=[NO_ROUND], agenda_met=[[[2, True], *[[-1, None]] * 3]]
+        ),
+        "disagree with agenda_met",
+    ),
+    "agenda met as a number": (
+        mid,
+        lambda s: tampered(
+            s, round=1, start=1, breakdown=[NO_ROUND], agenda_met=[[[2, 1], *[[-1, None]] * 3]]
+        ),
+        "true/false/null",
+    ),
+    "no agenda judged met": (
+        mid,
+        lambda s: tampered(
+            s, round=1, start=1, breakdown=[NO_ROUND], agenda_met=[[[-1, False], *[[-1, None]] * 3]]
+        ),
+        "without an agenda",
     ),
     "capped while playing": (mid, lambda s: tampered(s, capped=True), "capped"),
     "turn past the cap": (mid, lambda s: tampered(s, turn=501), "max_turns"),

@@ -1,10 +1,11 @@
 """From chunk results to the balance aggregates of a sweep: one pure function of the results.
 
 Aggregation runs once all chunks are in, on whichever process finishes the sweep (a
-Celery worker or the local CLI). It sorts the chunks by (cell, first game) before counting
-and rounds every float the same way, so the same spec and seed give byte-identical
-aggregates however the chunks were scheduled, retried or spread over processes — that is
-what lets `--local` and Celery be compared with `==`.
+Celery worker or the local CLI). It folds the chunk results, one at a time, into per-cell
+partial aggregates (`partial.py`: whole-number counts and sums, merged associatively), so
+its memory grows with cells, not games, and the same spec and seed give byte-identical
+aggregates however the chunks were scheduled, retried, ordered or spread over processes —
+that is what lets `--local` and Celery be compared with `==`.
 
 Fair share: in a fair game every seat expects the same share of the winner slots, so the
 fair win rate of a cell is (winner slots handed out) / (games x seats). With one winner a
@@ -14,7 +15,6 @@ lower it. Every rate is compared with the fair share of its own cell.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from typing import Any
 from urllib.parse import urlencode
@@ -22,6 +22,7 @@ from urllib.parse import urlencode
 import orjson
 
 from . import stats
+from .partial import CellPartial, fold
 from .plan import game_seed
 from .spec import Cell, SweepSpec, lineup_label
 
@@ -73,12 +74,17 @@ def replay_url(spec: SweepSpec, cell: Cell, game_index: int) -> str:
 
 
 def aggregate(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> dict[str, Any]:
-    """Every table of the report as plain data (the JSON summary's `aggregates`)."""
+    """Every table of the report as plain data (the JSON summary's `aggregates`).
+
+    `results` may be a generator (chunks streamed from Redis): it is read once, one chunk
+    at a time."""
+    return aggregate_partials(spec, fold(spec, results))
+
+
+def aggregate_partials(spec: SweepSpec, by_cell: dict[int, CellPartial]) -> dict[str, Any]:
+    """The aggregates from every cell's merged partial (see `partial.py`)."""
     cells = spec.cells()
-    by_cell: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for res in ordered(results):
-        by_cell[res["cell"]].append(res)
-    cell_out = [_cell(spec, cell, by_cell.get(cell.index, [])) for cell in cells]
+    cell_out = [_cell(spec, cell, by_cell[cell.index]) for cell in cells]
 
     # One family of tests for the whole grid (Benjamini-Hochberg).
     family: list[tuple[int, str, dict[str, Any]]] = []
@@ -102,7 +108,7 @@ def aggregate(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> dict[str, A
             test.setdefault("p_adj", 1.0)
             test.setdefault("flag", False)
             test["p_adj"] = _r(test["p_adj"])
-        c["representative"] = _representative(spec, cells[c["cell"]], c, by_cell.get(c["cell"], []))
+        c["representative"] = _representative(spec, cells[c["cell"]], c, by_cell[c["cell"]])
     for f in flagged:
         f["p"], f["p_adj"] = _r(f["p"]), _r(f["p_adj"])
 
@@ -116,47 +122,15 @@ def aggregate(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> dict[str, A
     }
 
 
-def _cell(spec: SweepSpec, cell: Cell, results: list[dict[str, Any]]) -> dict[str, Any]:
+def _cell(spec: SweepSpec, cell: Cell, part: CellPartial) -> dict[str, Any]:
     n_seats = cell.players
-    wins = [0] * n_seats
-    games = draws = capped = slots = 0
-    turns: list[int] = []
-    decisions = 0
-    bot_apps: dict[str, int] = defaultdict(int)
-    bot_wins: dict[str, int] = defaultdict(int)
-    group_apps: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    group_wins: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    played_games: dict[str, int] = defaultdict(int)
-    played_seats: dict[str, int] = defaultdict(int)
-    played_wins: dict[str, int] = defaultdict(int)
-    for res in results:
-        facts = res.get("facts") or []
-        for k in range(res["games"]):
-            index = res["start"] + k
-            won = res["winners"][k]
-            games += 1
-            slots += len(won)
-            draws += not won
-            capped += res["capped"][k]
-            turns.append(res["turns"][k])
-            decisions += res["decisions"][k]
-            won_set = set(won)
-            for s in won:
-                wins[s] += 1
-            if cell.rotates:
-                for s, bot in enumerate(cell.seat_bots(index)):
-                    bot_apps[bot] += 1
-                    bot_wins[bot] += s in won_set
-            if facts:
-                fact = facts[k]
-                for name, labels in fact.get("groups", {}).items():
-                    for s, label in enumerate(labels):
-                        group_apps[name][label] += 1
-                        group_wins[name][label] += s in won_set
-                for label, seats in fact.get("played", {}).items():
-                    played_games[label] += 1
-                    played_seats[label] += len(seats)
-                    played_wins[label] += sum(1 for s in seats if s in won_set)
+    games, slots, draws, capped, decisions, wins = (
+        part.games, part.slots, part.draws, part.capped, part.decisions, part.wins
+    )  # fmt: skip
+    bot_apps, bot_wins = part.bot_apps, part.bot_wins
+    group_apps, group_wins = part.group_apps, part.group_wins
+    played_games, played_seats, played_wins = part.played_games, part.played_seats, part.played_wins
+    outcomes = {lab: (part.outcome_met[lab], n) for lab, n in part.outcome_tried.items()}
 
     fair = slots / (games * n_seats) if games else 0.0
     seats = [{"seat": s, **_rate(wins[s], games, fair)} for s in range(n_seats)]
@@ -193,8 +167,7 @@ def _cell(spec: SweepSpec, cell: Cell, results: list[dict[str, Any]]) -> dict[st
         }
         for lab in sorted(played_games)
     ]
-    ordered_turns = sorted(turns)
-    mean, mlo, mhi = stats.mean_interval(turns)
+    mean, mlo, mhi = part.length_mean_interval()
     return {
         "cell": cell.index,
         "label": cell.label,
@@ -219,39 +192,32 @@ def _cell(spec: SweepSpec, cell: Cell, results: list[dict[str, Any]]) -> dict[st
             "mean": _r(mean),
             "lo": _r(mlo),
             "hi": _r(mhi),
-            "median": _r(stats.quantile(ordered_turns, 0.5)),
-            "p10": _r(stats.quantile(ordered_turns, 0.1)),
-            "p90": _r(stats.quantile(ordered_turns, 0.9)),
-            "min": ordered_turns[0] if ordered_turns else 0,
-            "max": ordered_turns[-1] if ordered_turns else 0,
-            "histogram": stats.histogram(turns),
+            "median": _r(part.length_quantile(0.5)),
+            "p10": _r(part.length_quantile(0.1)),
+            "p90": _r(part.length_quantile(0.9)),
+            "min": min(part.turns) if part.turns else 0,
+            "max": max(part.turns) if part.turns else 0,
+            "histogram": part.length_histogram(),
         },
         "decisions_mean": _r(decisions / games if games else 0.0),
         "bots": bots,
         "groups": groups,
         "played": played,
+        "outcomes": [{"label": lab, **_rate(*outcomes[lab])} for lab in sorted(outcomes)],
         "tests": tests,
     }
 
 
 def _representative(
-    spec: SweepSpec, cell: Cell, summary: dict[str, Any], results: list[dict[str, Any]]
+    spec: SweepSpec, cell: Cell, summary: dict[str, Any], part: CellPartial
 ) -> dict[str, Any] | None:
     """A game that shows the cell's lean: the first one won by its most over-winning seat."""
     if not summary["games"]:
         return None
     top = max(summary["seats"], key=lambda s: (s["delta"], -s["seat"]))["seat"]
-    chosen = None
-    for res in results:
-        for k, won in enumerate(res["winners"]):
-            if top in won:
-                chosen = (res["start"] + k, won, res["turns"][k])
-                break
-        if chosen:
-            break
-    if chosen is None:  # the top seat never won (all draws): any game shows the cell
-        first = results[0]
-        chosen = (first["start"], first["winners"][0], first["turns"][0])
+    # The top seat never won (all draws): any game shows the cell.
+    chosen = part.first_win.get(top) or part.first_game
+    assert chosen is not None
     index, won, turns = chosen
     return {
         "game_index": index,
@@ -266,9 +232,7 @@ def _representative(
     }
 
 
-def _variants(
-    spec: SweepSpec, cells: list[Cell], by_cell: dict[int, list[dict[str, Any]]]
-) -> list[dict[str, Any]]:
+def _variants(spec: SweepSpec, cells: list[Cell], by_cell: dict[int, CellPartial]) -> list[dict[str, Any]]:
     """Per (variant, player count), pooled over line-ups: the rows of the variant x seat heatmap."""
     pooled: dict[tuple[str, int], dict[str, Any]] = {}
     for cell in cells:
@@ -276,16 +240,13 @@ def _variants(
         entry = pooled.setdefault(
             key, {"wins": [0] * cell.players, "games": 0, "slots": 0, "draws": 0, "capped": 0, "turns": 0}
         )
-        for res in by_cell.get(cell.index, []):
-            for k in range(res["games"]):
-                won = res["winners"][k]
-                entry["games"] += 1
-                entry["slots"] += len(won)
-                entry["draws"] += not won
-                entry["capped"] += res["capped"][k]
-                entry["turns"] += res["turns"][k]
-                for s in won:
-                    entry["wins"][s] += 1
+        part = by_cell[cell.index]
+        entry["games"] += part.games
+        entry["slots"] += part.slots
+        entry["draws"] += part.draws
+        entry["capped"] += part.capped
+        entry["turns"] += part.turns_total
+        entry["wins"] = [a + b for a, b in zip(entry["wins"], part.wins, strict=True)]
     out = []
     for (variant, players), e in pooled.items():
         g = e["games"]
@@ -307,9 +268,11 @@ def _variants(
 
 
 def game_rows(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
-    """One row per game, in (cell, game index) order: the CSV the report ships."""
+    """One row per game: the report's per-game records. In (cell, game index) order when
+    `results` is a list; a stream (chunks read from Redis) is passed on chunk by chunk as it
+    comes, so memory stays flat (records.py sorts each cell's Parquet parts by seed)."""
     cells = spec.cells()
-    for res in ordered(results):
+    for res in ordered(results) if isinstance(results, list) else results:
         cell = cells[res["cell"]]
         facts = res.get("facts") or []
         for k in range(res["games"]):

@@ -7,6 +7,12 @@ different client can ask — and see the same sweep.
 
 Chunk tasks are sent by name (`send_task`), so the gateway can queue a sweep without
 importing the task code, and they go to the `sweeps` queue by the app's routes.
+
+Priorities keep the nightly from waiting behind an ad hoc sweep: kombu's Redis transport
+keeps one list per priority step and a worker always pops the most urgent non-empty one
+(0 first). Control tasks (finish, reconcile, the nightly's start) go at 0, nightly chunks
+at 3, ad hoc chunks at 6: a 10M-game ad hoc sweep queued first still lets tonight's suite
+through, chunk by chunk, as soon as a worker process frees up.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,10 +29,11 @@ from celery import Celery
 
 from . import metrics
 from .nightly import compare
+from .partial import CellPartial, merge_all, of_chunk
 from .plan import chunks
 from .simulate import unpack
 from .spec import SweepSpec, parse_spec
-from .store import ACTIVE, SweepStore, new_id
+from .store import ACTIVE, SweepStore, key, new_id
 from .summary import build_summary, run_info
 
 log = logging.getLogger(__name__)
@@ -35,6 +43,28 @@ FINISH_TASK = "workers.sweeps.tasks.finish"
 # Named explicitly so a light client app (the gateway's) without the worker's routes
 # still queues where the workers listen.
 QUEUE = "sweeps"
+# Redis transport: lower is more urgent (see the module docstring).
+PRIORITY = {"control": 0, "nightly": 3, "adhoc": 6}
+
+
+def chunk_priority(kind: str) -> int:
+    return PRIORITY["nightly"] if kind == "nightly" else PRIORITY["adhoc"]
+
+
+def _send_chunks(
+    celery_app: Celery, sweep_id: str, chunk_ids: list[str], kind: str, attempt: str = ""
+) -> None:
+    with celery_app.producer_or_acquire() as producer:
+        for chunk_id in chunk_ids:
+            celery_app.send_task(
+                CHUNK_TASK,
+                args=[sweep_id, chunk_id],
+                task_id=f"sweep-{sweep_id}-{chunk_id}{attempt}",
+                producer=producer,
+                queue=QUEUE,
+                priority=chunk_priority(kind),
+                ignore_result=True,
+            )
 
 
 def submit(
@@ -52,16 +82,7 @@ def submit(
     plan = chunks(spec)
     sweep_id = new_id()
     store.create(sweep_id, spec.to_dict(), spec.total_games, len(plan), kind=kind, extra=extra)
-    with celery_app.producer_or_acquire() as producer:
-        for chunk in plan:
-            celery_app.send_task(
-                CHUNK_TASK,
-                args=[sweep_id, chunk.id],
-                task_id=f"sweep-{sweep_id}-{chunk.id}",
-                producer=producer,
-                queue=QUEUE,
-                ignore_result=True,
-            )
+    _send_chunks(celery_app, sweep_id, [c.id for c in plan], kind)
     log.info("sweep %s queued: %s games in %s chunks", sweep_id, spec.total_games, len(plan))
     return sweep_id
 
@@ -89,6 +110,7 @@ def progress(store: SweepStore, sweep_id: str) -> dict[str, Any] | None:
         "chunks_done": int(meta["chunks_done"]),
         "total_chunks": int(meta["total_chunks"]),
         "chunks_failed": len(store.failures(sweep_id)),
+        "chunks_requeued": int(meta.get("chunks_requeued", 0)),
         "games_per_second": round(rate, 2),
         "seconds_left": round(left, 1) if left is not None else None,
         "elapsed_seconds": round(elapsed, 2),
@@ -114,7 +136,23 @@ def nudge(store: SweepStore, celery_app: Celery, sweep_id: str) -> None:
         and int(meta["chunks_done"]) >= int(meta["total_chunks"])
         and store.summary(sweep_id) is None
     ):
-        celery_app.send_task(FINISH_TASK, args=[sweep_id], queue=QUEUE, ignore_result=True)
+        celery_app.send_task(
+            FINISH_TASK, args=[sweep_id], queue=QUEUE, priority=PRIORITY["control"], ignore_result=True
+        )
+
+
+def requeue(
+    store: SweepStore, celery_app: Celery, sweep_id: str, chunk_ids: list[str], kind: str, now: float
+) -> None:
+    """Queue lost chunks again (reconcile.py); their old leases go, the sweep notes when."""
+    pipe = store.r.pipeline()
+    if chunk_ids:
+        pipe.hdel(key(sweep_id, "leases"), *chunk_ids)
+    pipe.hset(key(sweep_id, "meta"), "requeued_at", repr(now))
+    pipe.hincrby(key(sweep_id, "meta"), "chunks_requeued", len(chunk_ids))
+    pipe.execute()
+    _send_chunks(celery_app, sweep_id, chunk_ids, kind, attempt=f"-r{int(now)}")
+    metrics.REQUEUED.inc(len(chunk_ids))
 
 
 def finish(store: SweepStore, sweep_id: str) -> str:
@@ -133,23 +171,26 @@ def finish(store: SweepStore, sweep_id: str) -> str:
         return "busy"
     try:
         spec = parse_spec(store.spec(sweep_id))
-        results = [unpack(b) for b in store.chunk_blobs(sweep_id).values()]
+
+        def results() -> Iterator[dict[str, Any]]:  # streamed: memory stays flat however big
+            return (unpack(blob) for _chunk_id, blob in store.iter_chunk_blobs(sweep_id))
+
         started = float(meta.get("started", meta["created"]))
         finished = time.time()
         summary, replays = build_summary(
             spec,
-            results,
+            (),
             sweep_id,
             run_info("celery", started, finished, spec.total_games, submitted=float(meta["created"])),
+            partials=_merged_partials(store, sweep_id, spec),
         )
         if meta.get("kind") == "nightly":
             summary["drift"] = _nightly_drift(store, spec, summary, int(meta.get("day", "0")))
-            metrics.export_balance(spec.game, summary, summary["drift"])
-            _maybe_write_report(summary, replays, results, spec)
+            metrics.export_balance(spec.game, summary, summary["drift"], store)
+            _maybe_write_report(summary, replays, results(), spec)
         store.save_summary(sweep_id, summary, replays, finished)
         store.expire(sweep_id)
         metrics.SWEEP_SECONDS.labels(spec.game).observe(finished - float(meta["created"]))
-        metrics.PROGRESS.labels(sweep_id, spec.game).set(1.0)
         return "done"
     except (redis.ConnectionError, redis.TimeoutError):
         raise  # Redis is away: the finish is queued again by the next client that asks
@@ -159,6 +200,24 @@ def finish(store: SweepStore, sweep_id: str) -> str:
         raise
     finally:
         store.release_aggregation(sweep_id)
+
+
+def _merged_partials(store: SweepStore, sweep_id: str, spec: SweepSpec) -> dict[int, CellPartial]:
+    """Every cell's partial, merged from the chunks' stored partials a batch at a time;
+    a chunk stored without one (by an older worker) is folded from its result."""
+    seen: set[str] = set()
+
+    def stream() -> Iterator[tuple[int, CellPartial]]:
+        for chunk_id, blob in store.iter_partials(sweep_id):
+            seen.add(chunk_id)
+            yield int(chunk_id.split("-")[0]), CellPartial.from_dict(unpack(blob))
+        for chunk_id in store.chunk_ids(sweep_id) - seen:
+            blob = store.chunk_blob(sweep_id, chunk_id)
+            if blob is not None:
+                result = unpack(blob)
+                yield result["cell"], of_chunk(spec, result)
+
+    return merge_all(spec, stream())
 
 
 def _nightly_drift(store: SweepStore, spec: SweepSpec, summary: dict[str, Any], day: int) -> dict[str, Any]:
@@ -176,7 +235,7 @@ def _nightly_drift(store: SweepStore, spec: SweepSpec, summary: dict[str, Any], 
 def _maybe_write_report(
     summary: dict[str, Any],
     replays: dict[int, dict[str, Any]],
-    results: list[dict[str, Any]],
+    results: Iterable[dict[str, Any]],
     spec: SweepSpec,
 ) -> None:
     """Nightly sweeps have no CLI waiting for them: write their report where told to."""

@@ -10,11 +10,13 @@ engine's private fields and an engine refactor cannot silently change a report.
 Every hook returns the same two-part shape, which `aggregate.py` handles generically:
 
     {"groups": {"cult": ["Rat", "Skunk", ...]},        # one label per seat, by breakdown
-     "played": {"Pigeon Thief": [0, 2], ...}}          # label -> seats that played it
+     "played": {"Pigeon Thief": [0, 2], ...},          # label -> seats that played it
+     "outcomes": {"Win Most Tricks": [3, 5], ...}}     # optional: label -> [met, tried]
 
 `groups` become win-rate tables (by cult, team, partnership); `played` becomes play rate
-and win-when-played rate per card or agenda. A hook leaves out what the state does not
-tell; a game without a hook simply gets no such tables.
+and win-when-played rate per card or agenda; `outcomes` become success rates (Tricky
+Cultists' agendas: met in how many of the rounds a seat kept one). A hook leaves out what
+the state does not tell; a game without a hook simply gets no such tables.
 """
 
 from __future__ import annotations
@@ -82,9 +84,18 @@ def tricky_cultists_facts(
     Teams come from the public view (TK-2). A partnership is the pair of bot names sharing
     a team, so a mixed line-up shows whether "heuristic+random" beats "random+random".
     Agendas kept in the draft are public once revealed (TK-4); every round's keep counts.
+    Each scored round's judgement (the view's `agenda_result`) gives the agenda success
+    counts; a tie that decided it neither way (TK-3) counts as tried, not met.
     """
     view = state.view(None)
     seats = view.get("seats", [])
+    outcomes: dict[str, list[int]] = {}
+    for scored in view.get("scores", []):
+        for seat in scored.get("seats", []):
+            if seat.get("agenda_kept"):
+                counts = outcomes.setdefault(str(seat["agenda_kept"]), [0, 0])
+                counts[0] += seat.get("agenda_result") == "met"
+                counts[1] += 1
     groups: dict[str, list[str]] = {}
     if len(seats) == state.num_players and all("team" in s for s in seats):
         teams = [int(s["team"]) for s in seats]
@@ -97,7 +108,11 @@ def tricky_cultists_facts(
     def agenda(detail: dict[str, Any]) -> str | None:
         return str(detail["agenda"]) if detail.get("kind") == "keep" and "agenda" in detail else None
 
-    return {"groups": groups, "played": _played(state, actions, agenda)}
+    return {
+        "groups": groups,
+        "played": _played(state, actions, agenda),
+        "outcomes": dict(sorted(outcomes.items())),
+    }
 
 
 def crazy_cultists_facts(

@@ -11,6 +11,12 @@ which simulates nothing. Gauges use the `mostrecent` mode, so a value set by any
 
 Names follow Prometheus conventions (architecture decision 9). The balance gauges carry a
 `cell` label with the cell's words; a sweep has tens of cells, not thousands.
+
+Gauges about sweeps and nightly balance are not kept in the processes at all: the
+`SweepCollector` reads them from Redis at each scrape (the active sweeps' progress, the
+latest nightly's balance figures per game). So a finished sweep's progress series and a
+metric that no longer drifts simply leave /metrics, whichever process set them and
+however often workers restart — multiprocess gauges could never be removed.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ from __future__ import annotations
 import logging
 import os
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
+import orjson
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, start_http_server
+from prometheus_client.core import GaugeMetricFamily
 
 log = logging.getLogger(__name__)
 
@@ -34,11 +42,9 @@ CHUNK_SECONDS = Histogram(
     ["game"],
     buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300),
 )
-PROGRESS = Gauge(
-    "cultists_sweep_progress_ratio",
-    "Share of a sweep's games simulated so far (0..1)",
-    ["sweep", "game"],
-    multiprocess_mode="mostrecent",
+REQUEUED = Counter(
+    "cultists_sweep_chunks_requeued_total",
+    "Chunks queued again by the reconciler: their lease ran out or their message was lost",
 )
 SWEEP_SECONDS = Histogram(
     "cultists_sweep_duration_seconds",
@@ -46,59 +52,131 @@ SWEEP_SECONDS = Histogram(
     ["game"],
     buckets=(10, 30, 60, 120, 300, 600, 1800, 3600, 7200, 14400),
 )
-FLAGGED = Gauge(
-    "cultists_balance_flagged_cells",
-    "Cells of the latest nightly sweep flagged by Benjamini-Hochberg",
-    ["game"],
-    multiprocess_mode="mostrecent",
-)
-FIRST_SEAT = Gauge(
-    "cultists_balance_first_seat_advantage",
-    "Seat 0 win rate minus the fair share, per cell of the latest nightly sweep",
-    ["game", "cell"],
-    multiprocess_mode="mostrecent",
-)
-DRIFT = Gauge(
-    "cultists_balance_drift",
-    "Metrics of the latest nightly sweep outside the previous night's 95% interval (alert when > 0)",
-    ["game"],
-    multiprocess_mode="mostrecent",
-)
-DRIFT_DELTA = Gauge(
-    "cultists_balance_drift_delta",
-    "Tonight minus last night for each metric that drifted beyond its interval",
-    ["game", "cell", "metric"],
-    multiprocess_mode="mostrecent",
-)
+# Balance figures of each game's latest nightly, kept in Redis (see SweepCollector).
+BALANCE_KEY = "cultists:nightly:{game}:gauges"
 
 
-def export_balance(game: str, summary: dict, drift: dict | None) -> None:
-    """Set the balance gauges from a nightly summary and its comparison with the night before."""
-    aggregates = summary["aggregates"]
-    FLAGGED.labels(game).set(sum(1 for c in aggregates["cells"] if c["flagged"]))
-    for cell in aggregates["cells"]:
-        FIRST_SEAT.labels(game, cell["label"]).set(cell["first_seat_advantage"]["advantage"])
-    if drift is not None:
-        DRIFT.labels(game).set(len(drift["drifted"]))
-        for item in drift["drifted"]:
-            DRIFT_DELTA.labels(game, item["cell"], item["metric"]).set(item["delta"])
+def balance_gauges(summary: dict, drift: dict | None) -> dict:
+    """The balance gauge values of one nightly summary and its drift, as plain data."""
+    cells = summary["aggregates"]["cells"]
+    return {
+        "flagged": sum(1 for c in cells if c["flagged"]),
+        "first_seat": {c["label"]: c["first_seat_advantage"]["advantage"] for c in cells},
+        "drift": len(drift["drifted"]) if drift is not None else None,
+        "drift_delta": [
+            [d["cell"], d["metric"], d.get("delta", d.get("difference", 0.0))]
+            for d in (drift or {}).get("drifted", [])
+        ],
+    }
 
 
-def registry() -> CollectorRegistry | None:
-    """The registry to serve: all pool processes' files in multiprocess mode, else the default."""
-    if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
-        return None
-    from prometheus_client import multiprocess
+def export_balance(game: str, summary: dict, drift: dict | None, store=None) -> None:
+    """Publish the balance gauges of a nightly: they replace the game's previous night's
+    entirely, so a metric that stopped drifting leaves /metrics."""
+    if store is not None:
+        store.r.set(BALANCE_KEY.format(game=game), orjson.dumps(balance_gauges(summary, drift)))
 
-    reg = CollectorRegistry()
-    multiprocess.MultiProcessCollector(reg)
+
+class SweepCollector:
+    """Sweep and balance gauges read from Redis at scrape time (see the module docstring)."""
+
+    def __init__(self, redis_url: str) -> None:
+        self.redis_url = redis_url
+        self._store = None
+
+    def _client(self):
+        if self._store is None:
+            from .store import SweepStore
+
+            self._store = SweepStore.from_url(self.redis_url)
+        return self._store
+
+    def describe(self):
+        return []  # no fixed set of series: never collected at registration
+
+    def collect(self):
+        import redis
+
+        progress = GaugeMetricFamily(
+            "cultists_sweep_progress_ratio",
+            "Share of an active sweep's games simulated so far (0..1); finished sweeps are not listed",
+            labels=["sweep", "game", "kind"],
+        )
+        moved = GaugeMetricFamily(
+            "cultists_sweep_last_progress_timestamp_seconds",
+            "When an active sweep last stored a chunk (its start, before the first); alert on its age",
+            labels=["sweep", "game", "kind", "status"],
+        )
+        flagged = GaugeMetricFamily(
+            "cultists_balance_flagged_cells",
+            "Cells of the latest nightly sweep flagged by Benjamini-Hochberg",
+            labels=["game"],
+        )
+        first = GaugeMetricFamily(
+            "cultists_balance_first_seat_advantage",
+            "Seat 0 win rate minus the fair share, per cell of the latest nightly sweep",
+            labels=["game", "cell"],
+        )
+        drift = GaugeMetricFamily(
+            "cultists_balance_drift",
+            "Metrics of the latest nightly sweep that drifted from the previous night (alert when > 0)",
+            labels=["game"],
+        )
+        delta = GaugeMetricFamily(
+            "cultists_balance_drift_delta",
+            "Tonight minus last night for each metric of the latest nightly that drifted",
+            labels=["game", "cell", "metric"],
+        )
+        try:
+            store = self._client()
+            for sweep_id in store.active_ids():
+                meta = store.meta(sweep_id)
+                if not meta or "spec" not in meta:
+                    continue
+                game = orjson.loads(meta["spec"]).get("game", "?")
+                kind = meta.get("kind", "adhoc")
+                total = max(1, int(meta["total_games"]))
+                progress.add_metric([sweep_id, game, kind], int(meta["games_done"]) / total)
+                last = max(float(meta.get(f, 0.0)) for f in ("created", "started", "progressed"))
+                moved.add_metric([sweep_id, game, kind, meta["status"]], last)
+            for raw in store.r.scan_iter(BALANCE_KEY.format(game="*"), count=100):
+                game = raw.decode().split(":")[2]
+                body = store.r.get(raw)
+                if body is None:
+                    continue
+                values = orjson.loads(body)
+                flagged.add_metric([game], values["flagged"])
+                for cell, adv in values["first_seat"].items():
+                    first.add_metric([game, cell], adv)
+                if values["drift"] is not None:
+                    drift.add_metric([game], values["drift"])
+                for cell, metric, value in values["drift_delta"]:
+                    delta.add_metric([game, cell, metric], value)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.warning("sweep gauges not collected, Redis unreachable: %s", exc)
+        yield from (progress, moved, flagged, first, drift, delta)
+
+
+def registry(redis_url: str | None = None) -> CollectorRegistry:
+    """The registry to serve: all pool processes' files in multiprocess mode (else this
+    process's metrics), plus the sweep gauges read from Redis at `redis_url`."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        reg = CollectorRegistry()
+        multiprocess.MultiProcessCollector(reg)
+    else:
+        log.warning("PROMETHEUS_MULTIPROC_DIR is unset: /metrics shows only the worker's main process")
+        reg = REGISTRY
+    if redis_url:
+        reg.register(SweepCollector(redis_url))
     return reg
 
 
 def prime() -> None:
     """Create every game's work series at zero in this process. In multiprocess mode a
-    series exists only once some process touched it, so a fresh worker served an empty
-    page until its first chunk; zeros let dashboards and alerts see the worker at once."""
+    series exists only once some process touched it, so a fresh worker served none of
+    them until its first chunk; zeros let dashboards and alerts see the worker at once."""
     from services.engines.registry import available_games
 
     for game in available_games():
@@ -108,16 +186,14 @@ def prime() -> None:
             CHUNKS.labels(game, outcome)
 
 
-def serve(port: int, addr: str = "0.0.0.0") -> bool:
-    """Start the /metrics endpoint in a thread; False (and a log line) if the port is taken."""
-    prime()
-    reg = registry()
+def serve(port: int, addr: str = "0.0.0.0", redis_url: str | None = None) -> bool:
+    """Start the /metrics endpoint in a thread; False (and a log line) if the port is taken.
+    A sweeps worker (the one given `redis_url`) shows its work series from the start."""
+    if redis_url:
+        prime()
+    reg = registry(redis_url)
     try:
-        if reg is None:
-            log.warning("PROMETHEUS_MULTIPROC_DIR is unset: /metrics shows only the worker's main process")
-            start_http_server(port, addr)
-        else:
-            start_http_server(port, addr, registry=reg)
+        start_http_server(port, addr, registry=reg)
     except OSError as exc:
         log.warning("worker metrics not served on port %s: %s", port, exc)
         return False

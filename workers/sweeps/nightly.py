@@ -27,6 +27,9 @@ from .spec import SweepSpec, parse_spec
 
 DEFAULT_GAMES = 400
 DEFAULT_SEED = 20240101
+# Config every cell of a game's suite gets: the switches that let it play every player
+# count its GameSpec lists. Crazy Cultists plays 2 players only as the sweep variant (CC-2).
+SUITE_CONFIG: dict[str, dict[str, Any]] = {"crazy_cultists": {"two_players": True}}
 
 
 def variant_grid(game: str) -> list[dict[str, Any]]:
@@ -64,6 +67,7 @@ def suite_spec(game: str, games: int, seed: int) -> SweepSpec:
             "seed": seed,
             "games": games,
             "players": list(range(gspec.min_players, gspec.max_players + 1)),
+            "config": SUITE_CONFIG.get(game, {}),
             "grid": variant_grid(game),
             "lineups": [bot],
             "chunk": max(50, min(250, games // 2)),

@@ -4,7 +4,8 @@ Layout of a report directory:
 
     report.html          tables + the three plots; flagged cells first, each with replay links
     summary.json         the JSON summary (aggregates + run info + nightly drift if any)
-    games.csv            one row per game: cell, seed, seats' bots, winners, length, facts
+    games/cell=N/*.parquet  one row per game: seed, seats' bots, winners, length, facts (records.py)
+    games.csv            the same rows as CSV, while the sweep is small (records.CSV_MAX_GAMES)
     plots/*.png          seat_rates, variant_heatmap, game_lengths
     replays/cell-N.json  a `cultists replay`-compatible record of cell N's representative game
 
@@ -24,6 +25,7 @@ from typing import Any
 import orjson
 
 from .plots import render_all
+from .records import CSV_MAX_GAMES, write_game_records
 
 
 def _e(value: Any) -> str:
@@ -126,6 +128,14 @@ def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
                     for p in cell["played"]
                 ],
                 frozenset({5}),
+            )
+        )
+    if cell.get("outcomes"):
+        parts.append("<h4>Agenda success</h4>")
+        parts.append(
+            _table(
+                ["agenda", "kept", "met", "success rate [95% CI]"],
+                [[o["label"], o["trials"], o["wins"], _interval(o)] for o in cell["outcomes"]],
             )
         )
     length = cell["length"]
@@ -296,7 +306,7 @@ def write_report(
     for cell, record in replays.items():
         (out / "replays" / f"cell-{cell}.json").write_bytes(orjson.dumps(record) + b"\n")
     (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
-    write_csv(out / "games.csv", rows)
+    write_game_records(out, rows, csv_too=summary["aggregates"]["games_counted"] <= CSV_MAX_GAMES)
     page = out / "report.html"
     page.write_text(render_html(summary, images, inline=False, replay_base=replay_base))
     return page

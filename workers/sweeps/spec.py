@@ -3,8 +3,9 @@
 The spec is the one input of a sweep, and the same mapping arrives from a file
 (`cultists sweep spec.yaml`) and from the gateway's POST body, so both are checked here,
 completely, before anything is queued: every cell's config is built (unknown fields, bad
-values and the game's own range checks all surface now), and every bot name is parsed by
-the engines' own `make_bot`. A spec that parses can run.
+values and the game's own range checks all surface now), each cell's first game is dealt
+(checks that depend on the table size, like a `cults` list per seat), and every bot name
+is parsed by the engines' own `make_bot`. A spec that parses can run.
 
     game: crazy_cultists
     seed: 1             # master seed: game i of every cell uses seed + i
@@ -232,12 +233,30 @@ def parse_spec(data: Any) -> SweepSpec:
             f"{len(cells)} cells x {spec.games} games = {spec.games * len(cells):,} games, "
             f"more than the {MAX_TOTAL_GAMES:,} a sweep may hold"
         )
+    built: dict[tuple[str, int], str | None] = {}
     for cell in cells:
-        try:
-            gspec.make_config(cell.overrides)
-        except BadConfig as exc:
-            raise SpecError(f"cell '{cell.label}': {exc}") from None
+        key = (json.dumps(cell.overrides, sort_keys=True, default=str), cell.players)
+        if key not in built:
+            built[key] = _deal_error(gspec, cell, seed)
+        if built[key] is not None:
+            raise SpecError(f"cell '{cell.label}': {built[key]}")
     return spec
+
+
+def _deal_error(gspec: GameSpec, cell: Cell, seed: int) -> str | None:
+    """Build the cell's config and deal its first game: None if it can run, else why not.
+
+    Some config checks need the table size (Trash Cult's `cults` must name one cult per
+    seat; Crazy Cultists refuses 2 players without `two_players`, CC-2), so a config that
+    builds can still fail to deal; dealing once here refuses such a spec before anything is
+    queued instead of failing every chunk at run time.
+    """
+    try:
+        config = gspec.make_config(cell.overrides)
+        gspec.new_state(config, cell.players, seed)
+    except BadConfig as exc:
+        return str(exc)
+    return None
 
 
 def cell_config(spec: SweepSpec, cell: Cell) -> dict[str, Any]:

@@ -6,22 +6,36 @@ Keys (all under `cultists:sweep:<id>:`):
 |---|---|---|
 | `meta` | hash | spec (JSON), status, kind, times, totals, counters `games_done`, `chunks_done` |
 | `chunks` | hash | chunk id -> packed chunk result; written with HSETNX, never overwritten |
+| `partials` | hash | chunk id -> packed partial aggregate of that chunk (partial.py), stored with it |
 | `failed` | hash | chunk id -> error text of a chunk that raised |
 | `summary` | string | the JSON summary once aggregated |
 | `replays` | hash | cell -> replay record of the cell's representative game |
+| `leases` | hash | chunk id -> time (epoch s) until which a worker is known to be playing it |
 
-plus `cultists:sweeps` (sorted set of sweep ids by creation time) and
-`cultists:nightly:<game>` (nightly sweep ids scored by date, for the drift comparison).
+plus `cultists:sweeps` (sorted set of sweep ids by creation time), `cultists:sweeps:active`
+(set of queued and running sweeps, what the reconciler walks) and `cultists:nightly:<game>`
+(nightly sweep ids scored by date, for the drift comparison).
 
 Idempotence is one Lua script: the chunk result is stored only if its key is absent, and
 the counters move only when it was stored — atomically, so a worker killed between the two
 cannot leave a result uncounted, and a redelivered chunk can never count twice.
+
+Leases are how a lost chunk is told from a slow one: a worker playing a chunk renews its
+lease every few seconds (`tasks.py`); a missing chunk whose lease ran out lost its worker,
+and the reconciler (`control.reconcile`) queues it again.
+
+Retention: a finished sweep's meta, summary and replays are kept `SWEEP_KEEP_DAYS` (30:
+nightly comparisons read last night's summary); its chunk results, the bulk (about 20
+bytes a game), only `SWEEP_CHUNKS_KEEP_DAYS` (2: long enough for `--follow` to write the
+per-game records and for the next night to pair its games with these).
 """
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -29,17 +43,24 @@ import redis
 
 PREFIX = "cultists:sweep:"
 INDEX = "cultists:sweeps"
+ACTIVE_SET = "cultists:sweeps:active"
 NIGHTLY = "cultists:nightly:"
-# Finished sweeps are kept this long (nightly comparisons need last night's).
-KEEP_SECONDS = 30 * 24 * 3600
+DAY = 24 * 3600
+# Finished sweeps are kept this long (nightly comparisons need last night's summary) ...
+KEEP_SECONDS = int(float(os.environ.get("SWEEP_KEEP_DAYS", "30")) * DAY)
+# ... and their chunk results, 20 bytes a game (200 MB for a 10M-game night), this long.
+CHUNKS_KEEP_SECONDS = int(float(os.environ.get("SWEEP_CHUNKS_KEEP_DAYS", "2")) * DAY)
 
 ACTIVE = ("queued", "running")
 FINISHED = ("done", "cancelled", "failed")
 
 _STORE_CHUNK = """
+redis.call('HDEL', KEYS[4], ARGV[1])
 if redis.call('HSETNX', KEYS[1], ARGV[1], ARGV[2]) == 1 then
+  if ARGV[5] ~= '' then redis.call('HSET', KEYS[5], ARGV[1], ARGV[5]) end
   redis.call('HINCRBY', KEYS[2], 'games_done', ARGV[3])
   local done = redis.call('HINCRBY', KEYS[2], 'chunks_done', 1)
+  redis.call('HSET', KEYS[2], 'progressed', ARGV[4])
   redis.call('HDEL', KEYS[3], ARGV[1])
   return {1, done}
 end
@@ -62,6 +83,15 @@ def key(sweep_id: str, part: str) -> str:
 
 def new_id() -> str:
     return uuid.uuid4().hex[:16]
+
+
+def _once(scan: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[str, bytes]]:
+    """HSCAN may return a field twice (the hash table resized mid-scan); a chunk must count once."""
+    seen: set[bytes] = set()
+    for field_name, value in scan:
+        if field_name not in seen:
+            seen.add(field_name)
+            yield field_name.decode(), value
 
 
 class SweepStore:
@@ -103,6 +133,7 @@ class SweepStore:
             },
         )
         pipe.zadd(INDEX, {sweep_id: now})
+        pipe.sadd(ACTIVE_SET, sweep_id)
         pipe.execute()
 
     def exists(self, sweep_id: str) -> bool:
@@ -131,18 +162,60 @@ class SweepStore:
     def has_chunk(self, sweep_id: str, chunk_id: str) -> bool:
         return bool(self.r.hexists(key(sweep_id, "chunks"), chunk_id))
 
-    def store_chunk(self, sweep_id: str, chunk_id: str, blob: bytes, games: int) -> tuple[bool, int]:
-        """Store a chunk result once; returns (stored now, chunks done so far)."""
+    def store_chunk(
+        self, sweep_id: str, chunk_id: str, blob: bytes, games: int, partial: bytes = b""
+    ) -> tuple[bool, int]:
+        """Store a chunk result (and its partial aggregate) once; returns (stored now, chunks done so far)."""
         stored, done = self._store_chunk(
-            keys=[key(sweep_id, "chunks"), key(sweep_id, "meta"), key(sweep_id, "failed")],
-            args=[chunk_id, blob, games],
+            keys=[
+                key(sweep_id, "chunks"),
+                key(sweep_id, "meta"),
+                key(sweep_id, "failed"),
+                key(sweep_id, "leases"),
+                key(sweep_id, "partials"),
+            ],
+            args=[chunk_id, blob, games, repr(time.time()), partial],
         )
         return bool(stored), int(done)
+
+    def chunk_ids(self, sweep_id: str) -> set[str]:
+        """Ids of the chunks stored so far (names only: cheap even for 40,000 chunks)."""
+        return {k.decode() for k in self.r.hkeys(key(sweep_id, "chunks"))}
+
+    def iter_chunk_blobs(self, sweep_id: str, batch: int = 200):
+        """Every stored chunk result, a few hundred at a time: memory stays flat however
+        big the sweep (HSCAN; each chunk is stored once and never changes)."""
+        yield from _once(self.r.hscan_iter(key(sweep_id, "chunks"), count=batch))
+
+    def iter_partials(self, sweep_id: str, batch: int = 500):
+        """(chunk id, packed partial) of every stored chunk that has one, a batch at a time."""
+        yield from _once(self.r.hscan_iter(key(sweep_id, "partials"), count=batch))
+
+    def chunk_blob(self, sweep_id: str, chunk_id: str) -> bytes | None:
+        return self.r.hget(key(sweep_id, "chunks"), chunk_id)
+
+    # --- leases (who is playing which chunk) --------------------------------------------
+    def renew_lease(self, sweep_id: str, chunk_id: str, seconds: float) -> None:
+        """A worker is playing `chunk_id` and will say so again within `seconds`."""
+        self.r.hset(key(sweep_id, "leases"), chunk_id, repr(time.time() + seconds))
+
+    def drop_lease(self, sweep_id: str, chunk_id: str) -> None:
+        self.r.hdel(key(sweep_id, "leases"), chunk_id)
+
+    def leases(self, sweep_id: str) -> dict[str, float]:
+        return {k.decode(): float(v) for k, v in self.r.hgetall(key(sweep_id, "leases")).items()}
+
+    def active_ids(self) -> list[str]:
+        return sorted(m.decode() for m in self.r.smembers(ACTIVE_SET))
+
+    def forget_active(self, sweep_id: str) -> None:
+        self.r.srem(ACTIVE_SET, sweep_id)
 
     def record_failure(self, sweep_id: str, chunk_id: str, error: str) -> None:
         pipe = self.r.pipeline()
         pipe.hset(key(sweep_id, "failed"), chunk_id, error)
         pipe.hset(key(sweep_id, "meta"), mapping={"status": "failed", "error": f"chunk {chunk_id}: {error}"})
+        pipe.srem(ACTIVE_SET, sweep_id)
         pipe.execute()
 
     def failures(self, sweep_id: str) -> dict[str, str]:
@@ -153,7 +226,11 @@ class SweepStore:
 
     # --- status --------------------------------------------------------------------------
     def set_status(self, sweep_id: str, status: str, **fields: Any) -> None:
-        self.r.hset(key(sweep_id, "meta"), mapping={"status": status, **fields})
+        pipe = self.r.pipeline()
+        pipe.hset(key(sweep_id, "meta"), mapping={"status": status, **fields})
+        if status not in ACTIVE:
+            pipe.srem(ACTIVE_SET, sweep_id)
+        pipe.execute()
 
     def claim_aggregation(self, sweep_id: str, seconds: int = 600) -> bool:
         """One finisher at a time; the lock expires so a finisher killed mid-way is retried."""
@@ -176,6 +253,7 @@ class SweepStore:
                     pipe.hset(
                         key(sweep_id, "meta"), mapping={"status": "cancelled", "finished": repr(time.time())}
                     )
+                    pipe.srem(ACTIVE_SET, sweep_id)
                     pipe.execute()
                     self.expire(sweep_id)
                     return True
@@ -192,6 +270,8 @@ class SweepStore:
         if replays:
             pipe.hset(key(sweep_id, "replays"), mapping={str(c): orjson.dumps(r) for c, r in replays.items()})
         pipe.hset(key(sweep_id, "meta"), mapping={"status": "done", "finished": repr(finished)})
+        pipe.delete(key(sweep_id, "leases"))
+        pipe.srem(ACTIVE_SET, sweep_id)
         pipe.execute()
 
     def summary(self, sweep_id: str) -> dict[str, Any] | None:
@@ -202,10 +282,16 @@ class SweepStore:
         raw = self.r.hgetall(key(sweep_id, "replays"))
         return {int(k): orjson.loads(v) for k, v in raw.items()}
 
-    def expire(self, sweep_id: str, seconds: int = KEEP_SECONDS) -> None:
+    def expire(
+        self, sweep_id: str, seconds: int = KEEP_SECONDS, chunk_seconds: int = CHUNKS_KEEP_SECONDS
+    ) -> None:
+        """Let a finished sweep go: chunk results after `chunk_seconds`, the rest after `seconds`."""
         pipe = self.r.pipeline()
-        for part in ("meta", "chunks", "failed", "summary", "replays"):
+        for part in ("meta", "failed", "summary", "replays"):
             pipe.expire(key(sweep_id, part), seconds)
+        pipe.expire(key(sweep_id, "chunks"), min(chunk_seconds, seconds))
+        pipe.expire(key(sweep_id, "partials"), min(chunk_seconds, seconds))
+        pipe.delete(key(sweep_id, "leases"))
         pipe.execute()
 
     # --- nightly -------------------------------------------------------------------------

@@ -7,6 +7,10 @@ its worker was killed is simply played again and its second result is dropped. T
 chunk task is also safe to *start* twice concurrently (a redelivery while the first
 attempt still runs): whichever stores first counts, the other is a duplicate.
 
+While a chunk is played its lease is renewed (leases.py); beat's `reconcile` queues again
+the chunks whose lease ran out or whose message was lost (reconcile.py), so a sweep never
+waits for someone to notice.
+
 A chunk that raises is a bug in an engine or bot, not bad luck: it would raise again on
 every retry (games are deterministic), so the sweep is marked failed with the chunk id
 and the error, which names the seed to reproduce it. Only lost Redis connections retry.
@@ -25,13 +29,19 @@ from celery import current_app, shared_task
 from celery.signals import worker_process_shutdown, worker_ready
 
 from . import control, metrics
+from .leases import Heartbeat
 from .nightly import standard_suite
+from .partial import of_chunk
 from .plan import chunk_by_id
+from .reconcile import reconcile as reconcile_sweeps
 from .simulate import pack, simulate_chunk
 from .spec import SweepSpec, parse_spec
 from .store import FINISHED, SweepStore
 
 log = logging.getLogger(__name__)
+
+# How long a played chunk waits for Redis to come back before giving up (and being retried).
+STORE_PATIENCE = float(os.environ.get("SWEEP_STORE_PATIENCE_SECONDS", "120"))
 
 _stores: dict[str, SweepStore] = {}
 _specs: dict[str, SweepSpec] = {}
@@ -85,9 +95,15 @@ def run_chunk(sweep_id: str, chunk_id: str) -> str:
         return "duplicate"
     started = time.perf_counter()
     try:
-        result = simulate_chunk(spec, chunk, should_stop=lambda: store.status(sweep_id) in FINISHED)
+        with Heartbeat(store, sweep_id, chunk_id):
+            result = simulate_chunk(spec, chunk, should_stop=lambda: _cancelled(store, sweep_id))
+            if result is not None:
+                # The chunk's partial aggregate is folded here, in parallel on the workers,
+                # so the finish only merges small partials (partial.py).
+                part = pack(of_chunk(spec, result).to_dict())
+                stored, done = _store_result(store, sweep_id, chunk_id, pack(result), chunk.games, part)
     except (redis.ConnectionError, redis.TimeoutError):
-        raise  # the cancel check lost Redis: retried, not a failed chunk
+        raise  # Redis stayed away past our patience: retried, not a failed chunk
     except Exception as exc:
         metrics.CHUNKS.labels(game, "failed").inc()
         error = f"{type(exc).__name__}: {exc} (games {chunk.start}..{chunk.start + chunk.games - 1}, " + (
@@ -99,19 +115,40 @@ def run_chunk(sweep_id: str, chunk_id: str) -> str:
     if result is None:
         metrics.CHUNKS.labels(game, "cancelled").inc()
         return "cancelled"
-    stored, done = store.store_chunk(sweep_id, chunk_id, pack(result), chunk.games)
     metrics.CHUNK_SECONDS.labels(game).observe(time.perf_counter() - started)
     if not stored:
         metrics.CHUNKS.labels(game, "duplicate").inc()
     else:
         metrics.CHUNKS.labels(game, "done").inc()
         metrics.GAMES.labels(game).inc(chunk.games)
-    p = control.progress(store, sweep_id)
-    if p is not None:
-        metrics.PROGRESS.labels(sweep_id, game).set(p["games_done"] / max(1, p["total_games"]))
-        if done >= p["total_chunks"]:
-            finish.delay(sweep_id)
+    if done >= int(store.meta(sweep_id).get("total_chunks", 0) or 0):
+        finish.apply_async(args=[sweep_id], priority=control.PRIORITY["control"])
     return "stored" if stored else "duplicate"
+
+
+def _cancelled(store: SweepStore, sweep_id: str) -> bool:
+    """The cancel check between games; Redis away (a restart) is not a cancel: play on."""
+    try:
+        return store.status(sweep_id) in FINISHED
+    except (redis.ConnectionError, redis.TimeoutError):
+        return False
+
+
+def _store_result(
+    store: SweepStore, sweep_id: str, chunk_id: str, blob: bytes, games: int, partial: bytes
+) -> tuple[bool, int]:
+    """Store a played chunk, waiting out a Redis restart rather than throwing the games away."""
+    deadline = time.monotonic() + STORE_PATIENCE
+    delay = 0.25
+    while True:
+        try:
+            return store.store_chunk(sweep_id, chunk_id, blob, games, partial)
+        except (redis.ConnectionError, redis.TimeoutError):
+            if time.monotonic() > deadline:
+                raise
+            log.warning("sweep %s chunk %s: Redis away, storing again in %.1f s", sweep_id, chunk_id, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 def _finish_if_complete(store: SweepStore, sweep_id: str) -> None:
@@ -127,6 +164,19 @@ def finish(self, sweep_id: str) -> str:
         raise self.retry(countdown=15)
     log.info("sweep %s finish: %s", sweep_id, outcome)
     return outcome
+
+
+@shared_task(name="workers.sweeps.tasks.reconcile", ignore_result=True)
+def reconcile() -> dict[str, object]:
+    """Beat, every SWEEP_RECONCILE_SECONDS: queue again what no worker will play (reconcile.py)."""
+    store = _store()
+    # One pass at a time: two overlapping passes would only queue the same chunks twice.
+    if not store.r.set("cultists:sweeps:reconciling", "1", nx=True, ex=60):
+        return {"skipped": True}
+    try:
+        return reconcile_sweeps(store, current_app)
+    finally:
+        store.r.delete("cultists:sweeps:reconciling")
 
 
 @shared_task(name="workers.sweeps.tasks.run_nightly", ignore_result=True)
@@ -148,7 +198,16 @@ def _serve_metrics(sender=None, **_kwargs) -> None:
     """Serve /metrics from the worker's main process when WORKER_METRICS_PORT is set."""
     port = os.environ.get("WORKER_METRICS_PORT")
     if port:
-        metrics.serve(int(port))
+        # Only a worker of the sweeps queue exports the sweep gauges (read from Redis), so a
+        # tables worker's /metrics does not repeat them.
+        metrics.serve(int(port), redis_url=current_app.conf.broker_url if _consumes_sweeps(sender) else None)
+
+
+def _consumes_sweeps(consumer) -> bool:
+    try:
+        return control.QUEUE in consumer.app.amqp.queues.consume_from
+    except AttributeError:  # not a worker consumer: export them
+        return True
 
 
 @worker_process_shutdown.connect

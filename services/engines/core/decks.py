@@ -68,3 +68,98 @@ def redeal(zones: Sequence[list[int]], rng: Rng) -> None:
         n = len(zone)
         zone[:] = pool[at : at + n]
         at += n
+
+
+def fits(zone: Sequence[int], limits: Sequence[Sequence[int]], kind_of: Sequence[int]) -> bool:
+    """Does `zone` hold at most `bound` cards whose kind is in `mask`, for each limit?"""
+    return all(sum(1 for c in zone if mask >> kind_of[c] & 1) <= bound for mask, bound in limits)
+
+
+def redeal_limited(
+    zones: Sequence[list[int]],
+    limits: dict[int, Sequence[Sequence[int]]],
+    kind_of: Sequence[int],
+    rng: Rng,
+    tries: int = 2,
+) -> None:
+    """`redeal`, keeping what the observer has learnt about some zones' kinds of card.
+
+    `limits[i]` lists `(mask, bound)` pairs for zone `i`: at most `bound` of its cards have
+    a kind (a suit) in `mask` (bound 0: the zone is known to hold none, a revealed void).
+    A plain re-deal is tried first (exactly uniform when it fits); otherwise the number of
+    cards of each kind per limited zone is found by a small randomised search over kind
+    counts, the cards of each kind are dealt out at random, and the rest fill the other
+    zones. Like `redeal`, the result depends only on which cards are hidden, the limits
+    and `rng`, never on where the cards lay; the true deal always fits, so a deal exists.
+    """
+    for _ in range(tries):
+        redeal(zones, rng)
+        if all(fits(zones[i], lim, kind_of) for i, lim in limits.items()):
+            return
+    pool = sorted(c for zone in zones for c in zone)
+    rng.shuffle(pool)
+    kinds = max(kind_of) + 1
+    by_kind: list[list[int]] = [[] for _ in range(kinds)]
+    for c in pool:
+        by_kind[kind_of[c]].append(c)
+    order = sorted(limits)
+    counts = _kind_counts([len(zones[i]) for i in order], [limits[i] for i in order], by_kind, rng)
+    if counts is None:
+        raise BadState("no deal of the hidden cards fits what the table has seen")
+    rest_zones = [z for i, z in enumerate(zones) if i not in limits]
+    dealt: dict[int, list[int]] = {}
+    for i, row in zip(order, counts, strict=True):
+        dealt[i] = [by_kind[k].pop() for k, count in enumerate(row) for _ in range(count)]
+    rest = [c for cards in by_kind for c in cards]
+    rng.shuffle(rest)
+    at = 0
+    for zone in rest_zones:
+        n = len(zone)
+        zone[:] = rest[at : at + n]
+        at += n
+    for i, cards in dealt.items():
+        zones[i][:] = cards
+
+
+def _kind_counts(
+    sizes: list[int], limits: list[Sequence[Sequence[int]]], by_kind: list[list[int]], rng: Rng
+) -> list[list[int]] | None:
+    """Cards of each kind per limited zone: sizes met, limits kept, supply not exceeded.
+
+    Depth-first over (zone, kind), trying counts nearest each kind's fair share first (the
+    share rounded up or down at random), so the search usually succeeds at once and lands
+    near a typical deal.
+    """
+    kinds = len(by_kind)
+    left = [len(cards) for cards in by_kind]
+    rows = [[0] * kinds for _ in sizes]
+
+    def room(z: int, k: int) -> int:
+        most = left[k]
+        for mask, bound in limits[z]:
+            if mask >> k & 1:
+                most = min(most, bound - sum(rows[z][j] for j in range(k) if mask >> j & 1))
+        return most
+
+    def place(z: int, k: int, remaining: int) -> bool:
+        if z == len(sizes):
+            return True
+        if k == kinds:
+            return remaining == 0 and place(z + 1, 0, sizes[z + 1] if z + 1 < len(sizes) else 0)
+        later = sum(left[k + 1 :])
+        lo, hi = max(0, remaining - later), min(remaining, room(z, k))
+        if lo > hi:
+            return False
+        share = remaining * left[k] / (left[k] + later) if left[k] + later else 0.0
+        first = min(hi, max(lo, int(share + rng.below(1000) / 1000)))  # fair share, rounded at random
+        values = sorted(range(lo, hi + 1), key=lambda c: abs(c - first))
+        for c in values:
+            rows[z][k] = c
+            left[k] -= c
+            if place(z, k + 1, remaining - c):
+                return True
+            left[k] += c
+        rows[z][k] = 0
+        return False
+
+    return rows if place(0, 0, sizes[0] if sizes else 0) else None

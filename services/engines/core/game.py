@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import orjson
 
 from .config import config_from_mapping, config_to_dict
-from .errors import BadState, IllegalAction
+from .errors import BadConfig, BadState, IllegalAction
 from .rng import Rng
 
 
@@ -173,25 +173,29 @@ class State(ABC):
         skips `check_invariants` for documents an engine's MAC vouches for (serial.py).
         """
         try:
-            if doc.get("format") != FORMAT:
+            if type(doc.get("format")) is not int or doc.get("format") != FORMAT:
                 raise BadState(f"unknown state format {doc.get('format')!r}, expected {FORMAT}")
             if doc.get("game") != cls.spec.name:
                 raise BadState(f"state is for game {doc.get('game')!r}, not {cls.spec.name!r}")
+            if type(doc["config"]) is not dict:
+                raise BadState(f"config must be an object of field: value, got {doc['config']!r}")
             config = _cached_config(cls.spec.config_class, orjson.dumps(doc["config"]))
             players = doc["players"]
-            if not isinstance(players, int) or not (cls.spec.min_players <= players <= cls.spec.max_players):
+            if type(players) is not int or not (cls.spec.min_players <= players <= cls.spec.max_players):
                 raise BadState(f"bad player count {players!r}")
             new = cls.__new__(cls)
             new.config = config
             new.num_players = players
-            new.seed = int(doc["seed"])
-            new.rng = Rng.from_state(int(doc["rng"]))
-            new.turn = int(doc["turn"])
-            new.decisions = int(doc["decisions"])
+            new.seed = _whole(doc, "seed", -_U64, _U64)
+            new.rng = Rng.from_state(_whole(doc, "rng", 0, _U64))
+            new.turn = _whole(doc, "turn", 0, _U64)
+            new.decisions = _whole(doc, "decisions", 0, _U64)
             new.log = None
             for name in cls.FIELDS:
                 setattr(new, name, _copy(doc[name]) if copy else doc[name])
             if not trusted:
+                for name in cls.FIELDS:
+                    _json_shaped(name, doc[name])
                 new.check_invariants()
         except BadState:
             raise
@@ -227,11 +231,56 @@ def _config_json(config: Any) -> dict[str, Any]:
     return as_dict
 
 
+_SORTED = orjson.OPT_SORT_KEYS
+_U64 = 1 << 64
+
+
+def _whole(doc: dict[str, Any], name: str, lo: int, hi: int) -> int:
+    """A common field that must be a JSON whole number: `"1"`, `1.0` and `true` are refused,
+    never converted, so a document is accepted only as it would be written back."""
+    value = doc[name]
+    if type(value) is not int or not lo <= value < hi:
+        raise BadState(f"{name} must be a whole number in {lo}..{hi - 1}, got {value!r}")
+    return value
+
+
+def _json_shaped(path: str, value: Any) -> None:
+    """Refuse a value no state ever holds: a float, or an object key that is not text.
+
+    Each game's `check_invariants` decides which ints, strings, bools and lists a field
+    may hold; this catches the one kind no field of any game takes, wherever it hides.
+    """
+    kind = type(value)
+    if kind is list:
+        for i, item in enumerate(value):
+            if type(item) not in (int, str, bool):
+                _json_shaped(f"{path}[{i}]", item)
+    elif kind is dict:
+        for key, item in value.items():
+            _json_shaped(f"{path}.{key}", item)
+    elif kind not in (int, str, bool, type(None)):
+        raise BadState(f"{path} holds {value!r}; a state holds whole numbers, text, true/false and null only")
+
+
 @functools.lru_cache(maxsize=256)
 def _cached_config(config_class: type, encoded: bytes) -> Any:
     """Configs are frozen, and a server sees the same few again and again: building one
-    from its mapping costs more than the rest of a restore, so build each once."""
-    return config_from_mapping(config_class, orjson.loads(encoded))
+    from its mapping costs more than the rest of a restore, so build each once.
+
+    The mapping must already be in the config's own kinds (`"13"` or `13.0` for a whole
+    number is refused, where `--set` would convert it): a state document is read exactly
+    as it was written, or not at all.
+    """
+    values = orjson.loads(encoded)
+    try:
+        config = config_from_mapping(config_class, values)
+    except BadConfig as exc:
+        raise BadState(f"config: {exc}") from None
+    written = config_to_dict(config)
+    for key, value in values.items():
+        if orjson.dumps(written[key], option=_SORTED) != orjson.dumps(value, option=_SORTED):
+            raise BadState(f"config field {key!r} must be written as {written[key]!r}, got {value!r}")
+    return config
 
 
 def _copy(value: Any) -> Any:

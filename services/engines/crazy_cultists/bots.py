@@ -1,7 +1,11 @@
 """The `heuristic` bot: greedy scoring of each legal action from what its seat may see.
 
-It reads only `state.view(seat)` (its own hand and the public table, G-3), never other
-hands or the deck, so it plays fair in live matches too. The plan, in order of weight:
+It reads only `state.view(seat)` (its own hand and the public table, G-3) and the config
+(public: every seat plays by the same rules), never other hands or the deck, so it plays
+fair in live matches too. Every config number that changes what a play is worth reaches
+the scores: the candle threshold and candles to win through the view's `need` and
+`candles_to_win` (CC-4, CC-9), the Black Spire's `black_spire_points` directly (CC-10);
+docs/bots.md lists the fields that cannot change a choice and why. The plan, in order of weight:
 light a candle when a favor card can (exactly, in fiendish mode, never going over); else
 hit whoever is closest to winning where it hurts most; else push its own stack up with the
 biggest favor card. Counter-Spells are never thrown away and are spent only on a big blow
@@ -44,7 +48,17 @@ from .cards import (
     VALUE,
     VOODOO,
 )
-from .rules import DISCARD_HAND, DONE, LEAVE_HAND, PASS, SWAP_HANDS, TAKE_DARK, CrazyCultistsState, decode
+from .rules import (
+    DISCARD_HAND,
+    DONE,
+    LEAVE_HAND,
+    PASS,
+    SWAP_HANDS,
+    TAKE_DARK,
+    TAKE_NOTHING,
+    CrazyCultistsState,
+    decode,
+)
 
 CANDLE = 100.0  # lighting a candle outweighs anything else a turn can do
 # How much a card is worth holding, for keeping, taking and discarding.
@@ -87,15 +101,16 @@ class HeuristicBot:
     def choose(self, state: State, seat: int, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        table = Table(state.view(seat))
+        table = Table(state.view(seat), state.config)
         return max(legal, key=lambda a: (table.score(a), self.rng.random()))
 
 
 class Table:
     """One seat's view, with the few judgements the bot makes from it."""
 
-    def __init__(self, view: dict[str, Any]) -> None:
+    def __init__(self, view: dict[str, Any], config: Any) -> None:
         self.view = view
+        self.config = config
         self.me = view["seat"]
         self.players = view["players"]
         self.hand = [KIND_OF_NAME[name] for name in view["hand"]]
@@ -117,6 +132,13 @@ class Table:
         if total < need:
             return 0.0
         return -1.0 if self.fiendish and total > need else 1.0
+
+    def topple(self, value: int) -> float:
+        """Worth of a favor card played onto our own Black Spire (CC-10): the Spire falls at
+        `black_spire_points`, so the card that brings it down with the least to spare is
+        best (the points on the Spire are lost); short of that, the bigger the closer."""
+        left = self.config.black_spire_points - self.players[self.me]["spire_total"]
+        return 6.0 - (value - left) if value >= left else float(value)
 
     def keep(self, kind: int) -> float:
         """Worth of holding a card: favors by how well they fit our own stack."""
@@ -166,6 +188,8 @@ class Table:
                 return 0.0
             deeper = len(self.stack(self.pending["target"])) > self.pending["count"]
             return (5.0 - self.keep(kind)) if deeper else -10.0
+        if action == TAKE_NOTHING:
+            return 0.0  # Evil Eye (CC-8): any card is worth more than none
         if what in ("nerd_top", "alchemy"):
             return -self.keep(kind)  # the worst card goes back (and on top, for the next drawer)
         bonus = self.threat(seat) if family == "take" else 0.0
@@ -179,7 +203,7 @@ class Table:
         me = self.players[self.me]
         if VALUE[kind]:
             if me["spired"]:
-                return 5.0 + VALUE[kind]
+                return 5.0 + self.topple(VALUE[kind])
             light = self.lights(self.me, me["stack_total"] + VALUE[kind])
             return CANDLE * light + 10.0 + VALUE[kind] - (2.0 if kind == DARK_FAVOR_4 else 0.0)
         if kind in (SWITCHEROO, LIFE_SIPHON):

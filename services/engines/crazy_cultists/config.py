@@ -15,7 +15,7 @@ from services.engines.core.errors import BadConfig
 from .cards import DARK_KINDS, MAIN_FAVORS, MAIN_KINDS, NAMES, OPTIONAL_REMOVALS
 
 VARIANTS = ("base", "devilish", "fiendish", "beast")  # CC-9
-MIN_PLAYERS = 2  # CC-2: 2 players only as a variant for sweeps
+MIN_PLAYERS = 2  # CC-2: 2 players only as a variant for sweeps, behind `two_players`
 
 
 @dataclass(frozen=True)
@@ -35,6 +35,8 @@ class CrazyCultistsConfig:
     nerdronomicon: int = 3
     counter_spell: int = 4
     switcheroo: int = 2
+    # CC-2: the game is for 3-6; 2 players is a variant for sweeps, refused unless this is on.
+    two_players: bool = False
     # CC-2 hands.
     hand_limit: int = 3
     starting_hand: int = 3

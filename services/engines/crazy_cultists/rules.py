@@ -41,7 +41,6 @@ from .cards import (
     HEAVY_METAL,
     LIFE_SIPHON,
     MAIN_FAVORS,
-    MAIN_KINDS,
     NAMES,
     NECROMANCY,
     NERDRONOMICON,
@@ -75,6 +74,7 @@ DRAW_MAIN = 604
 SWAP_HANDS = 605  # Ouija's three choices
 DISCARD_HAND = 606
 LEAVE_HAND = 607
+TAKE_NOTHING = 608  # Evil Eye: the player may take nothing (CC-8)
 PAIR = 1000  # + j * (j - 1) // 2 + i: Toiling Trouble's pair at stack positions i < j (CC-6)
 
 FIXED = {
@@ -86,6 +86,7 @@ FIXED = {
     SWAP_HANDS: ("swap_hands", "swap hands"),
     DISCARD_HAND: ("discard_hand", "make them discard their hand"),
     LEAVE_HAND: ("leave_hand", "leave their hand"),
+    TAKE_NOTHING: ("take_nothing", "take nothing"),
 }
 
 
@@ -201,6 +202,15 @@ def _pairs(kinds: tuple[int, ...], stack: list[int]) -> list[tuple[int, int]]:
     return [(i, j) for j in range(1, len(values)) for i in range(j) if values[i] == values[j]]
 
 
+def check_players(config: Any, players: int) -> None:
+    """CC-2: the game is for 3-6; 2 players only when the config asks for the sweep variant."""
+    if players == 2 and not config.two_players:
+        raise BadConfig(
+            "Crazy Cultists takes 3-6 players; 2 players is a variant for balance sweeps only "
+            "(CC-2): set two_players=true to play it"
+        )
+
+
 class CrazyCultistsState(State):
     FIELDS = (
         "deck",  # main deck, top at the end
@@ -226,6 +236,7 @@ class CrazyCultistsState(State):
 
     def __init__(self, config: Any, num_players: int, seed: int) -> None:
         super().__init__(config, num_players, seed)
+        check_players(config, num_players)
         self.kind, self.n_main = kind_table(config)
         if self.n_main < num_players * config.starting_hand:
             raise BadConfig(
@@ -305,8 +316,8 @@ class CrazyCultistsState(State):
             return [TAKE_DARK, DRAW_MAIN]
         if what == "toil":
             return [pair_action(i, j) for i, j in _pairs(kinds, self.stacks[seat])]
-        if what == "evil_eye":
-            return _distinct(kinds, self.hands[p["target"]], CHOOSE)
+        if what == "evil_eye":  # CC-8: "may take": taking nothing is a choice too
+            return [*_distinct(kinds, self.hands[p["target"]], CHOOSE), TAKE_NOTHING]
         if what in ("nerd_keep", "nerd_top"):
             return _distinct(kinds, p["cards"], CHOOSE)
         if what == "ouija":
@@ -317,8 +328,8 @@ class CrazyCultistsState(State):
             return _distinct(kinds, self.discard, CHOOSE)
         if what == "scry":  # in kind order: the deck's order is hidden (G-3)
             return sorted(_distinct(kinds, self.deck, CHOOSE))
-        # alchemy: only main-deck cards go back onto the main deck
-        return [a for a in _distinct(kinds, self.hands[seat], CHOOSE) if a - CHOOSE in MAIN_KINDS]
+        # alchemy: "any 2 cards from your hand", Dark Powers too (each back to its own deck)
+        return _distinct(kinds, self.hands[seat], CHOOSE)
 
     def _turn_actions(self, seat: int) -> list[int]:
         """CC-3: one card that can legally be played; if none can, discard one instead."""
@@ -460,11 +471,12 @@ class CrazyCultistsState(State):
             if not asked:
                 self._close_window(p)
             return
-        # A Counter-Spell can itself be countered by anyone, the original player too: everyone
-        # but its player is asked again, in turn order from the seat after it (CC-7).
+        # A Counter-Spell can itself be countered by anyone, the original player too (CC-7).
+        # G-4: the new round of asking starts again from the active seat, skipping the seat
+        # that just answered: seat 1 countering seat 0's card asks [0, 2, 3].
         n = self.num_players
         p["chain"].append(self._take(self.hands[seat], COUNTER_SPELL))
-        p["asked"] = [(seat + i) % n for i in range(1, n)]
+        p["asked"] = [s for s in ((self.active + i) % n for i in range(n)) if s != seat]
         self._say("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
 
     def _close_window(self, p: dict[str, Any]) -> None:
@@ -552,7 +564,7 @@ class CrazyCultistsState(State):
                 drawn = draw(self.deck, self.discard, self.rng)
                 if drawn is not None:
                     hand.append(drawn)
-            p["count"] = min(ALCHEMY_RETURN, sum(1 for c in hand if c < self.n_main))
+            p["count"] = min(ALCHEMY_RETURN, len(hand))
             if p["count"]:
                 self._ask("alchemy", p)
                 return
@@ -595,9 +607,12 @@ class CrazyCultistsState(State):
         self._finish(p["card"])
 
     def _on_evil_eye(self, p: dict[str, Any], action: int) -> None:
-        # CC-8: the player takes one card; which one stays between the two of them.
-        self.hands[p["player"]].append(self._take(self.hands[p["target"]], action - CHOOSE))
-        self._say("take", p["player"], "seat {} takes a card from seat {}", p["player"], p["target"])
+        # CC-8: the player may take one card; which one stays between the two of them.
+        if action == TAKE_NOTHING:
+            self._say("take", p["player"], "seat {} takes nothing from seat {}", p["player"], p["target"])
+        else:
+            self.hands[p["player"]].append(self._take(self.hands[p["target"]], action - CHOOSE))
+            self._say("take", p["player"], "seat {} takes a card from seat {}", p["player"], p["target"])
         self._finish(p["card"])
 
     def _on_nerd_keep(self, p: dict[str, Any], action: int) -> None:
@@ -648,8 +663,10 @@ class CrazyCultistsState(State):
         self._finish(p["card"])
 
     def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
-        # Returned one at a time: the last returned is the new top card.
-        self.deck.append(self._take(self.hands[p["player"]], action - CHOOSE))
+        # Returned one at a time: the last returned is the new top card. A Dark Powers card
+        # goes on top of the Dark Powers deck: the decks never mix (CC-10).
+        card = self._take(self.hands[p["player"]], action - CHOOSE)
+        (self.deck if card < self.n_main else self.dark_deck).append(card)
         p["count"] -= 1
         if not p["count"]:
             self._finish(p["card"])
@@ -745,11 +762,16 @@ class CrazyCultistsState(State):
             seat = (self.active + step) % n
             hand = self.hands[seat]
             while len(hand) < limit:
-                if self.dark_due[seat] and (self.dark_deck or self.dark_discard):
-                    record = _record("dark_draw", seat, -1, -1)
-                    record["count"] = step
-                    self.pending = record
-                    return
+                if self.dark_due[seat]:
+                    if self.dark_deck or self.dark_discard:
+                        record = _record("dark_draw", seat, -1, -1)
+                        record["count"] = step
+                        self.pending = record
+                        return
+                    # CC-10 offers the Dark card in place of this draw only: with both Dark
+                    # piles empty there is nothing to offer, and the owed draws lapse.
+                    self.dark_due[seat] = 0
+                    self._say("dark", seat, "seat {} finds no Dark Powers card to take", seat)
                 drawn = draw(self.deck, self.discard, self.rng)
                 if drawn is None:
                     break
@@ -953,6 +975,8 @@ class CrazyCultistsState(State):
 
     def _check_shapes(self) -> None:
         n = self.num_players
+        if n == 2 and not self.config.two_players:
+            raise BadState("a 2-player game needs the config's two_players variant (CC-2)")
         for name in ("deck", "discard", "dark_deck", "dark_discard"):
             if type(getattr(self, name)) is not list:
                 raise BadState(f"{name} must be a list of cards")

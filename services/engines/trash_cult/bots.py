@@ -1,7 +1,11 @@
 """Trash Cult's heuristic bot: score each legal action from what the seat may see, take the best.
 
-It reads only `state.view(seat)` (its own hand, every tableau, the face-up trash), never
-other hands or deck order (G-3), so it plays the same from a resampled state. The plan is
+It reads only `state.view(seat)` (its own hand, every tableau, the face-up trash) and the
+config (public: the same rules for every seat), never other hands or deck order (G-3), so
+it plays the same from a resampled state. Every config number that changes what an action
+is worth reaches the scores: the food needed (through the view), the Snackrifice costs
+(TC-7), and what each chaos card takes or gives (TC-11); docs/bots.md lists the fields that
+cannot change a choice and why. The plan is
 the book's: get a Cult Member, fill the Shrine, convert Hostages, pay for perks with cheap
 cards (Hostages, Stash food) rather than the Shrine, poison and rob the leader, answer
 poison with a Protection Spell, and Hide from chaos that would cost more than the Hide.
@@ -48,7 +52,7 @@ class HeuristicBot:
     def choose(self, state: State, seat: int, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        table = _Table(state.view(seat), seat)
+        table = _Table(state.view(seat), seat, state.config)
         best = max((table.score(a), self.rng.random(), a) for a in legal)
         return best[2]
 
@@ -56,8 +60,9 @@ class HeuristicBot:
 class _Table:
     """The view, read once into the few facts the scores use."""
 
-    def __init__(self, view: dict[str, Any], seat: int) -> None:
+    def __init__(self, view: dict[str, Any], seat: int, config: Any) -> None:
         self.view = view
+        self.config = config
         self.seat = seat
         self.seats = view["seats"]
         self.me = view["seats"][seat]
@@ -92,11 +97,11 @@ class _Table:
         return self._perk(kind) - cost - self._chaos_risk()
 
     def _snackrifice_hostages(self, kind: int) -> float:
-        return self._perk(kind) - 2 * HOSTAGE_COST - self._chaos_risk()
+        return self._perk(kind) - self.config.snackrifice_hostage_cost * HOSTAGE_COST - self._chaos_risk()
 
     def _snackrifice_food(self, cult: int) -> float:
         cost = SHRINE_COST if cult == self.cult else STASH_COST
-        return self._perk(cult) - 2 * cost - self._chaos_risk()
+        return self._perk(cult) - self.config.snackrifice_food_cost * cost - self._chaos_risk()
 
     def _convert_hostage(self, kind: int) -> float:
         return 90 if self.members == 0 else 45
@@ -175,25 +180,30 @@ class _Table:
     def _resolve(self, _arg: int) -> float:
         me = self.me
         chaos = self.pending["chaos"]
+        cfg = self.config
         converted = sum(me["converted"])
         eclipse = converted * MEMBER_COST + (LAST_MEMBER_COST if converted == self.members > 0 else 0)
         cost = {
             "Animal Control": HOSTAGE_COST * len(me["hostages"]),
             "Trashnado": STASH_COST * len(me["stash"]),
-            "Garbage Trucks Broke Down": -10,
+            "Garbage Trucks Broke Down": -5 * cfg.garbage_trucks_draw,  # cards are a gain
             "Lunar Eclipse": eclipse,
             "Trash Swap": 5,
-            "Thunderstorm": SHRINE_COST if me["shrine"] else 0,
+            "Thunderstorm": SHRINE_COST * min(cfg.thunderstorm_food, self.have),
         }.get(chaos, 0)
         return -cost
 
+    def _either_or(self) -> tuple[int, int]:
+        """(animals, food) the chaos card in play asks for (TC-11, config amounts)."""
+        return self.config.either_or(KIND_BY_NAME[self.pending["chaos"]])
+
     def _lose_animals(self, _arg: int) -> float:
-        count = 2 if self.pending["chaos"] == "Hungry Bear" else 1
+        count = self._either_or()[0]
         costs = sorted([HOSTAGE_COST] * len(self.me["hostages"]) + self._member_costs())
         return -sum(costs[:count])
 
     def _lose_food(self, _arg: int) -> float:
-        count = 1 if self.pending["chaos"] == "Hungry Bear" else 2
+        count = self._either_or()[1]
         costs = sorted([STASH_COST] * len(self.me["stash"]) + [SHRINE_COST] * self.have)
         return -sum(costs[:count])
 

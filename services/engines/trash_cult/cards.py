@@ -74,8 +74,12 @@ PERKS = (
     "take your food from the trash pile",
 )
 
-# Either/or chaos cards (TC-11): (animals to trash, food to trash) for the two options.
-EITHER_OR = {HUNGRY_BEAR: (2, 1), RAT_POISON: (1, 2)}
+# Either/or chaos cards (TC-11): the config fields holding (animals to trash, food to trash)
+# for the two options; the numbers are config defaults (2/1 and 1/2), so a sweep can vary them.
+EITHER_OR = {
+    HUNGRY_BEAR: ("hungry_bear_animals", "hungry_bear_food"),
+    RAT_POISON: ("rat_poison_animals", "rat_poison_food"),
+}
 
 # Config field that holds each kind's count (TC-1), in kind order.
 COUNT_FIELDS = (

@@ -9,9 +9,18 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..core.errors import BadConfig
-from .cards import ACTIVE_KINDS, COUNT_FIELDS, CULT_BY_NAME, CULTS, kind_table
+from .cards import ACTIVE_KINDS, COUNT_FIELDS, CULT_BY_NAME, CULTS, EITHER_OR, kind_table
 
 MAX_COUNT = 40  # per kind and for hand sizes: a sanity bound for sweeps
+# TC-11's amounts: 0 is allowed (a chaos card that takes or gives nothing).
+CHAOS_AMOUNTS = (
+    "hungry_bear_animals",
+    "hungry_bear_food",
+    "rat_poison_animals",
+    "rat_poison_food",
+    "garbage_trucks_draw",
+    "thunderstorm_food",
+)
 
 
 @dataclass(frozen=True)
@@ -53,6 +62,17 @@ class TrashCultConfig:
     lunar_eclipses: int = 2
     trash_swaps: int = 2
     thunderstorms: int = 2
+    # TC-7: a Snackrifice costs one Cult Member, or this many like Hostages / like food.
+    snackrifice_hostage_cost: int = 2
+    snackrifice_food_cost: int = 2
+    # TC-11: what the chaos cards take or give. Hungry Bear and Rat Poison are either/or:
+    # animals to trash or food to trash.
+    hungry_bear_animals: int = 2
+    hungry_bear_food: int = 1
+    rat_poison_animals: int = 1
+    rat_poison_food: int = 2
+    garbage_trucks_draw: int = 2
+    thunderstorm_food: int = 1  # trashed from your Shrine
 
     def validate(self) -> None:
         unknown = [c for c in self.cults if c not in CULT_BY_NAME]
@@ -67,9 +87,18 @@ class TrashCultConfig:
                 raise BadConfig(f"{name} must be at least 1, got {getattr(self, name)}")
         if not 0 <= self.deal <= MAX_COUNT or not 0 <= self.hand_size <= MAX_COUNT:
             raise BadConfig(f"hand_size and deal must be within 0..{MAX_COUNT}")
-        for name in COUNT_FIELDS:
+        for name in COUNT_FIELDS + CHAOS_AMOUNTS:
             if not 0 <= getattr(self, name) <= MAX_COUNT:
                 raise BadConfig(f"{name} must be within 0..{MAX_COUNT}, got {getattr(self, name)}")
+        for name in ("snackrifice_hostage_cost", "snackrifice_food_cost"):
+            # A Snackrifice that costs nothing would be a free perk every action (TC-7).
+            if not 1 <= getattr(self, name) <= MAX_COUNT:
+                raise BadConfig(f"{name} must be within 1..{MAX_COUNT}, got {getattr(self, name)}")
+
+    def either_or(self, kind: int) -> tuple[int, int]:
+        """TC-11: (animals, food) an either/or chaos card of `kind` asks for."""
+        animals, food = EITHER_OR[kind]
+        return getattr(self, animals), getattr(self, food)
 
     def food_needed(self, players: int) -> int:
         """TC-3."""

@@ -320,9 +320,11 @@ class TrashCultState(State):
                 acts += self._plays_of(s, k)
         # TC-7: one Cult Member, two like Hostages, or two like food.
         acts += [SNACK_MEMBER + k for k, n in enumerate(self._counts(self.members[s])) if n]
-        acts += [SNACK_HOSTAGES + k for k, n in enumerate(self._counts(self.hostages[s])) if n >= 2]
+        cfg = self.config
+        hostages = self._counts(self.hostages[s])
+        acts += [SNACK_HOSTAGES + k for k, n in enumerate(hostages) if n >= cfg.snackrifice_hostage_cost]
         food = self._counts(self.shrine[s] + self.stash[s], FOOD)
-        acts += [SNACK_FOOD + f for f, n in enumerate(food) if n >= 2]
+        acts += [SNACK_FOOD + f for f, n in enumerate(food) if n >= cfg.snackrifice_food_cost]
         acts += [DISCARD + k for k in range(ACTIVE_KINDS) if held >> k & 1]  # TC-16
         return acts or [PASS]  # TC-5
 
@@ -400,13 +402,15 @@ class TrashCultState(State):
             self._trash_member(s, arg)
             paid = f"a {KIND_NAMES[arg]} Cult Member"
         elif action < SNACK_FOOD:
-            self.trash.append(self._take(self.hostages[s], arg))
-            self.trash.append(self._take(self.hostages[s], arg))
-            paid = f"2 {KIND_NAMES[arg]} Hostages"
+            cost = self.config.snackrifice_hostage_cost
+            for _ in range(cost):
+                self.trash.append(self._take(self.hostages[s], arg))
+            paid = f"{cost} {KIND_NAMES[arg]} Hostages"
         else:
-            self._trash_food(s, arg)
-            self._trash_food(s, arg)
-            paid = f"2 {KIND_NAMES[FOOD + arg]}"
+            cost = self.config.snackrifice_food_cost
+            for _ in range(cost):
+                self._trash_food(s, arg)
+            paid = f"{cost} {KIND_NAMES[FOOD + arg]}"
         # The argument is the paid animal's kind or the paid food's cult: the perk's cult.
         self.emit("snackrifice", s, f"seat {s} snackrifices {paid} for the {CULTS[arg]} perk")
         self._open_protection("snackrifice", arg, -1)
@@ -458,6 +462,12 @@ class TrashCultState(State):
                     break
             self._after_effect(event)
             return
+        if perk == SQUIRREL:
+            # TC-4's FAQ: the trash is shuffled into a new deck the moment the deck runs out.
+            # A deck that ran out while the trash was empty stays empty until a card is
+            # needed from it; the search needs it, and the trash may have filled since (the
+            # Snackrifice's own payment, an Opossum Plushie, discards).
+            self._refill(self.deck, self.trash)
         choices = self._perk_choices(s, perk)
         # The searcher always chooses, so whether it is asked says nothing about the deck.
         if len(choices) > 1 or (choices and perk == SQUIRREL):
@@ -525,7 +535,7 @@ class TrashCultState(State):
 
     def _either_or(self, q: int, kind: int) -> list[int]:
         """TC-11: the options payable in full; else the one losing most, as far as it goes."""
-        need_animals, need_food = EITHER_OR[kind]
+        need_animals, need_food = self.config.either_or(kind)
         animals = self._losable(q, "animal")
         food = self._losable(q, "food")
         full = [LOSE_ANIMALS] * (animals >= need_animals) + [LOSE_FOOD] * (food >= need_food)
@@ -545,7 +555,7 @@ class TrashCultState(State):
         elif action in (LOSE_ANIMALS, LOSE_FOOD):
             want = "animal" if action == LOSE_ANIMALS else "food"
             p["want"] = want
-            p["left"] = min(EITHER_OR[kind][action - LOSE_ANIMALS], self._losable(q, want))
+            p["left"] = min(self.config.either_or(kind)[action - LOSE_ANIMALS], self._losable(q, want))
         else:
             self._trash_chosen(q, action)
             p["left"] -= 1
@@ -576,7 +586,7 @@ class TrashCultState(State):
             self.trash += self.stash[q]
             self.stash[q] = []
         elif kind == GARBAGE_TRUCKS:
-            self._draw(q, 2)
+            self._draw(q, self.config.garbage_trucks_draw)
         elif kind == LUNAR_ECLIPSE:  # converted members become Hostages again
             natural = []
             for member, convert in zip(self.members[q], self.tucked[q], strict=True):
@@ -587,8 +597,10 @@ class TrashCultState(State):
                     self.trash.append(convert)
             self.members[q] = natural
             self.tucked[q] = [-1] * len(natural)
-        elif kind == THUNDERSTORM and self.shrine[q]:
-            self.trash.append(self.shrine[q].pop())
+        elif kind == THUNDERSTORM:
+            shrine = self.shrine[q]
+            for _ in range(min(self.config.thunderstorm_food, len(shrine))):
+                self.trash.append(shrine.pop())
         # Trash Swap waits until everyone has answered; Hungry Bear and Rat Poison come
         # here only when the seat has nothing to lose.
         self.emit("resolve", q, f"seat {q} resolves {KIND_NAMES[kind]}")
@@ -749,7 +761,12 @@ class TrashCultState(State):
             rng.shuffle(self.deck)  # the searcher sees what is in the deck, not its order
         else:
             zones.append(self.deck)
-        stolen = [p["card"]] if p is not None and p["step"] == "steal" and p["seat"] != observer else []
+        # The thief saw the stolen card, and its victim saw it leave its hand.
+        stolen = (
+            [p["card"]]
+            if p is not None and p["step"] == "steal" and observer not in (p["seat"], p["victim"])
+            else []
+        )
         redeal([*zones, stolen], rng)
         if stolen:
             p["card"] = stolen[0]  # type: ignore[index]
@@ -764,7 +781,16 @@ class TrashCultState(State):
         card = KIND_NAMES[arg] if what == "card" else ""
         cult = CULTS[arg] if what == "cult" else ""
         perk = PERKS[arg] if what == "cult" else ""
-        return _LABELS[name].format(card=card, cult=cult, perk=perk, food=KIND_NAMES[FOOD + arg], seat=arg)
+        cfg = self.config
+        return _LABELS[name].format(
+            card=card,
+            cult=cult,
+            perk=perk,
+            food=KIND_NAMES[FOOD + arg],
+            seat=arg,
+            hostages=cfg.snackrifice_hostage_cost,
+            foods=cfg.snackrifice_food_cost,
+        )
 
     def action_detail(self, action: int) -> dict[str, Any]:
         f, arg = DECODE[action]
@@ -931,8 +957,8 @@ def _card_list(zone: Any, name: str, allow_none: bool = False) -> None:
 _LABELS = {
     "add": "add {card}",
     "snackrifice_member": "snackrifice a {card} Cult Member",
-    "snackrifice_hostages": "snackrifice 2 {card} Hostages",
-    "snackrifice_food": "snackrifice 2 {food}",
+    "snackrifice_hostages": "snackrifice {hostages} {card} Hostages",
+    "snackrifice_food": "snackrifice {foods} {food}",
     "convert_hostage": "Convert Hostage: convert a {card}",
     "opossum_plushie": "Opossum Plushie: {cult} perk, {perk}",
     "pigeon_thief": "Pigeon Thief: rob seat {seat}",

@@ -6,9 +6,11 @@ stacks and played cards, Suspicion, scores). It never looks at another hand, ano
 Codex, an unrevealed agenda or the undealt cards, so resampling those leaves its choice
 unchanged (tests check this).
 
-Its habits: draft the agenda its hand can meet; win tricks with the cheapest card that
-wins (low cards are also worth the most, TK-1); follow low when it cannot win or its
-partner already wins; duck when its agenda wants no more tricks; set trump to its longest
+Its habits: draft the agenda worth the most VP for its hand, with every VP, Suspicion
+cost and target read from the config (declining too, at `decline_suspicion` x
+`suspicion_penalty`), so a sweep over any such field changes its play (docs/bots.md); win
+tricks with the cheapest card that wins (low cards are also worth the most, TK-1); follow
+low when it cannot win or its partner already wins; duck when its agenda wants no more tricks; set trump to its longest
 suit; aim Purple's Suspicion where it hurts the opponents most once the discard rule
 (TK-10) is applied, the leading opponent first.
 """
@@ -21,7 +23,6 @@ from typing import Any
 
 from .cards import (
     BONUS_SUIT,
-    CLEAN_HANDS,
     EXACTLY_THREE,
     LAST_TRICK,
     LEAD_FIRST,
@@ -30,6 +31,7 @@ from .cards import (
     NO_TRICKS,
     agenda_kind,
 )
+from .config import TrickyCultistsConfig
 from .rules import (
     BLUE,
     CHOOSE_BONUS,
@@ -48,6 +50,12 @@ from .rules import (
 # How likely a card of rank `ranks - i` is to take a trick, for the draft's estimate.
 WIN_CHANCE = (0.9, 0.65, 0.45, 0.25)
 LOW_CHANCE = 0.05
+# Draft: leading the first trick is worth a little on its own; a chosen Round Bonus suit
+# brings about this many bonus-suit tricks; a Win No Tricks steal takes about this share
+# of the best trick value.
+LEAD_TEMPO = 0.2
+BONUS_TRICKS = 0.3
+STEAL_SHARE = 0.5
 
 
 class HeuristicBot:
@@ -75,28 +83,24 @@ class HeuristicBot:
 
     # --- drafting -----------------------------------------------------------------------
     def _draft(self, state: TrickyCultistsState, seat: int, legal: list[int]) -> int:
-        """Keep the agenda with the best expected VP for this hand; decline costs a Suspicion."""
-        ranks = state.config.ranks
+        """Keep the agenda worth the most VP for this hand, or decline if all cost more.
+
+        Every agenda is valued from the config as the draft finds it (`agenda_value`), and
+        declining at its Suspicion cost, so a sweep over any VP, cost or target field
+        changes what this bot drafts.
+        """
+        cfg = state.config
+        ranks = cfg.ranks
         expected = sum(_win_chance(c % ranks + 1, ranks) for c in state.hands[seat])
         fewest = (
             min(state.suspicion) == state.suspicion[seat]
             and state.suspicion.count(state.suspicion[seat]) == 1
         )
-        worth = {
-            LEAD_FIRST: 0.2,
-            BONUS_SUIT: 1.0,
-            MOST_TRICKS: 3.0 if expected >= 3.6 else (0.5 if expected >= 3.0 else -2.0),
-            NO_TRICKS: 4.0 if expected <= 0.7 else (0.0 if expected <= 1.0 else -2.0),
-            LAST_TRICK: -0.3,
-            EXACTLY_THREE: 1.5 if 2.4 <= expected <= 3.4 else -0.6,
-            MOST_ABILITIES: -0.5,
-            CLEAN_HANDS: 1.0 if fewest else -0.4,
-        }
-        decline = -1.0
+        decline = -cfg.decline_suspicion * cfg.suspicion_penalty
 
         def score(action: int) -> float:
             kind, arg = divmod(action, STRIDE)
-            base = worth[arg] if kind == KEEP else decline
+            base = agenda_value(cfg, arg, expected, fewest) if kind == KEEP else decline
             return base + self.rng.random() * 0.01
 
         return max(legal, key=score)
@@ -228,6 +232,44 @@ class HeuristicBot:
             return (cfg.card_values[top] + bonus + 1, self.rng.random())
 
         return max(legal, key=worth)
+
+
+def agenda_success_chance(cfg: TrickyCultistsConfig, kind: int, expected: float, fewest: bool) -> float:
+    """How often this bot meets an agenda kind with a hand expected to take `expected`
+    tricks (`fewest`: it holds strictly the fewest Suspicion now). Rough self-play rates."""
+    if kind == LEAD_FIRST:
+        return 1.0  # always met (TK-3)
+    if kind == BONUS_SUIT:
+        return 0.85  # it picks its own longest suit
+    if kind == MOST_TRICKS:
+        return 0.95 if expected >= 3.6 else (0.5 if expected >= 3.0 else 0.0)
+    if kind == NO_TRICKS:
+        return 0.8 if expected <= 0.7 else (0.35 if expected <= 1.0 else 0.05)
+    if kind == LAST_TRICK:
+        return 0.2
+    if kind == EXACTLY_THREE:
+        target = cfg.exactly_three_target
+        return 0.6 if target - 0.6 <= expected <= target + 0.4 else 0.1
+    if kind == MOST_ABILITIES:
+        return 0.17
+    return 2 / 3 if fewest else 0.2  # CLEAN_HANDS
+
+
+def agenda_value(cfg: TrickyCultistsConfig, kind: int, expected: float, fewest: bool) -> float:
+    """Expected VP of keeping an agenda of `kind`: its success and failure VP weighed by the
+    chance of meeting it, plus what else it brings or costs by the config's numbers:
+    Lead First Trick's Suspicion, the Round Bonus points a chosen suit adds, the trick a
+    Win No Tricks success steals."""
+    success, failure = cfg.agenda_points[kind]
+    p = agenda_success_chance(cfg, kind, expected, fewest)
+    value = p * success + (1.0 - p) * failure
+    if kind == LEAD_FIRST:
+        value += LEAD_TEMPO - cfg.lead_first_suspicion * cfg.suspicion_penalty
+    elif kind == BONUS_SUIT:
+        value += BONUS_TRICKS * cfg.bonus_per_trick
+    elif kind == NO_TRICKS:
+        value += p * STEAL_SHARE * max(cfg.card_values)
+    return value
 
 
 def _win_chance(rank: int, ranks: int) -> float:

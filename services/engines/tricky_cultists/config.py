@@ -118,5 +118,10 @@ class TrickyCultistsConfig:
         )
 
     @cached_property
+    def card_suits(self) -> tuple[int, ...]:
+        """Card id -> suit index (TK-1)."""
+        return tuple(c // self.ranks for c in range(self.cards))
+
+    @cached_property
     def card_names(self) -> tuple[str, ...]:
         return tuple(f"{self.suits[c // self.ranks]} {c % self.ranks + 1}" for c in range(self.cards))

@@ -25,7 +25,7 @@ from __future__ import annotations
 from bisect import insort
 from typing import Any
 
-from ..core.decks import check_conservation, redeal
+from ..core.decks import check_conservation, fits, redeal, redeal_limited
 from ..core.errors import BadState
 from ..core.game import State
 from ..core.rng import Rng
@@ -85,7 +85,9 @@ class TrickyCultistsState(State):
         "pack",
         "agenda_out",
         "stealers",
+        "suit_limits",
         "breakdown",
+        "agenda_met",
         "capped",
     )
     config: TrickyCultistsConfig
@@ -94,6 +96,8 @@ class TrickyCultistsState(State):
         super().__init__(config, num_players, seed)
         self.suspicion = [0] * num_players  # carries over between rounds (TK-10)
         self.breakdown: list[list[list[int]]] = []  # per round, per seat: agenda, tricks, bonus, suspicion
+        # Per scored round, per seat: [agenda kind or -1, met true / failed false / null].
+        self.agenda_met: list[list[list[Any]]] = []
         self.capped = False
         self.stealers: list[int] = []
         self._deal_round(0)
@@ -119,6 +123,10 @@ class TrickyCultistsState(State):
         self.trump = -1  # no trump at round start (TK-7)
         self.bonus = -1
         self.abilities = [0] * n
+        # Per seat, what the table has seen of its hand this round (voids revealed by not
+        # following suit, loosened by each Codex card taken in): [suit mask, most cards of
+        # those suits the hand can hold]. Public; determinisations keep to it.
+        self.suit_limits: list[list[list[int]]] = [[] for _ in range(n)]
         self.agendas = [-1] * n  # agenda card id, -1 none (not drafted yet, or declined)
         agendas = list(range(cfg.agenda_cards))
         self.rng.shuffle(agendas)
@@ -193,6 +201,7 @@ class TrickyCultistsState(State):
         elif kind == TAKE:
             self.codex[seat].remove(arg)
             insort(self.hands[seat], arg)
+            self._loosen_limits(seat)
             self.emit("ability", seat, f"seat {seat} takes a card from their Codex")
             self._after_trick()
         elif kind == SWAP:
@@ -201,6 +210,7 @@ class TrickyCultistsState(State):
             self.codex[seat].remove(codex_card)
             insort(self.hands[seat], codex_card)
             insort(self.codex[seat], hand_card)
+            self._loosen_limits(seat)
             self.emit("ability", seat, f"seat {seat} swaps a card with their Codex")
             self._after_trick()
         elif kind == GIVE:
@@ -262,11 +272,36 @@ class TrickyCultistsState(State):
     def _play(self, seat: int, card: int) -> None:
         self.hands[seat].remove(card)
         trick = self.trick
+        limits = self.suit_limits[seat]
+        if limits or (trick and card // self.config.ranks != trick[0] // self.config.ranks):
+            self._note_play(seat, card)
         trick.append(card)
         if len(trick) < self.num_players:
             self.actor = (seat + 1) % self.num_players
         else:
             self._gather()
+
+    # --- what the table learns of a hand (for determinisations) ---------------------------
+    def _note_play(self, seat: int, card: int) -> None:
+        """A played card leaves the hand; not following the led suit reveals a void in it.
+
+        Each limit `[mask, bound]` says the hand holds at most `bound` cards of the suits in
+        `mask`. A void in suit L adds `[L, 0]` and, since none of L is left, tightens every
+        limit to also cover L at its bound; limits implied by another are dropped.
+        """
+        ranks = self.config.ranks
+        suit_bit = 1 << (card // ranks)
+        limits = [[m, b - 1 if m & suit_bit else b] for m, b in self.suit_limits[seat]]
+        if self.trick and card // ranks != self.trick[0] // ranks:
+            led = 1 << (self.trick[0] // ranks)
+            limits = [[m | led, b] for m, b in limits] + [[led, 0]]
+        self.suit_limits[seat] = _tightest(limits, len(self.hands[seat]))
+
+    def _loosen_limits(self, seat: int) -> None:
+        """A hidden Codex card came into the hand: it may be of any suit."""
+        limits = self.suit_limits[seat]
+        if limits:
+            self.suit_limits[seat] = _tightest([[m, b + 1] for m, b in limits], len(self.hands[seat]))
 
     def _gather(self) -> None:
         """TK-6 and TK-7: who wins the trick, and who triggers the led suit's ability."""
@@ -320,6 +355,7 @@ class TrickyCultistsState(State):
         n = self.num_players
         tricks = [len(pile) // n for pile in self.won]
         entry = [[0, 0, 0, 0] for _ in range(n)]
+        judged: list[list[Any]] = [[-1, None] for _ in range(n)]
         order = [(self.start + i) % n for i in range(n)]
         stealers = []
         for s in order:
@@ -327,11 +363,13 @@ class TrickyCultistsState(State):
                 continue
             kind = agenda_kind(self.agendas[s])
             met = self._agenda_met(kind, s, tricks)
+            judged[s] = [kind, met]
             if met is not None:
                 entry[s][0] = self.config.agenda_points[kind][0 if met else 1]
             if kind == NO_TRICKS and met:
                 stealers.append(s)
         self.breakdown.append(entry)
+        self.agenda_met.append(judged)  # what sweeps count as agenda success (rates per agenda)
         self.stealers = stealers
         self._next_stealer(first=True)
 
@@ -512,11 +550,13 @@ class TrickyCultistsState(State):
                             "bonus": part[2],
                             "suspicion": part[3],
                             "total": sum(part),
+                            "agenda_kept": AGENDAS[met[0]] if met[0] >= 0 else "",
+                            "agenda_result": _RESULT_WORDS[met[1]] if met[0] >= 0 else "",
                         }
-                        for s, part in enumerate(entry)
+                        for s, (part, met) in enumerate(zip(entry, judged, strict=True))
                     ],
                 }
-                for r, entry in enumerate(self.breakdown)
+                for r, (entry, judged) in enumerate(zip(self.breakdown, self.agenda_met, strict=True))
             ],
             "team_scores": self.team_totals(),
             "capped": self.capped,
@@ -612,10 +652,29 @@ class TrickyCultistsState(State):
         held = [a for a in self.agendas if a >= 0]
         check_conservation([held, self.pack, self.agenda_out], cfg.agenda_cards, "agenda card")
         _ints("stealers", self.stealers, None, 0, n)
+        self._check_suit_limits()
         self._check_breakdown()
         self._check_phase()
         if not over and not self.legal_actions(self.actor):
             raise BadState(f"seat {self.actor} is asked to decide ({self.phase}) but has no legal action")
+
+    def _check_suit_limits(self) -> None:
+        """Limits are well formed, in their tightest form, and true of the hands."""
+        n, suits = self.num_players, self.config.card_suits
+        if type(self.suit_limits) is not list or len(self.suit_limits) != n:
+            raise BadState("suit_limits must hold one list per seat")
+        full = (1 << len(self.config.suits)) - 1
+        for seat, limits in enumerate(self.suit_limits):
+            if type(limits) is not list:
+                raise BadState("suit_limits must hold one list of [suit mask, bound] per seat")
+            for item in limits:
+                _ints("suit_limits entry", item, 2, 0, 1 << 30)
+            if any(not 1 <= m <= full for m, _b in limits):
+                raise BadState(f"suit_limits masks must name suits among 1..{full}")
+            if limits != _tightest(limits, len(self.hands[seat])):
+                raise BadState(f"seat {seat}'s suit_limits are not in their tightest form")
+            if not fits(self.hands[seat], limits, suits):
+                raise BadState(f"seat {seat}'s hand holds a suit it showed it had run out of")
 
     def _check_breakdown(self) -> None:
         n = self.num_players
@@ -629,6 +688,26 @@ class TrickyCultistsState(State):
         scored = self.round + (self.phase == STEALING or (self.phase == OVER and not self.capped))
         if len(self.breakdown) != scored:
             raise BadState(f"breakdown has {len(self.breakdown)} rounds; {scored} have been scored")
+        self._check_agenda_met()
+
+    def _check_agenda_met(self) -> None:
+        """One judgement per scored round and seat, agreeing with the agenda points scored."""
+        n, points = self.num_players, self.config.agenda_points
+        if type(self.agenda_met) is not list or len(self.agenda_met) != len(self.breakdown):
+            raise BadState("agenda_met must hold one list per scored round")
+        for entry, judged in zip(self.breakdown, self.agenda_met, strict=True):
+            if type(judged) is not list or len(judged) != n:
+                raise BadState("each agenda_met round holds one [kind, met] per seat")
+            for part, item in zip(entry, judged, strict=True):
+                if type(item) is not list or len(item) != 2 or type(item[1]) not in (bool, type(None)):
+                    raise BadState(f"agenda_met entries are [agenda kind, true/false/null], got {item!r}")
+                kind, met = item
+                _int("agenda_met kind", kind, -1, len(AGENDAS))
+                if kind < 0 and met is not None:
+                    raise BadState(f"agenda_met {item!r}: a seat without an agenda is judged null")
+                scored = 0 if met is None else points[kind][0 if met else 1]
+                if part[0] != scored:
+                    raise BadState(f"agenda points {part[0]} disagree with agenda_met {item!r}")
 
     def _check_phase(self) -> None:
         """The pending decision must be one the rules could have asked for."""
@@ -663,22 +742,61 @@ class TrickyCultistsState(State):
 
     # --- hidden information (G-3) -------------------------------------------------------
     def resample_hidden(self, observer: int, rng: Rng) -> None:
-        """Re-deal other hands, other Codexes, the undealt cards and unseen agendas."""
+        """Re-deal what `observer` has not seen, consistent with everything it has seen.
+
+        Other hands, other Codexes and the undealt cards are pooled and re-dealt keeping
+        each hand's `suit_limits` (the voids the table saw). During the draft a seat that
+        has drafted saw the pack it was handed: the agendas kept by the seats after it (up
+        to the one drafting now) and the current pack come from those cards; the agendas
+        kept before it, and the cards out of the round, from those it never saw.
+        """
         n = self.num_players
         others = [s for s in range(n) if s != observer]
-        redeal([*(self.hands[s] for s in others), *(self.codex[s] for s in others), self.undealt], rng)
+        zones = [*(self.hands[s] for s in others), *(self.codex[s] for s in others), self.undealt]
+        limits = {i: self.suit_limits[s] for i, s in enumerate(others) if self.suit_limits[s]}
+        if limits:
+            redeal_limited(zones, limits, self.config.card_suits, rng)
+        else:
+            redeal(zones, rng)
         for s in others:
             self.hands[s].sort()
             self.codex[s].sort()
         if self.phase == DRAFT:
-            secret = [[self.agendas[s]] for s in others if self.agendas[s] >= 0]
+            self._resample_draft(observer, rng)
+
+    def _resample_draft(self, observer: int, rng: Rng) -> None:
+        """TK-4 as `observer` saw it: which hidden agendas it saw in its pack, which not."""
+        n, start = self.num_players, self.start
+        turn = (self.actor - start) % n  # seats at draft places below this have drafted
+        place = (observer - start) % n
+        secret = {s: [self.agendas[s]] for s in range(n) if s != observer and self.agendas[s] >= 0}
+        if place < turn:  # observer drafted: it saw what the later seats took, and the pack
+            unseen = [secret[s] for s in secret if (s - start) % n < place]
+            seen = [secret[s] for s in secret if (s - start) % n > place]
+            redeal([*unseen, self.agenda_out], rng)
+            redeal([*seen, self.pack], rng)
+        else:  # drafting now (sees the pack) or still to draft (has seen nothing)
             hidden_pack = self.actor != observer
-            zones = [*secret, self.agenda_out, *([self.pack] if hidden_pack else [])]
-            redeal(zones, rng)
-            kept = iter(secret)
-            for s in others:
-                if self.agendas[s] >= 0:
-                    self.agendas[s] = next(kept)[0]
+            redeal([*secret.values(), self.agenda_out, *([self.pack] if hidden_pack else [])], rng)
+        for s, kept in secret.items():
+            self.agendas[s] = kept[0]
+
+
+_RESULT_WORDS = {True: "met", False: "failed", None: "tied"}
+
+
+def _tightest(limits: list[list[int]], hand_size: int) -> list[list[int]]:
+    """The same knowledge, shortest: per mask the smallest bound, none a hand always meets
+    (bound >= its size), none implied by a limit on more suits with no larger bound."""
+    best: dict[int, int] = {}
+    for m, b in limits:
+        if b < hand_size and b < best.get(m, 1 << 30):
+            best[m] = b
+    return [
+        [m, b]
+        for m, b in sorted(best.items())
+        if not any(o != m and m & ~o == 0 and ob <= b for o, ob in best.items())
+    ]
 
 
 def _strictly(values: list[int], seat: int, best: Any) -> bool | None:

@@ -29,7 +29,7 @@ CRAZY_PENDING = {
     "voodoo": "Voodoo: discard more cards, or stop",
     "counter": "Counter-Spell window",
     "toil": "Toiling Trouble: pick a pair from the stack",
-    "evil_eye": "Evil Eye: take a card from the hand shown",
+    "evil_eye": "Evil Eye: take a card from the hand shown, or none",
     "nerd_keep": "Nerdronomicon: keep one card",
     "nerd_top": "Nerdronomicon: put one card on top of the deck",
     "ouija": "Ouija: swap, discard or leave the hand shown",

@@ -263,7 +263,9 @@ def game_source(
     if not 0 <= seed <= SEED_LIMIT:
         raise ApiError(400, "malformed", f"'seed' is from 0 to {SEED_LIMIT}")
     try:
-        normal = config_to_dict(spec.make_config(config))
+        made = spec.make_config(config)
+        spec.new_state(made, players, seed)  # what the rules refuse for this table (CC-2)
+        normal = config_to_dict(made)
     except (EngineError, TypeError, ValueError) as exc:
         raise ApiError(400, "invalid_config", f"config for {game}: {exc}") from None
     defaults = config_to_dict(spec.make_config({}))

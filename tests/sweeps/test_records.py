@@ -1,0 +1,44 @@
+"""Per-game records: Parquet partitioned by cell, looked up by seed; per-cell outcomes by seed."""
+
+from __future__ import annotations
+
+from workers.sweeps import records
+from workers.sweeps.aggregate import game_rows
+from workers.sweeps.local import run_local
+from workers.sweeps.report import write_report
+from workers.sweeps.spec import parse_spec
+
+from .support import SMALL_SPECS
+
+
+def test_parquet_records_find_every_cells_game_by_seed(tmp_path):
+    spec = parse_spec(SMALL_SPECS["trash_cult"])  # 2 cells (2p, 4p) x 16 games, facts columns
+    summary, replays, results = run_local(spec, processes=1)
+    write_report(tmp_path / "r", summary, game_rows(spec, results), replays)
+    games = tmp_path / "r" / "games"
+    assert sorted(p.name for p in games.iterdir()) == ["cell=0", "cell=1"]
+    assert (tmp_path / "r" / "games.csv").exists()  # small: the CSV is there too
+    seed = spec.seed + 5
+    found = records.find_games(games, seed)
+    assert [r["cell"] for r in found] == [0, 1]
+    for row in found:
+        by_seed = records.outcomes_by_seed(spec, results, row["cell"])
+        assert len(by_seed) == spec.games
+        assert row["winners"] == by_seed[seed]
+        assert row["game_index"] == 5 and len(row["bots"]) == spec.cells()[row["cell"]].players
+        assert row["cult_by_seat"]
+    assert records.find_games(games, seed, cell=1)[0]["players"] == 4
+    assert records.find_games(games, spec.seed + spec.games) == []  # no such game
+
+    (tmp_path / "big").mkdir()
+    assert records.write_game_records(tmp_path / "big", game_rows(spec, results), csv_too=False) == 32
+    assert not (tmp_path / "big" / "games.csv").exists()  # a big sweep: Parquet only
+    assert len(records.find_games(tmp_path / "big" / "games", seed)) == 2
+
+
+def test_two_cells_pair_on_the_same_seeds(tmp_path):
+    spec = parse_spec(SMALL_SPECS["crazy_cultists"])
+    _summary, _replays, results = run_local(spec, processes=1)
+    a = records.outcomes_by_seed(spec, iter(results), 0)
+    b = records.outcomes_by_seed(spec, iter(results), 1)
+    assert set(a) == set(b) == set(range(spec.seed, spec.seed + spec.games))

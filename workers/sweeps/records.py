@@ -1,0 +1,119 @@
+"""Per-game records of a sweep: Parquet files partitioned by cell, and per-cell outcomes by seed.
+
+The report directory holds `games/cell=<N>/part-<k>.parquet` (hive partitioning: pyarrow,
+pandas, DuckDB and Spark read the folder as one table with a `cell` column). Each part is
+sorted by seed, so Parquet's row-group statistics let a lookup by seed skip the rest:
+`find_games(path, seed)` gives every cell's game with that seed, with what
+`cultists simulate --seed` or the replay page need to play it again. Rows are written as
+they stream in, a few thousand per cell at a time, so writing 10M games needs no more
+memory than writing ten thousand. A `games.csv` with the same rows is written too while the
+sweep is small (`CSV_MAX_GAMES`); past that a spreadsheet could not open it anyway.
+
+`outcomes_by_seed` is the per-game view the paired statistics read: for one cell,
+seed -> winning seats, from the chunk results (every cell of a sweep plays the same seeds).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.dataset as ds
+import pyarrow.parquet as pq
+
+from .plan import game_seed
+from .spec import SweepSpec
+
+CSV_MAX_GAMES = 100_000
+ROWS_PER_PART = 50_000  # rows buffered per cell before a part file is written
+
+
+def outcomes_by_seed(spec: SweepSpec, results: Iterable[dict[str, Any]], cell: int) -> dict[int, list[int]]:
+    """Seed -> winning seats (empty: a draw) of every game of `cell` in `results`.
+
+    Two cells of one sweep share their seeds, so `outcomes_by_seed(.., a)` and
+    `outcomes_by_seed(.., b)` pair game by game. `results` may stream (store.iter_chunk_blobs).
+    """
+    out: dict[int, list[int]] = {}
+    for res in results:
+        if res["cell"] != cell:
+            continue
+        for k in range(res["games"]):
+            out[game_seed(spec, res["start"] + k)] = list(res["winners"][k])
+    return out
+
+
+class _PartWriter:
+    """Buffers rows per cell and writes each buffer, sorted by seed, as one Parquet part."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.buffers: dict[Any, list[dict[str, Any]]] = defaultdict(list)
+        self.parts: dict[Any, int] = defaultdict(int)
+        self.schema: pa.Schema | None = None
+
+    def add(self, row: dict[str, Any]) -> None:
+        buf = self.buffers[row["cell"]]
+        buf.append(row)
+        if len(buf) >= ROWS_PER_PART:
+            self.flush(row["cell"])
+
+    def flush(self, cell: Any) -> None:
+        rows = self.buffers.pop(cell, [])
+        if not rows:
+            return
+        rows.sort(key=lambda r: r["seed"])
+        columns = {k: [r.get(k) for r in rows] for k in rows[0] if k != "cell"}
+        table = pa.table(columns) if self.schema is None else pa.table(columns, schema=self.schema)
+        self.schema = self.schema or table.schema  # one schema for every part: one table
+        folder = self.root / f"cell={cell}"
+        folder.mkdir(parents=True, exist_ok=True)
+        pq.write_table(table, folder / f"part-{self.parts[cell]}.parquet", compression="zstd")
+        self.parts[cell] += 1
+
+    def close(self) -> None:
+        for cell in list(self.buffers):
+            self.flush(cell)
+
+
+def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:
+    """The CSV row with winners and bots as lists (Parquet has list columns)."""
+    out = dict(row)
+    out["winners"] = [int(s) for s in row["winners"].split(";") if s] if row["winners"] else []
+    out["bots"] = row["bots"].split(";")
+    return out
+
+
+def write_game_records(out_dir: Path, rows: Iterable[dict[str, Any]], csv_too: bool) -> int:
+    """`games/` as Parquet (and `games.csv` when `csv_too`) from `game_rows`; returns the rows written."""
+    writer = _PartWriter(out_dir / "games")
+    count = 0
+    fh = (out_dir / "games.csv").open("w", newline="") if csv_too else None
+    try:
+        table_writer = None
+        for row in rows:
+            if fh is not None:
+                if table_writer is None:
+                    table_writer = csv.DictWriter(fh, fieldnames=list(row), extrasaction="ignore", restval="")
+                    table_writer.writeheader()
+                table_writer.writerow(row)
+            writer.add(_parquet_row(row))
+            count += 1
+        writer.close()
+    finally:
+        if fh is not None:
+            fh.close()
+    return count
+
+
+def find_games(path: str | Path, seed: int, cell: int | None = None) -> list[dict[str, Any]]:
+    """The games of a report's `games/` folder played with `seed` (one per cell, or `cell`'s)."""
+    dataset = ds.dataset(Path(path), format="parquet", partitioning="hive")
+    where = ds.field("seed") == seed
+    if cell is not None:
+        where = where & (ds.field("cell") == cell)
+    return sorted(dataset.to_table(filter=where).to_pylist(), key=lambda r: r["cell"])
