@@ -107,7 +107,7 @@ def _call(url: str, body: dict | None = None, timeout: float = 90) -> dict:
 
 
 def _bot_table(gateway: str, game: str) -> str:
-    players = {"crazy_cultists": 2, "trash_cult": 2, "tricky_cultists": 4}[game]
+    players = {"crazy_cultists": 3, "trash_cult": 2, "tricky_cultists": 4}[game]  # CC-2: 3 or more
     body = {"game": game, "players": players, "config": SHORT_GAMES[game],
             "seats": [{"kind": "bot", "bot": "random"}] * players}  # fmt: skip
     return _call(f"{gateway}/api/tables", body)["table"]

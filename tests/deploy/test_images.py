@@ -80,7 +80,7 @@ def http_ok_redis(port: int) -> bool:
 
 def _play_and_sweep(gateway: str, metrics_port: int) -> None:
     """A bot game through the gateway and the engines, and a sweep on the worker."""
-    players = 2
+    players = 3  # Crazy Cultists plays 3 or more (CC-2)
     body = {"game": "crazy_cultists", "players": players, "config": SHORT_GAMES["crazy_cultists"],
             "seats": [{"kind": "bot", "bot": "random"}] * players}  # fmt: skip
     table = _http(f"{gateway}/api/tables", body)["table"]

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from services.engines.core.server import start_engine
-from services.engines.registry import available_games
 from services.gateway import create_app
 from services.gateway.engines import EngineClients
 from services.gateway.errors import ApiError
@@ -20,7 +19,7 @@ from services.runtime.embedded_redis import start_redis
 
 from .conftest import bearer
 
-GAME = available_games()[0]
+GAME = "trash_cult"  # two seats: Crazy Cultists needs three (CC-2)
 THINKER = "trash_cult"  # its first decision has several legal actions: a bot really searches
 
 
