@@ -3,7 +3,7 @@
 One run on free ports serves every kill, because bringing the platform up is the
 expensive part. With bot tables being played and a sweep running, each kind of child is
 killed with SIGKILL in turn (an engine, the gateway master, the tables worker, the sweeps
-worker, beat, Redis with its append-only file kept). After each kill, within a bounded
+worker, beat, Redis with its append-only file kept, Prometheus when the run has one). After each kill, within a bounded
 time, the supervisor has restarted it and `cultists status` says every part is up; while
 it is down, clients get 200 or a 503 with Retry-After, never a 500 or 502. At the end every
 table's version equals its action count (no move half-applied), every table played to the
@@ -143,7 +143,8 @@ def test_every_part_comes_back_after_kill_9(platform):
     tables = platform["tables"] = [_bot_table(gateway, g) for g in GAMES]
     sweep = None
 
-    for victim in VICTIMS:
+    victims = VICTIMS + (("prometheus",) if "prometheus" in facts["parts"] else ())
+    for victim in victims:
         if victim == "sweeps":  # a sweep in flight when its worker dies
             sweep = _call(f"{gateway}/api/sweeps", SWEEP)["id"]
             url = f"{gateway}/api/sweeps/{sweep}"
@@ -175,7 +176,7 @@ def test_every_part_comes_back_after_kill_9(platform):
         tables.append(_bot_table(gateway, GAMES[len(tables) % len(GAMES)]))  # play goes on
 
     log = platform["log"].read_text()
-    for victim in VICTIMS:
+    for victim in victims:
         assert f"{victim} exited with signal SIGKILL" in log
 
     # Bots resume: every table, those started before the kills too, plays to the end.
