@@ -6,9 +6,11 @@ dependencies) in a copy of what its COPY lines copy; the final stage installs th
 into a fresh virtualenv outside the checkout and lays out its file system (the folders its
 RUN lines make, the files its COPY lines put under /app). An instruction it does not know
 fails loudly, so a Dockerfile change cannot slip past the test unseen. The result is
-cached under /var/tmp by a hash of everything the build reads, like a layer cache, and
-the dependency wheels an earlier build made are offered to pip (PIP_FIND_LINKS, as a
-wheel cache would), so a source change does not rebuild every dependency from source.
+cached under /var/tmp by a hash of everything the build reads, like a layer cache; the
+dependency wheels an earlier build made are offered to pip (PIP_FIND_LINKS, as a wheel
+cache would), and the virtualenv of an earlier image with the very same dependency
+wheels is reused with only the project's wheel reinstalled, so a source change costs
+seconds, not a rebuild of every dependency.
 
 `Container` runs one service from that image: a file system of its own (the image's
 /app, a fresh world-writable /tmp, fresh mounts), the image's ENV plus the service's
@@ -82,14 +84,16 @@ def _fingerprint() -> str:
 
 @dataclass
 class Image:
-    root: Path  # holds venv/ (the installed wheels) and fs/ (the image's own files)
+    root: Path  # holds fs/ (the image's own files) and the wheels
     env: dict[str, str]
     workdir: str
     user: str
+    venv: Path | None = None  # the installed wheels (see _final_run_step)
 
     @property
     def bin(self) -> Path:
-        return self.root / "venv" / "bin"
+        assert self.venv is not None
+        return self.venv / "bin"
 
 
 def build_image(log: Callable[[str], None] = print) -> Image:
@@ -102,11 +106,12 @@ def build_image(log: Callable[[str], None] = print) -> Image:
     user = next((rest for word, rest in reversed(final) if word == "USER"), "root")
     image = Image(root, env, workdir, user)
     if (root / "done").exists():
+        image.venv = Path((root / "done").read_text())
         return image
     CACHE.mkdir(parents=True, exist_ok=True)
     CACHE.chmod(0o755)
-    for old in CACHE.iterdir():  # one image at a time; the dependency wheels stay
-        if old.name != "dependency-wheels":
+    for old in CACHE.iterdir():  # one image at a time; dependency wheels and virtualenvs stay
+        if old.name != "dependency-wheels" and not old.name.startswith("venv-"):
             shutil.rmtree(old)
     root.mkdir()
     known_wheels = CACHE / "dependency-wheels"
@@ -149,7 +154,6 @@ def build_image(log: Callable[[str], None] = print) -> Image:
             shutil.copy(wheel, known_wheels)
     fs = root / "fs"
     (fs / workdir.lstrip("/")).mkdir(parents=True, exist_ok=True)
-    subprocess.run([image_python(), "-m", "venv", str(root / "venv")], check=True)
     for word, rest in final:
         if word in ("FROM", "ENV", "WORKDIR", "USER", "CMD"):
             continue
@@ -165,8 +169,9 @@ def build_image(log: Callable[[str], None] = print) -> Image:
                 _final_run_step(step, image, wheels, fs, log)
         else:
             raise AssertionError(f"the image test cannot follow the final stage's {word}: teach it")
-    subprocess.run(["chmod", "-R", "a+rX", str(root)], check=True)
-    (root / "done").write_text(key)
+    assert image.venv is not None, "the final stage installs no wheels"
+    subprocess.run(["chmod", "-R", "a+rX", str(root), str(image.venv)], check=True)
+    (root / "done").write_text(str(image.venv))
     return image
 
 
@@ -187,8 +192,23 @@ def _final_run_step(step: str, image: Image, wheels: Path, fs: Path, log: Callab
         wheel_files = []
         for arg in args:
             wheel_files += sorted(Path(arg).parent.glob(Path(arg).name)) if "*" in arg else [arg]
+        # A virtualenv per set of dependency wheels, like a layer cache keyed on them: the
+        # same wheels install the same packages, so only the project's own wheel changes.
+        deps = sorted(Path(w).name for w in wheel_files if not Path(w).name.startswith("cultists-"))
+        key = hashlib.sha256("\n".join([image_python(), *deps]).encode()).hexdigest()[:20]
+        image.venv = CACHE / f"venv-{key}"
+        if (image.venv / "done").exists():
+            own = [str(w) for w in wheel_files if Path(w).name.startswith("cultists-")]
+            log("image: dependencies as in an earlier image; installing the project's wheel")
+            subprocess.run(
+                [str(image.bin / "pip"), "install", "-q", "--no-deps", "--force-reinstall", *own], check=True
+            )
+            return
+        shutil.rmtree(image.venv, ignore_errors=True)
+        subprocess.run([image_python(), "-m", "venv", str(image.venv)], check=True)
         log(f"image: pip install {len(wheel_files)} wheels into a fresh virtualenv")
         subprocess.run([str(image.bin / "pip"), "install", "-q", *map(str, wheel_files)], check=True)
+        (image.venv / "done").write_text(key)
         return
     raise AssertionError(f"the image test cannot follow `RUN {step}`: teach it")
 
