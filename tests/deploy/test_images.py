@@ -141,7 +141,7 @@ def test_compose_services_start_and_serve(image, home):
                 healthy.add(container.name)
         # The code that runs is the installed wheel's, never the checkout's.
         where = "import services, sys; sys.exit(not services.__file__.startswith(sys.argv[1]))"
-        assert started[0].exec(["python", "-c", where, str(image.root)]) == 0
+        assert started[0].exec(["python", "-c", where, str(image.venv)]) == 0
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
         _play_and_sweep(gateway, network.ports["worker-sweeps", 9100])
     finally:
