@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from urllib.parse import quote
@@ -25,6 +26,20 @@ from .support import two_player_config
 
 GAME = available_games()[0]
 TWO = two_player_config(GAME)  # its tables here seat 2
+
+
+def _answering(url: str, timeout: float) -> None:
+    """The master listens at once; its workers load the app for seconds more (many on a
+    busy machine): a test starts once a request is answered."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=10):
+                return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
 
 
 @contextlib.contextmanager
@@ -43,6 +58,7 @@ def serve(
     )  # fmt: skip
     try:
         wait_for_port(port, timeout=30)
+        _answering(f"http://127.0.0.1:{port}/healthz", timeout=60)
         yield f"http://127.0.0.1:{port}", proc
     finally:
         if proc.poll() is None:
