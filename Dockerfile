@@ -12,7 +12,12 @@ COPY workers ./workers
 RUN pip wheel --no-cache-dir --wheel-dir /wheels .
 
 FROM python:3.11-slim
-RUN useradd --create-home cultist
+# The multiprocess metrics folder the gateway and workers are pointed at
+# (PROMETHEUS_MULTIPROC_DIR): prometheus-client never creates it, and a process that
+# writes a metric into a missing folder fails. Compose and Kubernetes mount a fresh one
+# over it; it exists here too so a plain `docker run` works.
+RUN useradd --create-home cultist \
+ && mkdir -p /tmp/prometheus && chown cultist:cultist /tmp/prometheus
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
 WORKDIR /app

@@ -40,6 +40,9 @@ app.conf.update(
     accept_content=["json"],
     result_expires=7 * 24 * 3600,
     broker_connection_retry_on_startup=True,
+    # Redis down for a while (restarting, failing over) must not end a worker: keep
+    # reconnecting for as long as it takes (the default gives up after 100 tries).
+    broker_connection_max_retries=None,
     # A running worker also takes back a dead worker's messages (by default only a worker
     # that starts does), checking every few seconds once the visibility timeout is past.
     broker_transport_options={

@@ -1,7 +1,9 @@
 """`cultists`: the one command line for the platform.
 
 Each subcommand lives in its own module and registers itself here; this file only wires
-argparse and turns the library's errors into a one-line message and exit status 2.
+argparse and turns the library's errors into a one-line message and exit status 2, and
+an unreachable Redis or Celery broker into a one-line message and exit status 3 (never a
+traceback: the command changed nothing, and running it again once Redis is back works).
 """
 
 from __future__ import annotations
@@ -43,6 +45,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:
+        if not _store_unreachable(exc):
+            raise
+        print(f"cultists: Redis is unreachable ({_first_line(exc)}); is it running? "
+              "(`cultists status` checks every part)", file=sys.stderr)  # fmt: skip
+        return 3
+
+
+def _store_unreachable(exc: BaseException) -> bool:
+    """Redis down, as redis-py or Celery's kombu reports it (imported lazily: most
+    commands never load Celery)."""
+    import redis
+
+    if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
+        return True
+    kombu = sys.modules.get("kombu.exceptions")
+    return kombu is not None and isinstance(exc, kombu.OperationalError)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]
 
 
 def _reader_went_away() -> int:

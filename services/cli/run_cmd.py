@@ -2,6 +2,8 @@
 
 Redis (REDIS_URL, or an embedded real redis-server), one gRPC engine per game, and the
 parts that exist beside them, each with its log lines prefixed; Ctrl-C stops them all.
+A part that dies is restarted (see services.runtime.supervisor); the data folder is
+locked for the run's life (see services.runtime.run_lock).
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ import json
 import os
 import shutil
 import sys
+import urllib.request
 from pathlib import Path
 
 from services.engines.registry import available_games
 from services.runtime import prometheus
-from services.runtime.embedded_redis import start_redis
-from services.runtime.ports import wait_for_port
+from services.runtime.embedded_redis import redis_argv
+from services.runtime.ports import free_port
+from services.runtime.run_lock import FolderLocked, RunLock
 from services.runtime.supervisor import ProcessSpec, Supervisor
 from services.runtime.topology import (
     data_dir,
@@ -86,18 +90,31 @@ def plan(redis: str) -> list[ProcessSpec]:
 
 
 def run(args: argparse.Namespace) -> int:
-    sup = Supervisor()
-    url = redis_url()
-    embedded = None
-    if url is None:
-        redis_dir = data_dir() / "redis"
-        redis_dir.mkdir(exist_ok=True)
-        embedded = start_redis(persist=True, data_dir=redis_dir)
-        url = embedded.url
-        sup.say("run", f"embedded redis-server on {url} (data in {redis_dir})")
-    else:
-        sup.say("run", f"using REDIS_URL={url}")
+    lock = RunLock(data_dir())
     try:
+        leftovers = lock.acquire()
+    except FolderLocked as exc:
+        print(f"cultists: {exc}", file=sys.stderr)
+        return 2
+    facts: dict = {}
+    sup = Supervisor(run_id=lock.run_id, on_change=lambda: _write_run_file(facts, sup))
+    if leftovers:
+        sup.say("run", f"the last run (pid {lock.previous.get('pid')}) was killed; stopped its "
+                f"{len(leftovers)} leftover processes")  # fmt: skip
+    try:
+        url = redis_url()
+        if url is None:
+            redis_dir = data_dir() / "redis"
+            redis_dir.mkdir(exist_ok=True)
+            port = free_port()
+            url = f"redis://127.0.0.1:{port}/0"
+            # A supervised part like the others: restarted on the same port from its
+            # append-only file, and stopped only after everything that writes to it.
+            sup.start(ProcessSpec("redis", redis_argv(port, redis_dir, persist=True), stop_last=True))
+            sup.wait_until_listening("redis", port, timeout=30)
+            sup.say("run", f"embedded redis-server on {url} (data in {redis_dir})")
+        else:
+            sup.say("run", f"using REDIS_URL={url}")
         specs = plan(url)
         prom_url = prometheus.url() if any(s.name == "prometheus" for s in specs) else None
         if prom_url is None:
@@ -105,38 +122,63 @@ def run(args: argparse.Namespace) -> int:
         for spec in specs:
             sup.start(spec)
         for game in available_games():
-            wait_for_port(engine_port(game), timeout=60)
+            sup.wait_until_listening(game, engine_port(game))
             sup.say("run", f"{game} engine ready on 127.0.0.1:{engine_port(game)}")
-        wait_for_port(gateway_port(), timeout=60)
-        run_file().write_text(
-            json.dumps(
-                {
-                    "redis_url": url,
-                    "gateway_url": f"http://127.0.0.1:{gateway_port()}",
-                    "engines": {g: f"127.0.0.1:{engine_port(g)}" for g in available_games()},
-                    "metrics": {
-                        **{f"engine {g}": engine_metrics_port(g) for g in available_games()},
-                        "gateway": gateway_port(),
-                        "worker sweeps": worker_metrics_port("sweeps"),
-                        "worker tables": worker_metrics_port("tables"),
-                    },
-                    "prometheus_url": prom_url,
-                    "pid": os.getpid(),
-                },
-                indent=2,
-            )
-        )
+        sup.wait_until_listening("gateway", gateway_port())
+        # The master listens at once; its workers load the app for seconds more. "Up"
+        # means a request is answered.
+        sup.wait_until("gateway", _gateway_answers, "answering /healthz")
+        facts.update(_facts(url, prom_url))  # from now on the run file says the platform is up
+        _write_run_file(facts, sup)
         sup.say("run", f"lobby: http://127.0.0.1:{gateway_port()}/  (API: /api/openapi.json)")
         if prom_url is not None:
             sup.say("run", f"dashboards: http://127.0.0.1:{gateway_port()}/ops  (Prometheus: {prom_url})")
         sup.say("run", "platform is up; `cultists status` checks it; Ctrl-C stops it")
         return sup.wait()
+    except (TimeoutError, RuntimeError) as exc:
+        sup.say("run", f"the platform did not come up: {exc}; stopping everything")
+        return 1
     finally:
+        facts.clear()
         run_file().unlink(missing_ok=True)
         sup.stop_all()
-        if embedded is not None:
-            embedded.stop()
-            sup.say("run", "embedded redis stopped")
+        lock.release()
+
+
+def _gateway_answers() -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{gateway_port()}/healthz", timeout=5) as reply:
+            return reply.status == 200
+    except OSError:
+        return False
+
+
+def _facts(url: str, prom_url: str | None) -> dict:
+    """What `cultists status` and the tools read from the run file."""
+    return {
+        "redis_url": url,
+        "gateway_url": f"http://127.0.0.1:{gateway_port()}",
+        "engines": {g: f"127.0.0.1:{engine_port(g)}" for g in available_games()},
+        "metrics": {
+            **{f"engine {g}": engine_metrics_port(g) for g in available_games()},
+            "gateway": gateway_port(),
+            "worker sweeps": worker_metrics_port("sweeps"),
+            "worker tables": worker_metrics_port("tables"),
+        },
+        "prometheus_url": prom_url,
+        "pid": os.getpid(),
+    }
+
+
+def _write_run_file(facts: dict, sup: Supervisor) -> None:
+    """The run file with each part's state, rewritten whenever a part starts or exits
+    (atomically: status may read it at any moment). Nothing before the facts are known."""
+    if not facts:
+        return
+    body = {**facts, "parts": {p.spec.name: p.summary() for p in sup.parts}}
+    tmp = run_file().with_suffix(".tmp")
+    tmp.write_text(json.dumps(body, indent=2))
+    tmp.replace(run_file())
 
 
 def _worker(queue: str, loglevel: str, env: dict[str, str]) -> ProcessSpec:

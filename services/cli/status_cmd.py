@@ -4,13 +4,17 @@ Redis answers PING; each engine's standard gRPC health service says SERVING; the
 /healthz says ok; Celery workers answer a control ping (with the queues they consume);
 Prometheus's /-/ready says ready, when a local run or PROMETHEUS_URL names one (a run without
 the binary, or none known, is a line that does not count as down).
-Exit status 0 only when every part is up, so scripts can wait on it.
+Exit status 0 only when every part is up, so scripts can wait on it. Under `cultists run`
+it also lists each supervised process with its uptime and restarts (from the run file),
+and a part the supervisor gave up on counts as down.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import time
 import urllib.error
 import urllib.request
 
@@ -121,7 +125,44 @@ def run(args: argparse.Namespace) -> int:
         checks.append(("prometheus", "not started: this run found no prometheus binary"))
     else:
         checks.append(("prometheus", "not checked: no local run and no PROMETHEUS_URL"))
+    checks += supervised_parts(read_run_file())
     return _report(checks)
+
+
+def supervised_parts(facts: dict) -> list[tuple[str, tuple[bool, str] | str | None]]:
+    """`cultists run`'s own view of its processes: state, uptime, restarts, last exit."""
+    parts = facts.get("parts") or {}
+    pid = facts.get("pid")
+    if not parts or not isinstance(pid, int):
+        return []
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return [("supervisor", (False, f"pid {pid} is gone; the run file is stale"))]
+    except PermissionError:
+        pass
+    rows: list[tuple[str, tuple[bool, str] | str | None]] = []
+    now = time.time()
+    for name, part in sorted(parts.items()):
+        state = part.get("state", "?")
+        detail = f"pid {part.get('pid')}, restarts {part.get('restarts', 0)}"
+        if state == "running":
+            detail += f", up {_duration(now - float(part.get('started_at') or now))}"
+        else:
+            detail = f"{state.upper()}: {detail}"
+        if part.get("last_exit") is not None:
+            from services.runtime.supervisor import describe_exit
+
+            detail += f", last exit: {describe_exit(int(part['last_exit']))}"
+        rows.append((f"process {name}", (state == "running", detail)))
+    return rows
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
 
 
 def _report(checks: list[tuple[str, tuple[bool, str] | str | None]]) -> int:

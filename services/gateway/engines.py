@@ -25,13 +25,15 @@ from .errors import ApiError
 from .metrics import ENGINE_CALL_SECONDS, ENGINE_ERRORS
 from .settings import Settings
 
-# Engine status -> (HTTP status, error code). An engine that is down or too slow is the
-# gateway's 503; what the engine refuses is the client's 400.
+# Engine status -> (HTTP status, error code). An engine that is down, too slow, or stopped
+# mid-call (CANCELLED: a restart cut the call off) is the gateway's 503 with Retry-After;
+# what the engine refuses is the client's 400.
 _STATUS = {
     grpc.StatusCode.FAILED_PRECONDITION: (400, "illegal_action"),
     grpc.StatusCode.INVALID_ARGUMENT: (400, "invalid_argument"),
     grpc.StatusCode.UNAVAILABLE: (503, "engine_unavailable"),
     grpc.StatusCode.DEADLINE_EXCEEDED: (503, "engine_unavailable"),
+    grpc.StatusCode.CANCELLED: (503, "engine_unavailable"),
 }
 
 

@@ -1,7 +1,9 @@
 """One error shape for every failure: `{"error": {"code": ..., "message": ...}}`.
 
 Handlers turn Flask's own errors (404 route, 405, 413 body too large) into the same shape,
-so a client parses one thing. Nothing here changes state: a request either passes every
+so a client parses one thing. An outage is a 503 with `Retry-After`, never a 500: an
+engine that cannot answer is `engine_unavailable` (see engines.py), Redis unreachable
+or still loading its data after a restart is `store_unavailable`. Nothing here changes state: a request either passes every
 check and reaches the one atomic write, or ends here with nothing written.
 """
 
@@ -10,10 +12,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import redis
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
 log = logging.getLogger("cultists.gateway")
+
+# Seconds a client is asked to wait after a 503: about what `cultists run` needs to
+# restart a part, and what an orchestrator needs to reschedule a pod's first retry.
+RETRY_AFTER_SECONDS = 2
 
 
 class ApiError(Exception):
@@ -32,6 +39,8 @@ def error_response(status: int, code: str, message: str, **extra: Any):
         body.headers["Retry-After"] = str(int(extra["retry_after"]))
     if status == 401:
         body.headers["WWW-Authenticate"] = 'Bearer realm="seat"'
+    if status == 503:
+        body.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return body
 
 
@@ -44,6 +53,14 @@ def register(app: Flask) -> None:
     def _http_error(exc: HTTPException):
         code = (exc.name or "error").lower().replace(" ", "_")
         return error_response(exc.code or 500, code, exc.description or exc.name)
+
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def _store_down(exc: redis.RedisError):
+        # Every write is one script or transaction, so a request cut off here wrote
+        # nothing; redis-py reconnects on the next request once Redis is back.
+        log.warning("redis unavailable in %s %s: %s", request.method, request.path, exc)
+        return error_response(503, "store_unavailable", "the table store is unavailable; retry shortly")
 
     @app.errorhandler(Exception)
     def _unexpected(exc: Exception):

@@ -52,23 +52,28 @@ class EmbeddedRedis:
         self.workdir.cleanup()
 
 
+def redis_argv(port: int, directory: Path, persist: bool) -> list[str]:
+    """The redis-server command line: loopback only, no snapshots; `persist` turns on
+    the append-only file (what `cultists run` restarts from after Redis dies)."""
+    return [
+        redis_binary(),
+        "--bind", "127.0.0.1",
+        "--port", str(port),
+        "--dir", str(directory),
+        "--save", "",
+        "--appendonly", "yes" if persist else "no",
+        "--protected-mode", "no",
+        "--loglevel", "warning",
+    ]  # fmt: skip
+
+
 def start_redis(
     port: int | None = None, persist: bool = False, data_dir: Path | None = None
 ) -> EmbeddedRedis:
     """Start redis-server on a free loopback port; `persist` turns on the append-only file."""
     port = port or free_port()
     workdir = tempfile.TemporaryDirectory(prefix="cultists-redis-")
-    directory = str(data_dir or workdir.name)
-    args = [
-        redis_binary(),
-        "--bind", "127.0.0.1",
-        "--port", str(port),
-        "--dir", directory,
-        "--save", "",
-        "--appendonly", "yes" if persist else "no",
-        "--protected-mode", "no",
-        "--loglevel", "warning",
-    ]  # fmt: skip
+    args = redis_argv(port, Path(data_dir or workdir.name), persist)
     # Its own session: a Ctrl-C meant for `cultists run` must not stop Redis before the
     # processes that use it have shut down.
     process = subprocess.Popen(

@@ -185,8 +185,24 @@ def registry(redis_url: str | None = None) -> CollectorRegistry:
     return reg
 
 
+def prime() -> None:
+    """Create every game's work series at zero in this process. In multiprocess mode a
+    series exists only once some process touched it, so a fresh worker served none of
+    them until its first chunk; zeros let dashboards and alerts see the worker at once."""
+    from services.engines.registry import available_games
+
+    for game in available_games():
+        GAMES.labels(game)
+        CHUNK_SECONDS.labels(game)
+        for outcome in ("done", "duplicate", "failed", "cancelled"):
+            CHUNKS.labels(game, outcome)
+
+
 def serve(port: int, addr: str = "0.0.0.0", redis_url: str | None = None) -> bool:
-    """Start the /metrics endpoint in a thread; False (and a log line) if the port is taken."""
+    """Start the /metrics endpoint in a thread; False (and a log line) if the port is taken.
+    A sweeps worker (the one given `redis_url`) shows its work series from the start."""
+    if redis_url:
+        prime()
     reg = registry(redis_url)
     try:
         start_http_server(port, addr, registry=reg)

@@ -1,0 +1,383 @@
+"""The image and its containers, without a container engine (none runs on these machines).
+
+`build_image()` follows the Dockerfile instruction by instruction: the build stage's RUN
+lines run as written (protoc into gen/, then `pip wheel` of the project and its
+dependencies) in a copy of what its COPY lines copy; the final stage installs those wheels
+into a fresh virtualenv outside the checkout and lays out its file system (the folders its
+RUN lines make, the files its COPY lines put under /app). An instruction it does not know
+fails loudly, so a Dockerfile change cannot slip past the test unseen. The result is
+cached under /var/tmp by a hash of everything the build reads, like a layer cache; the
+dependency wheels an earlier build made are offered to pip (PIP_FIND_LINKS, as a wheel
+cache would), and the virtualenv of an earlier image with the very same dependency
+wheels is reused with only the project's wheel reinstalled, so a source change costs
+seconds, not a rebuild of every dependency.
+
+`Container` runs one service from that image: a file system of its own (the image's
+/app, a fresh world-writable /tmp, fresh mounts), the image's ENV plus the service's
+environment and nothing of the test's, the image's working directory, and (when the test
+runs as root) an unprivileged user. `Network` stands for the container network: each
+(service, container port) gets a free loopback port, and `name:port` references to other
+services, `0.0.0.0` binds and the service's own ports are rewritten accordingly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pwd
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from services.runtime.ports import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = Path("/var/tmp/cultists-image-test")
+CONTAINER_PATHS = ("/app", "/tmp", "/data")  # absolute paths that live inside a container
+BUILD_INPUTS = ("Dockerfile", "pyproject.toml", "README.md", "protos", "services", "workers", "deploy")
+
+
+def _instructions(dockerfile: Path) -> list[list[tuple[str, str]]]:
+    """Stages of (INSTRUCTION, arguments), continuation lines joined, comments dropped."""
+    text = re.sub(r"\\\n", " ", dockerfile.read_text())
+    stages: list[list[tuple[str, str]]] = []
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        word, _, rest = line.partition(" ")
+        if word.upper() == "FROM":
+            stages.append([])
+        stages[-1].append((word.upper(), rest.strip()))
+    return stages
+
+
+def image_python() -> str:
+    """A Python 3.11 (the image's) that an unprivileged user may run: the test's own may
+    live somewhere private (pyenv under /root), and a virtualenv only links to it."""
+    for candidate in ("/usr/local/bin/python3.11", "/usr/bin/python3.11", sys.executable):
+        real = Path(candidate).resolve()
+        if real.exists() and all(os.stat(p).st_mode & 0o005 == 0o005 for p in [real, *real.parents]):
+            return candidate
+    raise AssertionError("no Python 3.11 that every user may run: install python3.11")
+
+
+def _fingerprint() -> str:
+    digest = hashlib.sha256(image_python().encode())
+    for name in BUILD_INPUTS:
+        path = ROOT / name
+        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
+        for file in files:
+            if "__pycache__" in file.parts:
+                continue
+            digest.update(str(file.relative_to(ROOT)).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()[:20]
+
+
+@dataclass
+class Image:
+    root: Path  # holds fs/ (the image's own files) and the wheels
+    env: dict[str, str]
+    workdir: str
+    user: str
+    venv: Path | None = None  # the installed wheels (see _final_run_step)
+
+    @property
+    def bin(self) -> Path:
+        assert self.venv is not None
+        return self.venv / "bin"
+
+
+def build_image(log: Callable[[str], None] = print) -> Image:
+    key = _fingerprint()
+    root = CACHE / key
+    stages = _instructions(ROOT / "Dockerfile")
+    final = stages[-1]
+    env = {k: v for word, rest in final if word == "ENV" for k, _, v in [rest.partition("=")]}
+    workdir = next((rest for word, rest in reversed(final) if word == "WORKDIR"), "/")
+    user = next((rest for word, rest in reversed(final) if word == "USER"), "root")
+    image = Image(root, env, workdir, user)
+    if (root / "done").exists():
+        image.venv = Path((root / "done").read_text())
+        return image
+    CACHE.mkdir(parents=True, exist_ok=True)
+    CACHE.chmod(0o755)
+    for old in CACHE.iterdir():  # one image at a time; dependency wheels and virtualenvs stay
+        if old.name != "dependency-wheels" and not old.name.startswith("venv-"):
+            shutil.rmtree(old)
+    root.mkdir()
+    known_wheels = CACHE / "dependency-wheels"
+    known_wheels.mkdir(exist_ok=True)
+    pip_config = subprocess.run(
+        [sys.executable, "-m", "pip", "config", "get", "global.find-links"], capture_output=True, text=True
+    ).stdout.split()
+    build = root / "build"
+    wheels = root / "wheels"
+    subprocess.run([sys.executable, "-m", "venv", str(build / "venv")], check=True)
+    cwd = build / "ctx"
+    cwd.mkdir()
+    for word, rest in stages[0]:
+        if word == "FROM":
+            continue
+        if word == "WORKDIR":
+            cwd = build / rest.lstrip("/")
+            cwd.mkdir(parents=True, exist_ok=True)
+        elif word == "COPY":
+            *sources, target = rest.split()
+            into = target.endswith("/") or len(sources) > 1  # COPY a b ./ copies into a folder
+            for source in sources:
+                dest = cwd / target / Path(source).name if into else cwd / target
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                if (ROOT / source).is_dir():
+                    shutil.copytree(ROOT / source, dest, ignore=shutil.ignore_patterns("__pycache__"))
+                else:
+                    shutil.copy(ROOT / source, dest)
+        elif word == "RUN":
+            command = rest.replace("/wheels", str(wheels))
+            log(f"build: RUN {command[:120]}")
+            path = f"{build / 'venv' / 'bin'}:{os.environ['PATH']}"
+            links = " ".join([*pip_config, str(known_wheels)])
+            env = {**os.environ, "PATH": path, "PIP_FIND_LINKS": links}
+            subprocess.run(["bash", "-c", command], cwd=cwd, env=env, check=True)
+        else:
+            raise AssertionError(f"the image test cannot follow the build stage's {word}: teach it")
+    for wheel in wheels.glob("*.whl"):
+        if not wheel.name.startswith("cultists-"):
+            shutil.copy(wheel, known_wheels)
+    fs = root / "fs"
+    (fs / workdir.lstrip("/")).mkdir(parents=True, exist_ok=True)
+    for word, rest in final:
+        if word in ("FROM", "ENV", "WORKDIR", "USER", "CMD"):
+            continue
+        if word == "COPY" and rest.startswith("--from="):
+            continue  # the wheels: already in root/wheels
+        if word == "COPY":
+            source, target = rest.split()
+            dest = fs / target.lstrip("/")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(ROOT / source, dest)
+        elif word == "RUN":
+            for step in (s.strip() for s in rest.split("&&")):
+                _final_run_step(step, image, wheels, fs, log)
+        else:
+            raise AssertionError(f"the image test cannot follow the final stage's {word}: teach it")
+    assert image.venv is not None, "the final stage installs no wheels"
+    subprocess.run(["chmod", "-R", "a+rX", str(root), str(image.venv)], check=True)
+    (root / "done").write_text(str(image.venv))
+    return image
+
+
+def _final_run_step(step: str, image: Image, wheels: Path, fs: Path, log: Callable[[str], None]) -> None:
+    words = shlex.split(step)
+    if words[:1] == ["useradd"]:
+        return  # the image's user: played by an unprivileged user of this machine
+    if words[:2] == ["mkdir", "-p"]:
+        for path in words[2:]:
+            (fs / path.lstrip("/")).mkdir(parents=True, exist_ok=True)
+        return
+    if words[:1] == ["chown"]:
+        return  # folders the image's user owns: handed to the run user by Container
+    if words[:2] == ["rm", "-rf"] and all(w == "/wheels" for w in words[2:]):
+        return
+    if words[:2] == ["pip", "install"]:
+        args = [str(wheels / w[len("/wheels/") :]) if w.startswith("/wheels/") else w for w in words[2:]]
+        wheel_files = []
+        for arg in args:
+            wheel_files += sorted(Path(arg).parent.glob(Path(arg).name)) if "*" in arg else [arg]
+        # A virtualenv per set of dependency wheels, like a layer cache keyed on them: the
+        # same wheels install the same packages, so only the project's own wheel changes.
+        deps = sorted(Path(w).name for w in wheel_files if not Path(w).name.startswith("cultists-"))
+        key = hashlib.sha256("\n".join([image_python(), *deps]).encode()).hexdigest()[:20]
+        image.venv = CACHE / f"venv-{key}"
+        if (image.venv / "done").exists():
+            own = [str(w) for w in wheel_files if Path(w).name.startswith("cultists-")]
+            log("image: dependencies as in an earlier image; installing the project's wheel")
+            subprocess.run(
+                [str(image.bin / "pip"), "install", "-q", "--no-deps", "--force-reinstall", *own], check=True
+            )
+            return
+        shutil.rmtree(image.venv, ignore_errors=True)
+        subprocess.run([image_python(), "-m", "venv", str(image.venv)], check=True)
+        log(f"image: pip install {len(wheel_files)} wheels into a fresh virtualenv")
+        subprocess.run([str(image.bin / "pip"), "install", "-q", *map(str, wheel_files)], check=True)
+        (image.venv / "done").write_text(key)
+        return
+    raise AssertionError(f"the image test cannot follow `RUN {step}`: teach it")
+
+
+def run_user() -> tuple[int, int] | None:
+    """(uid, gid) to run containers as: none when the test is not root (it already isn't)."""
+    if os.getuid() != 0:
+        return None
+    nobody = pwd.getpwnam("nobody")
+    return nobody.pw_uid, nobody.pw_gid
+
+
+class Network:
+    """Loopback stand-in for the container network: service names resolve to 127.0.0.1
+    and each (service, container port) to a free port of its own."""
+
+    def __init__(self, names: Iterable[str]) -> None:
+        self.names = set(names)
+        self.ports: dict[tuple[str, int], int] = {}
+
+    def claim(self, service: str, texts: Iterable[str]) -> None:
+        """Give `service` a free port for each port number it names as its own (every
+        4-5 digit number in its command, environment and health check that is not part
+        of a reference to another service)."""
+        names = "|".join(map(re.escape, self.names))
+        for text in texts:
+            text = re.sub(rf"(?<![\w.-])({names}):(\d+)", "", text)
+            for number in re.findall(r"(?<![\d.])(\d{4,5})(?![\d.])", text):
+                self.port(service, int(number))
+
+    def port(self, service: str, port: int) -> int:
+        if (service, port) not in self.ports:
+            self.ports[service, port] = free_port()
+        return self.ports[service, port]
+
+    def rewrite(self, service: str, text: str, root: Path) -> str:
+        """`text` as seen from outside: other services' addresses, this one's own ports
+        and binds, and container paths mapped to where they are on this machine."""
+        names = "|".join(sorted(map(re.escape, self.names), key=len, reverse=True))
+
+        def other(m: re.Match) -> str:
+            return f"127.0.0.1:{self.port(m.group(1), int(m.group(2)))}"
+
+        text = re.sub(rf"(?<![\w.-])({names}):(\d+)", other, text)
+        own = {p for (s, p) in self.ports if s == service}
+        for port in own:
+            text = re.sub(rf"(?<![\d.]){port}(?!\d)", str(self.ports[service, port]), text)
+        text = text.replace("0.0.0.0", "127.0.0.1")
+        for prefix in CONTAINER_PATHS:
+            text = re.sub(rf"(?<![\w/.]){prefix}(?=/|$|\s|')", str(root) + prefix, text)
+        return text
+
+
+@dataclass
+class Container:
+    image: Image
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    network: Network
+    home: Path
+    mounts: list[str] = field(default_factory=list)
+    proc: subprocess.Popen | None = None
+
+    def __post_init__(self) -> None:
+        self.root = self.home / self.name
+        shutil.copytree(self.image.root / "fs", self.root, symlinks=True)
+        os.chmod(self.root, 0o755)
+        (self.root / "tmp").mkdir(exist_ok=True)
+        os.chmod(self.root / "tmp", 0o1777)
+        (self.root / "home").mkdir()
+        (self.root / "data").mkdir()
+        user = run_user()
+        for mount in self.mounts:  # tmpfs / emptyDir: fresh and writable
+            path = self.root / mount.lstrip("/")
+            shutil.rmtree(path, ignore_errors=True)
+            path.mkdir(parents=True)
+            os.chmod(path, 0o1777)
+        if user is not None:
+            for owned in ("home", "data", "tmp/prometheus"):
+                if (self.root / owned).exists():
+                    os.chown(self.root / owned, *user)
+
+    def _env(self) -> dict[str, str]:
+        base = {
+            "PATH": f"{self.image.bin}:/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(self.root / "home"),
+            "HOSTNAME": os.uname().nodename,  # what Celery names its node after
+            "LANG": "C.UTF-8",
+        }
+        given = {k: self.network.rewrite(self.name, v, self.root) for k, v in self.env.items()}
+        return {**base, **self.image.env, **given}
+
+    def command(self, argv: list[str]) -> list[str]:
+        return [self.network.rewrite(self.name, a, self.root) for a in argv]
+
+    def _popen(self, argv: list[str], **kwargs) -> subprocess.Popen:
+        user = run_user()
+        extra = {"user": user[0], "group": user[1], "extra_groups": []} if user else {}
+        cwd = self.root / self.image.workdir.lstrip("/")
+        return subprocess.Popen(self.command(argv), env=self._env(), cwd=cwd, **extra, **kwargs)
+
+    def start(self, log: Path) -> None:
+        self.log = log
+        self.proc = self._popen(
+            self.argv,
+            stdout=open(log, "wb"),  # noqa: SIM115 - the child holds it; closed when it exits
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def exec(self, argv: list[str], timeout: float = 30) -> int:
+        """Like `docker exec`: a command in the container's environment."""
+        proc = self._popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            return -1
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def stop(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, 15)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, 9)
+                self.proc.wait()
+        else:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, 9)
+
+
+def wait_healthy(container: Container, check: Callable[[], bool], timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if not container.alive():
+            raise AssertionError(f"{container.name} exited: {container.log.read_text()[-3000:]}")
+        if time.monotonic() > deadline:
+            raise AssertionError(
+                f"{container.name} never became healthy: {container.log.read_text()[-3000:]}"
+            )
+        time.sleep(0.5)
+
+
+def http_ok(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as reply:
+            return 200 <= reply.status < 400
+    except OSError:
+        return False
+
+
+def grpc_serving(port: int, service: str = "") -> bool:
+    """What a Kubernetes grpc probe asks: the standard health service, for `service`."""
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        try:
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(service=service), timeout=3
+            )
+        except grpc.RpcError:
+            return False
+    return reply.status == health_pb2.HealthCheckResponse.SERVING
