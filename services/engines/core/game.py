@@ -318,9 +318,17 @@ class GameSpec:
     # None means "play rollouts to the end".
     evaluate: Callable[[State], list[float]] | None = None
     summary: str = ""
+    # The fewest seats a given config takes, where a variant switch seats fewer than the
+    # usual rules (CC-2); None: `min_players` for every config.
+    least_players: Callable[[Any], int] | None = None
 
     def __post_init__(self) -> None:
         self.state_class.spec = self
+
+    def min_players_for(self, config: Any) -> int:
+        """The fewest seats `config` takes: what a lobby offers (Describe publishes it for
+        the default config), where `min_players` is the fewest any config takes."""
+        return self.min_players if self.least_players is None else self.least_players(config)
 
     def make_config(self, values: dict[str, Any] | None = None) -> Any:
         return config_from_mapping(self.config_class, values)
