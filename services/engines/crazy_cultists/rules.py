@@ -21,7 +21,7 @@ from itertools import chain
 from math import isqrt
 from typing import Any, cast
 
-from services.engines.core.decks import check_conservation, draw, redeal
+from services.engines.core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
 from services.engines.core.errors import BadConfig, BadState
 from services.engines.core.game import Event, State
 from services.engines.core.rng import Rng
@@ -528,6 +528,7 @@ class CrazyCultistsState(State):
                 looked = draw(self.deck, self.discard, self.rng)
                 if looked is not None:
                     p["cards"].append(looked)
+                    self._drew(player, looked)
             self._forget(p["cards"], keep=player)  # which one it keeps is hidden from them
             if p["cards"]:
                 self._ask("nerd_keep", p)
@@ -577,6 +578,7 @@ class CrazyCultistsState(State):
                 if drawn is not None:
                     hand.append(drawn)
                     self._forget((drawn,), keep=player)  # which ones go back is hidden
+                    self._drew(player, drawn)
             p["count"] = min(ALCHEMY_RETURN, len(hand))
             if p["count"]:
                 self._ask("alchemy", p)
@@ -677,7 +679,10 @@ class CrazyCultistsState(State):
                 if t not in (o, p["player"]):
                     self._learn(o, self.hands[t])
         _, k, seat = decode(action)
-        self.hands[p["player"]].append(self._take(self.hands[seat], k))
+        taken = self._take(self.hands[seat], k)
+        self.hands[p["player"]].append(taken)
+        for o in range(self.num_players):
+            self._learn(o, (taken,))  # taken by name from a hand the whole table saw
         self._say("take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat)
         self._finish(p["card"])
 
@@ -725,7 +730,8 @@ class CrazyCultistsState(State):
             drawn = draw(self.deck, self.discard, self.rng)
         if drawn is not None:
             self.hands[seat].append(drawn)
-            self._drew(drawn)
+            if action != TAKE_DARK:
+                self._drew(seat, drawn)
         self.pending = None
         self._end_turn(p["count"])
 
@@ -821,7 +827,7 @@ class CrazyCultistsState(State):
                 if drawn is None:
                     break
                 hand.append(drawn)
-                self._drew(drawn)
+                self._drew(seat, drawn)
         if self.extra_turn:
             self.extra_turn = False
             self._start_turn(self.active, regular=False)
@@ -891,12 +897,16 @@ class CrazyCultistsState(State):
                 if record:
                     record[:] = [c for c in record if c not in cards]
 
-    def _drew(self, card: int) -> None:
-        """A card drawn from the deck: a seat that knew only the deck's contents cannot
-        tell which card it was, so the drawn one lapses from that record."""
-        for record in self.known_deck:
-            if card in record:
-                record.remove(card)
+    def _drew(self, seat: int, card: int) -> None:
+        """`seat` drew `card` from the main deck. It saw its card leave; a seat that knew only
+        the deck's contents cannot tell which card went, so all it knew of the deck lapses
+        (keeping the rest would tell it which card was drawn)."""
+        for s, record in enumerate(self.known_deck):
+            if record:
+                if s != seat:
+                    record.clear()
+                elif card in record:
+                    record.remove(card)
 
     def _say(self, kind: str, seat: int, text: str, *args: Any) -> None:
         # Formats only when someone is listening: random play runs with the log off.
@@ -1203,31 +1213,15 @@ class CrazyCultistsState(State):
         darks = [[c for c in self.hands[s] if c >= n_main] for s in hidden]
         deck = self.deck
         if in_deck:
-            spots = [i for i, c in enumerate(deck) if c in in_deck and c not in fixed]
-            cards = sorted(deck[i] for i in spots)
-            rng.shuffle(cards)
-            for i, c in zip(spots, cards, strict=True):
-                deck[i] = c
+            shuffle_in_place(deck, in_deck - fixed, rng)
             fixed = fixed | in_deck
         main_zones = [*mains, deck]
         if what in ("nerd_keep", "nerd_top") and player != observer:
             main_zones.append(p["cards"])
-        _redeal_keeping(main_zones, fixed, rng)
-        _redeal_keeping([*darks, self.dark_deck], fixed, rng)
+        redeal_keeping(main_zones, fixed, rng)
+        redeal_keeping([*darks, self.dark_deck], fixed, rng)
         for s, m, d in zip(hidden, mains, darks, strict=True):
-            self.hands[s] = m + d
-
-
-def _redeal_keeping(zones: list[list[int]], fixed: set[int], rng: Rng) -> None:
-    """`redeal`, except that cards in `fixed` stay exactly where they lie."""
-    if not fixed:
-        redeal(zones, rng)
-        return
-    free = [[c for c in z if c not in fixed] for z in zones]
-    redeal(free, rng)
-    for zone, dealt in zip(zones, free, strict=True):
-        it = iter(dealt)
-        zone[:] = [c if c in fixed else next(it) for c in zone]
+            self.hands[s] = sorted(m + d)  # so where a known card lay in it tells nothing
 
 
 _HANDLERS = {
