@@ -137,6 +137,7 @@ class EngineClients:
             "title": desc.title,
             "summary": desc.summary,
             "min_players": desc.min_players,
+            "variant_min_players": desc.variant_min_players or desc.min_players,
             "max_players": desc.max_players,
             "default_players": desc.default_players,
             "variants": list(desc.variants),

@@ -142,7 +142,11 @@ OPENAPI_SCHEMAS = {
             "game": {"type": "string"},
             "title": {"type": "string"},
             "summary": {"type": "string"},
-            "min_players": {"type": "integer"},
+            "min_players": {"type": "integer", "description": "fewest seats the default rules take"},
+            "variant_min_players": {
+                "type": "integer",
+                "description": "fewest seats some config takes (Crazy Cultists: 2 with two_players, CC-2)",
+            },
             "max_players": {"type": "integer"},
             "default_players": {"type": "integer"},
             "variants": {"type": "array", "items": {"type": "string"}},

@@ -133,10 +133,11 @@ class TableService:
         display name, player id). None when `check` failed under `watch` (matchmaking lost a ticket)."""
         desc = self.engines.describe(game)
         players = players or (len(bots) if bots else desc.default_players)
-        if not desc.min_players <= players <= desc.max_players:
-            raise ApiError(
-                400, "invalid_players", f"{desc.title} takes {desc.min_players}-{desc.max_players} players"
-            )
+        # A variant may seat fewer than the default rules (CC-2's two_players): the range
+        # here is every config's; the engine refuses a count this config does not take.
+        least = desc.variant_min_players or desc.min_players
+        if not least <= players <= desc.max_players:
+            raise ApiError(400, "invalid_players", f"{desc.title} takes {least}-{desc.max_players} players")
         bots = bots if bots is not None else [None] * players
         if len(bots) != players:
             raise ApiError(400, "malformed", f"'seats' lists {len(bots)} seats for {players} players")

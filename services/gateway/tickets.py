@@ -71,10 +71,9 @@ class MatchmakingService:
         table, and lose (or win) on purpose against themselves."""
         desc = self.engines.describe(game)
         players = players or desc.default_players
-        if not desc.min_players <= players <= desc.max_players:
-            raise ApiError(
-                400, "invalid_players", f"{desc.title} takes {desc.min_players}-{desc.max_players} players"
-            )
+        least = desc.variant_min_players or desc.min_players  # the engine words CC-2's refusal
+        if not least <= players <= desc.max_players:
+            raise ApiError(400, "invalid_players", f"{desc.title} takes {least}-{desc.max_players} players")
         # Matchmaking starts its tables with the default rules: a table size they refuse
         # (Crazy Cultists' 2 players, a sweep variant: CC-2) is refused now, in the engine's
         # words, rather than when a match is found.

@@ -255,3 +255,6 @@ def test_two_player_crazy_cultists_is_invalid_argument_without_the_cc2_switch(en
         request.config.CopyFrom(messages.config_to_any({"two_players": True}))
         step = stub.NewGame(request, timeout=5)
         assert list(step.to_act) == [0]
+        # Describe offers what the default rules seat: 3-6, and 2 only as the variant.
+        desc = stub.Describe(engine_pb2.DescribeRequest(), timeout=5)
+        assert (desc.min_players, desc.variant_min_players, desc.max_players) == (3, 2, 6)

@@ -126,6 +126,13 @@ def test_table_creation_refusals(client, app):
         client.post("/api/tables", json={"game": "crazy_cultists", "players": 2}), 400, "invalid_argument"
     )
     assert "3-6 players" in two["message"] and "two_players=true" in two["message"]
+    crazy = client.get("/api/games/crazy_cultists").get_json()  # the lobby offers 3-6
+    assert (crazy["min_players"], crazy["variant_min_players"], crazy["max_players"]) == (3, 2, 6)
+    listed = {g["game"]: g for g in client.get("/api/games").get_json()["games"]}
+    assert listed["crazy_cultists"]["min_players"] == 3
+    assert all(
+        g["variant_min_players"] == g["min_players"] for n, g in listed.items() if n != "crazy_cultists"
+    )
     assert client.get("/api/tables").get_json() == {"tables": []}, "nothing was opened"
 
 

@@ -70,6 +70,30 @@ def redeal(zones: Sequence[list[int]], rng: Rng) -> None:
         at += n
 
 
+def redeal_keeping(zones: Sequence[list[int]], fixed: set[int], rng: Rng) -> None:
+    """`redeal`, except that cards in `fixed` stay exactly where they lie: the cards a
+    seat remembers (a hand it was shown, the top cards it put back) in its determinisations."""
+    if not fixed:
+        redeal(zones, rng)
+        return
+    free = [[c for c in zone if c not in fixed] for zone in zones]
+    redeal(free, rng)
+    for zone, dealt in zip(zones, free, strict=True):
+        it = iter(dealt)
+        zone[:] = [c if c in fixed else next(it) for c in zone]
+
+
+def shuffle_in_place(zone: list[int], cards: set[int], rng: Rng) -> None:
+    """Shuffle the members of `cards` among the places they hold in `zone`, leaving the
+    rest alone: a seat knows what is in the deck, not in which order. Sorted first, so the
+    result never depends on the true order."""
+    spots = [i for i, c in enumerate(zone) if c in cards]
+    moved = sorted(zone[i] for i in spots)
+    rng.shuffle(moved)
+    for i, c in zip(spots, moved, strict=True):
+        zone[i] = c
+
+
 def fits(zone: Sequence[int], limits: Sequence[Sequence[int]], kind_of: Sequence[int]) -> bool:
     """Does `zone` hold at most `bound` cards whose kind is in `mask`, for each limit?"""
     return all(sum(1 for c in zone if mask >> kind_of[c] & 1) <= bound for mask, bound in limits)

@@ -322,6 +322,9 @@ class GameSpec:
     # (Tricky Cultists, TK-2). None: every seat plays for itself. Sweeps, the ladder and the
     # reports all read teams from here, so a team game is never counted seat by seat.
     teams: Callable[[int], list[list[int]]] | None = None
+    # The fewest seats a given config takes, where a variant switch seats fewer than the
+    # usual rules (CC-2); None: `min_players` for every config.
+    least_players: Callable[[Any], int] | None = None
 
     def __post_init__(self) -> None:
         self.state_class.spec = self
@@ -333,6 +336,11 @@ class GameSpec:
     def has_partners(self, players: int) -> bool:
         """True when some team has more than one seat: the team, not the seat, is the unit."""
         return any(len(t) > 1 for t in self.team_seats(players))
+
+    def min_players_for(self, config: Any) -> int:
+        """The fewest seats `config` takes: what a lobby offers (Describe publishes it for
+        the default config), where `min_players` is the fewest any config takes."""
+        return self.min_players if self.least_players is None else self.least_players(config)
 
     def make_config(self, values: dict[str, Any] | None = None) -> Any:
         return config_from_mapping(self.config_class, values)

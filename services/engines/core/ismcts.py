@@ -257,9 +257,11 @@ def canonical(state: State, observer: int, probes: int = 6) -> State:
     base = state.clone()
     view = base.view(observer)
     changed: set[tuple[Any, ...]] = set()
+    dealt = []
     for salt in range(probes):
         probe = base.clone()
         probe.resample_hidden(observer, Rng(0xC0FFEE + salt))
+        dealt.append(probe)
         for name in base.FIELDS:
             _diff(getattr(base, name), getattr(probe, name), (name,), changed)
     for path in sorted(changed, key=repr):
@@ -267,7 +269,12 @@ def canonical(state: State, observer: int, probes: int = 6) -> State:
         if not isinstance(target, list) or any(type(v) is not int for v in target):
             continue
         before = target[:]
-        target.sort()
+        # A card no re-deal moves is one the seat knows the place of (the top cards it put
+        # back on a deck, issue 16): it keeps its place; only the others are sorted.
+        others = [_lookup(probe, path) for probe in dealt]
+        free = [i for i, c in enumerate(before) if any(o[i] != c for o in others)]
+        for i, c in zip(free, sorted(before[i] for i in free), strict=True):
+            target[i] = c
         if target == before:
             continue
         try:

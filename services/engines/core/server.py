@@ -120,7 +120,8 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         return engine_pb2.GameDescription(
             game=spec.name,
             title=spec.title,
-            min_players=spec.min_players,
+            min_players=spec.min_players_for(spec.make_config()),
+            variant_min_players=spec.min_players,
             max_players=spec.max_players,
             default_players=spec.default_players,
             default_config=self.messages.config_to_any(config_to_dict(spec.make_config())),

@@ -18,6 +18,7 @@ GAME = GameSpec(
     config_choices={"variant": VARIANTS},
     bots={"heuristic": HeuristicBot},
     evaluate=evaluate,
+    least_players=lambda config: MIN_PLAYERS if config.two_players else 3,  # CC-2
     summary=(
         "Stack favor cards to earn candles, hex rivals with Hijinx, counter their spells; "
         "first to light every candle summons The Dark One."

@@ -21,7 +21,7 @@ from itertools import chain
 from math import isqrt
 from typing import Any, cast
 
-from services.engines.core.decks import check_conservation, draw, redeal
+from services.engines.core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
 from services.engines.core.errors import BadConfig, BadState
 from services.engines.core.game import Event, State
 from services.engines.core.rng import Rng
@@ -229,6 +229,11 @@ class CrazyCultistsState(State):
         "pending",
         "winner",
         "over",
+        # What each seat knows of cards it cannot see (G-3, issue 16): ids whose place it
+        # knows exactly (another hand, a deck position), and main-deck cards it knows are
+        # somewhere in the deck after a search. An id leaves when it moves out of sight.
+        "known",
+        "known_deck",
     )
 
     kind: tuple[int, ...]
@@ -262,6 +267,8 @@ class CrazyCultistsState(State):
         self.pending: dict[str, Any] | None = None
         self.winner = -1
         self.over = False
+        self.known: list[list[int]] = [[] for _ in range(n)]
+        self.known_deck: list[list[int]] = [[] for _ in range(n)]
         self._start_turn(0, regular=True)
 
     def __getattr__(self, name: str) -> Any:
@@ -420,6 +427,7 @@ class CrazyCultistsState(State):
             return
         k, target = divmod(action - PLAY, 7)
         card = self._take(hand, k)
+        self._forget((card,))
         if k in MAIN_FAVORS:
             self._say("play", seat, "seat {} stacks {}", seat, TITLES[k])
             self._add_favor(seat, card)
@@ -476,6 +484,7 @@ class CrazyCultistsState(State):
         # that just answered: seat 1 countering seat 0's card asks [0, 2, 3].
         n = self.num_players
         p["chain"].append(self._take(self.hands[seat], COUNTER_SPELL))
+        self._forget(p["chain"][-1:])
         p["asked"] = [s for s in ((self.active + i) % n for i in range(n)) if s != seat]
         self._say("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
 
@@ -519,6 +528,8 @@ class CrazyCultistsState(State):
                 looked = draw(self.deck, self.discard, self.rng)
                 if looked is not None:
                     p["cards"].append(looked)
+                    self._drew(player, looked)
+            self._forget(p["cards"], keep=player)  # which one it keeps is hidden from them
             if p["cards"]:
                 self._ask("nerd_keep", p)
                 return
@@ -557,6 +568,8 @@ class CrazyCultistsState(State):
                     self.hands[t] = []
         elif k == PUPPET_MASTER:
             # CC-10: every hand, the player's too, passes right (to seat - 1: G-1).
+            for s in range(self.num_players):
+                self._learn(s, self.hands[s])  # each seat knows the hand it passed on
             self.hands = self.hands[1:] + self.hands[:1]
         elif k == FORBIDDEN_ALCHEMY:
             hand = self.hands[player]
@@ -564,6 +577,8 @@ class CrazyCultistsState(State):
                 drawn = draw(self.deck, self.discard, self.rng)
                 if drawn is not None:
                     hand.append(drawn)
+                    self._forget((drawn,), keep=player)  # which ones go back is hidden
+                    self._drew(player, drawn)
             p["count"] = min(ALCHEMY_RETURN, len(hand))
             if p["count"]:
                 self._ask("alchemy", p)
@@ -608,11 +623,19 @@ class CrazyCultistsState(State):
 
     def _on_evil_eye(self, p: dict[str, Any], action: int) -> None:
         # CC-8: the player may take one card; which one stays between the two of them.
+        player, target = p["player"], p["target"]
         if action == TAKE_NOTHING:
-            self._say("take", p["player"], "seat {} takes nothing from seat {}", p["player"], p["target"])
+            self._say("take", player, "seat {} takes nothing from seat {}", player, target)
         else:
-            self.hands[p["player"]].append(self._take(self.hands[p["target"]], action - CHOOSE))
-            self._say("take", p["player"], "seat {} takes a card from seat {}", p["player"], p["target"])
+            # The rest of the table cannot tell which card moved: what they knew of that hand lapses.
+            for s in range(self.num_players):
+                if s not in (player, target):
+                    self._forget(self.hands[target], only=s)
+            card = self._take(self.hands[target], action - CHOOSE)
+            self.hands[player].append(card)
+            self._learn(target, (card,))  # the victim knows who holds its card now
+            self._say("take", player, "seat {} takes a card from seat {}", player, target)
+        self._learn(player, self.hands[target])
         self._finish(p["card"])
 
     def _on_nerd_keep(self, p: dict[str, Any], action: int) -> None:
@@ -621,6 +644,7 @@ class CrazyCultistsState(State):
         if len(cards) == 2 and self.kind[cards[0]] != self.kind[cards[1]]:
             p["kind"] = "nerd_top"
             return
+        self._learn(p["player"], cards)  # back on top, where only the player knows them
         self.deck.extend(cards)  # order among same-kind cards changes nothing
         p["cards"] = []
         self._finish(p["card"])
@@ -628,13 +652,17 @@ class CrazyCultistsState(State):
     def _on_nerd_top(self, p: dict[str, Any], action: int) -> None:
         cards = p["cards"]
         top = self._take(cards, action - CHOOSE)
+        self._learn(p["player"], (cards[0], top))
         self.deck.extend((cards[0], top))
         p["cards"] = []
         self._finish(p["card"])
 
     def _on_ouija(self, p: dict[str, Any], action: int) -> None:
         player, target = p["player"], p["target"]
+        self._learn(player, self.hands[target])
         if action == SWAP_HANDS:
+            self._learn(player, self.hands[player])  # its old hand, now the target's
+            self._learn(target, self.hands[target])  # the target's old hand, now the player's
             self.hands[player], self.hands[target] = self.hands[target], self.hands[player]
         elif action == DISCARD_HAND:
             for c in self.hands[target]:
@@ -644,21 +672,41 @@ class CrazyCultistsState(State):
         self._finish(p["card"])
 
     def _on_hail(self, p: dict[str, Any], action: int) -> None:
+        # "All players must reveal their hands": every seat remembers what it saw; the
+        # take is public by kind, so the record follows the card.
+        for o in range(self.num_players):
+            for t in range(self.num_players):
+                if t not in (o, p["player"]):
+                    self._learn(o, self.hands[t])
         _, k, seat = decode(action)
-        self.hands[p["player"]].append(self._take(self.hands[seat], k))
+        taken = self._take(self.hands[seat], k)
+        self.hands[p["player"]].append(taken)
+        for o in range(self.num_players):
+            self._learn(o, (taken,))  # taken by name from a hand the whole table saw
         self._say("take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat)
         self._finish(p["card"])
 
     def _on_necro(self, p: dict[str, Any], action: int) -> None:
-        self.hands[p["player"]].append(self._take(self.discard, action - CHOOSE))
+        taken = self._take(self.discard, action - CHOOSE)
+        self.hands[p["player"]].append(taken)
+        for s in range(self.num_players):
+            self._learn(s, (taken,))  # taken face up from a face-up pile
         self._say(
             "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE]
         )
         self._finish(p["card"])
 
     def _on_scry(self, p: dict[str, Any], action: int) -> None:
-        self.hands[p["player"]].append(self._take(self.deck, action - CHOOSE))
+        player = p["player"]
+        taken = self._take(self.deck, action - CHOOSE)
+        self._forget((taken,), keep=player)
+        self.hands[player].append(taken)
         self.rng.shuffle(self.deck)  # the search saw the deck; its order is hidden again (G-3)
+        in_deck = set(self.deck)
+        for s in range(self.num_players):  # places in the deck are lost; contents stay known
+            moved = [c for c in self.known[s] if c in in_deck]
+            self._forget(moved, only=s)
+            self._learn_deck(s, self.deck if s == player else moved)
         self._say("take", p["player"], "seat {} takes {} from the deck", p["player"], TITLES[action - CHOOSE])
         self._finish(p["card"])
 
@@ -667,6 +715,7 @@ class CrazyCultistsState(State):
         # goes on top of the Dark Powers deck: the decks never mix (CC-10).
         card = self._take(self.hands[p["player"]], action - CHOOSE)
         (self.deck if card < self.n_main else self.dark_deck).append(card)
+        self._learn(p["player"], (card,))
         p["count"] -= 1
         if not p["count"]:
             self._finish(p["card"])
@@ -681,6 +730,8 @@ class CrazyCultistsState(State):
             drawn = draw(self.deck, self.discard, self.rng)
         if drawn is not None:
             self.hands[seat].append(drawn)
+            if action != TAKE_DARK:
+                self._drew(seat, drawn)
         self.pending = None
         self._end_turn(p["count"])
 
@@ -776,6 +827,7 @@ class CrazyCultistsState(State):
                 if drawn is None:
                     break
                 hand.append(drawn)
+                self._drew(seat, drawn)
         if self.extra_turn:
             self.extra_turn = False
             self._start_turn(self.active, regular=False)
@@ -813,10 +865,48 @@ class CrazyCultistsState(State):
 
     def _trash(self, card: int) -> None:
         """Into its own deck's discard pile: Dark Powers keep theirs apart (CC-10)."""
+        self._forget((card,))
         if card < self.n_main:
             self.discard.append(card)
         else:
             self.dark_discard.append(card)
+
+    # --- what each seat knows of hidden cards (issue 16) --------------------------------
+    def _learn(self, seat: int, cards: Any) -> None:
+        """`seat` now knows exactly where `cards` lie (a hand, or the top of a deck)."""
+        record = self.known[seat]
+        for c in cards:
+            if c not in record:
+                record.append(c)
+
+    def _learn_deck(self, seat: int, cards: Any) -> None:
+        """`seat` knows `cards` are in the main deck, not where (after a search)."""
+        record = self.known_deck[seat]
+        for c in cards:
+            if c not in record:
+                record.append(c)
+
+    def _forget(self, cards: Any, keep: int = -1, only: int = -1) -> None:
+        """`cards` moved out of sight (or into plain view): drop them from the records of
+        every seat but `keep`, or of seat `only`."""
+        seats = (only,) if only >= 0 else range(self.num_players)
+        for s in seats:
+            if s == keep:
+                continue
+            for record in (self.known[s], self.known_deck[s]):
+                if record:
+                    record[:] = [c for c in record if c not in cards]
+
+    def _drew(self, seat: int, card: int) -> None:
+        """`seat` drew `card` from the main deck. It saw its card leave; a seat that knew only
+        the deck's contents cannot tell which card went, so all it knew of the deck lapses
+        (keeping the rest would tell it which card was drawn)."""
+        for s, record in enumerate(self.known_deck):
+            if record:
+                if s != seat:
+                    record.clear()
+                elif card in record:
+                    record.remove(card)
 
     def _say(self, kind: str, seat: int, text: str, *args: Any) -> None:
         # Formats only when someone is listening: random play runs with the log off.
@@ -988,6 +1078,13 @@ class CrazyCultistsState(State):
             values = getattr(self, name)
             if type(values) is not list or len(values) != n or {type(v) for v in values} != {kind}:
                 raise BadState(f"{name} must be a list of {n} {kind.__name__}s")
+        for name, top in (("known", len(self.kind)), ("known_deck", self.n_main)):
+            records = getattr(self, name)
+            if type(records) is not list or len(records) != n or {type(r) for r in records} != {list}:
+                raise BadState(f"{name} must be a list of {n} lists of cards")
+            for r in records:
+                if any(type(c) is not int or not 0 <= c < top for c in r) or len(set(r)) != len(r):
+                    raise BadState(f"{name} must list distinct cards below {top}, got {r!r}")
         for name, kind in (("active", int), ("winner", int), ("extra_turn", bool), ("over", bool)):
             if type(getattr(self, name)) is not kind:
                 raise BadState(f"{name} must be a {kind.__name__}")
@@ -1094,7 +1191,10 @@ class CrazyCultistsState(State):
         """Re-deal what `observer` cannot see: other hands, the decks, cards only others saw.
 
         Main-deck and Dark Powers cards are pooled apart, and each hand keeps its number of
-        each (the table saw who drew Dark Powers), so every public fact stays.
+        each (the table saw who drew Dark Powers), so every public fact stays. Cards the
+        observer remembers (`known`: an Evil Eye'd hand, the top cards it put back) stay
+        where they are; the cards it knows are in the deck (`known_deck`, after a search)
+        stay in the deck, in a new order.
         """
         n_main = self.n_main
         p = self.pending or _record("", -1, -1, -1)
@@ -1104,20 +1204,24 @@ class CrazyCultistsState(State):
             shown.update(t for t in range(self.num_players) if t != player)
         elif what in ("evil_eye", "ouija") and player == observer:
             shown.add(p["target"])
+        fixed = set(self.known[observer])
+        in_deck = set(self.known_deck[observer])
+        if what == "scry" and player == observer:
+            in_deck.update(self.deck)  # it sees what is in the deck now, not the order
         hidden = [s for s in range(self.num_players) if s not in shown]
         mains = [[c for c in self.hands[s] if c < n_main] for s in hidden]
         darks = [[c for c in self.hands[s] if c >= n_main] for s in hidden]
-        main_zones = list(mains)
-        if what == "scry" and player == observer:
-            rng.shuffle(self.deck)  # the observer knows what is in it, not the order
-        else:
-            main_zones.append(self.deck)
+        deck = self.deck
+        if in_deck:
+            shuffle_in_place(deck, in_deck - fixed, rng)
+            fixed = fixed | in_deck
+        main_zones = [*mains, deck]
         if what in ("nerd_keep", "nerd_top") and player != observer:
             main_zones.append(p["cards"])
-        redeal(main_zones, rng)
-        redeal([*darks, self.dark_deck], rng)
+        redeal_keeping(main_zones, fixed, rng)
+        redeal_keeping([*darks, self.dark_deck], fixed, rng)
         for s, m, d in zip(hidden, mains, darks, strict=True):
-            self.hands[s] = m + d
+            self.hands[s] = sorted(m + d)  # so where a known card lay in it tells nothing
 
 
 _HANDLERS = {

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from ..core.decks import check_conservation, draw, redeal
+from ..core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
 from ..core.errors import BadConfig, BadState
 from ..core.game import State
 from ..core.rng import Rng
@@ -153,6 +153,11 @@ class TrashCultState(State):
         "pending",
         "winner",  # -1 until someone wins
         "over",
+        # What each seat knows of cards it cannot see (G-3, issue 16): ids it knows are in
+        # another hand (a card stolen from it, the hand it passed in a Trash Swap), and
+        # cards it knows are in the active deck after a Squirrel search, order unknown.
+        "known",
+        "known_deck",
     )
     config: TrashCultConfig
 
@@ -180,6 +185,8 @@ class TrashCultState(State):
         self.pending: dict[str, Any] | None = None
         self.winner = -1
         self.over = False
+        self.known: list[list[int]] = [[] for _ in range(n)]
+        self.known_deck: list[list[int]] = [[] for _ in range(n)]
         if config.cults:
             self._deal_and_start()
         else:
@@ -216,6 +223,7 @@ class TrashCultState(State):
                 count = drawn
                 break
             hand.append(card)
+            self._drew(seat, card)
         if self.log is not None:
             self.emit("draw", seat, f"seat {seat} draws {count} card(s)")
 
@@ -363,6 +371,9 @@ class TrashCultState(State):
         elif action < POISON:  # TC-13
             self.trash.append(self._take(hand, PIGEON_THIEF))
             victim = self.hands[arg]
+            for t in range(self.num_players):  # the rest cannot tell which card went
+                if t not in (s, arg):
+                    self._forget(victim, only=t)
             card = victim.pop(self.rng.below(len(victim)))
             self.emit("pigeon", s, f"seat {s} plays Pigeon Thief and steals a card from seat {arg}")
             self.pending = {"step": "steal", "seat": s, "card": card, "victim": arg}
@@ -504,6 +515,8 @@ class TrashCultState(State):
             self.hands[s].append(self._take(self.deck, action - TAKE))
             self.rng.shuffle(self.deck)
             self._refill(self.deck, self.trash)
+            for t in range(self.num_players):  # only the searcher knows the deck now
+                self.known_deck[t] = list(self.deck) if t == s else []
             self.emit("perk", s, f"seat {s} searches the active deck and takes a card")
 
     # --- chaos (TC-9, TC-11) ------------------------------------------------------------
@@ -609,6 +622,8 @@ class TrashCultState(State):
         """Trash Swap: each hand passes to the next seat on the left that did not Hide."""
         seats = [s for s in range(self.num_players) if s not in hiders]
         hands = [self.hands[s] for s in seats]
+        for s in seats:
+            self._learn(s, self.hands[s])  # each seat knows where its old hand went
         for i, s in enumerate(seats):
             self.hands[s] = hands[i - 1]
         self.emit("swap", -1, f"hands pass to the left among seats {seats}")
@@ -643,6 +658,7 @@ class TrashCultState(State):
     # --- Pigeon Thief's free play (TC-13) -----------------------------------------------
     def _answer_steal(self, s: int, p: dict[str, Any], action: int) -> None:
         self.hands[s].append(p["card"])
+        self._learn(p["victim"], (p["card"],))  # the victim knows the thief holds it
         self.pending = None
         if action == KEEP:
             self.emit("keep", s, f"seat {s} keeps the stolen card")
@@ -653,12 +669,42 @@ class TrashCultState(State):
 
     # --- zone helpers -------------------------------------------------------------------
     def _take(self, zone: list[int], kind: int) -> int:
-        """Remove and return a card of `kind` from `zone` (the caller knows there is one)."""
+        """Remove and return a card of `kind` from `zone` (the caller knows there is one).
+
+        A card taken from a hand or the deck is played face up or taken unseen: either
+        way what any seat remembered of its place lapses."""
         kinds = self.config.kinds
         for i in range(len(zone) - 1, -1, -1):
             if kinds[zone[i]] == kind:
-                return zone.pop(i)
+                card = zone.pop(i)
+                self._forget((card,))
+                return card
         raise BadState(f"no {KIND_NAMES[kind]} where the rules expect one")
+
+    # --- what each seat knows of hidden cards (issue 16) --------------------------------
+    def _learn(self, seat: int, cards: Any) -> None:
+        record = self.known[seat]
+        for c in cards:
+            if c not in record:
+                record.append(c)
+
+    def _forget(self, cards: Any, only: int = -1) -> None:
+        """`cards` moved out of sight or into plain view: drop them from every record (or
+        from seat `only`'s)."""
+        for s in (only,) if only >= 0 else range(self.num_players):
+            for record in (self.known[s], self.known_deck[s]):
+                if record:
+                    record[:] = [c for c in record if c not in cards]
+
+    def _drew(self, seat: int, card: int) -> None:
+        """The drawer sees its card leave the deck; the others cannot tell which card of
+        those they knew went, so what they knew of the deck lapses."""
+        for s, record in enumerate(self.known_deck):
+            if record:
+                if s != seat:
+                    record.clear()
+                elif card in record:
+                    record.remove(card)
 
     def _holds(self, seat: int, kind: int) -> bool:
         kinds = self.config.kinds
@@ -755,19 +801,26 @@ class TrashCultState(State):
         }
 
     def resample_hidden(self, observer: int, rng: Rng) -> None:
+        """Re-deal what `observer` cannot see. Cards it knows are in a hand stay there; a
+        deck whose contents it knows (searching it now, or since its search) is only
+        re-ordered."""
         p = self.pending
-        zones = [hand for s, hand in enumerate(self.hands) if s != observer]
+        fixed = set(self.known[observer])
+        in_deck = set(self.known_deck[observer])
         if p is not None and p["step"] == "perk" and p["perk"] == SQUIRREL and p["seat"] == observer:
-            rng.shuffle(self.deck)  # the searcher sees what is in the deck, not its order
-        else:
-            zones.append(self.deck)
+            in_deck = set(self.deck)  # the searcher sees what is in the deck, not its order
+        if in_deck:
+            shuffle_in_place(self.deck, in_deck, rng)
         # The thief saw the stolen card, and its victim saw it leave its hand.
         stolen = (
             [p["card"]]
             if p is not None and p["step"] == "steal" and observer not in (p["seat"], p["victim"])
             else []
         )
-        redeal([*zones, stolen], rng)
+        zones = [hand for s, hand in enumerate(self.hands) if s != observer]
+        redeal_keeping([*zones, self.deck, stolen], fixed | in_deck, rng)
+        for hand in zones:
+            hand.sort()  # so where a known card lay in it tells nothing
         if stolen:
             p["card"] = stolen[0]  # type: ignore[index]
         rng.shuffle(self.chaos_deck)
@@ -812,6 +865,14 @@ class TrashCultState(State):
         active_cards = cfg.active_cards
         for name in ("deck", "trash", "chaos_deck", "chaos_discard"):
             _card_list(getattr(self, name), name)
+        for name, top in (("known", len(kinds)), ("known_deck", active_cards)):
+            records = getattr(self, name)
+            if type(records) is not list or len(records) != n:
+                raise BadState(f"{name} must be a list of {n} lists of cards")
+            for record in records:
+                _card_list(record, name)
+                if any(c >= top for c in record) or len(set(record)) != len(record):
+                    raise BadState(f"{name} must list distinct cards below {top}, got {record!r}")
         for name in ("hands", "members", "tucked", "hostages", "shrine", "stash"):
             zones = getattr(self, name)
             if type(zones) is not list or len(zones) != n:
