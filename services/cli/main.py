@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from services.engines.core.errors import EngineError
 
-from . import ladder_cmd, replay_cmd, run_cmd, serve_cmd, simulate_cmd, status_cmd, sweep_cmd
+from . import ladder_cmd, replay_cmd, run_cmd, serve_cmd, simulate_cmd, status_cmd, sweep_cmd, tune_cmd
 
-COMMANDS = [simulate_cmd, replay_cmd, serve_cmd, run_cmd, sweep_cmd, status_cmd, ladder_cmd]
+COMMANDS = [simulate_cmd, replay_cmd, serve_cmd, run_cmd, sweep_cmd, status_cmd, ladder_cmd, tune_cmd]
 
 
 def build_parser() -> argparse.ArgumentParser:
