@@ -18,7 +18,7 @@ CC_2P = {
     "lineups": ["random"],
     "search": {"threshold": {"low": 8, "high": 14}, "starting_hand": {"low": 1, "high": 3}},
     "objectives": [{"metric": "seat_rate", "seat": 0, "target": [0.45, 0.55]}],
-    "budget": 3000,
+    "budget": 2000,
     "racing": {"games": 100, "eta": 3, "rungs": 3, "batch": 6},
     "confirm": 2000,
 }

@@ -12,6 +12,8 @@ bracket of Hyperband):
    best 1/eta of those to `games x eta^2`, and so on for `racing.rungs` rungs.
 3. Each config's final estimate (from all its games) is told to Optuna, and the next batch
    is proposed from everything learned so far.
+4. When the search space runs out before the budget (a few whole-number fields), the
+   rest goes to a final race among the finalists (`final_race`).
 
 Seeds are shared: game i of every config is played with seed `seed + i` (a config raised to
 rung k plays the seed block its rung adds), so configs are compared on the same deals, and
@@ -273,6 +275,26 @@ class Search:
             idle = idle + 1 if self.spent == spent_at_start else 0
             if any(r.state == "unplayed" for _t, r, _e in batch):
                 break
+        self.final_race()
+
+    def final_race(self) -> None:
+        """Spend what the search left (its space ran out before its budget) on the finalists.
+
+        The best 1/eta of the configs with the most games get eta times more, again and
+        again while the budget allows and more than one contender is left: the winner is
+        then told apart from its rivals by more games, not by the luck of the search's seeds.
+        """
+        eta = self.spec.racing["eta"]
+        while True:
+            finalists = sorted(self.finalists(), key=lambda e: (e.score, config_key(e.config)))
+            if len(finalists) < 2:
+                return
+            contenders = finalists[: max(2, math.ceil(len(finalists) / eta))]
+            upto = contenders[0].games * eta
+            if self.cost(contenders, upto) + self.spent > self.spec.budget:
+                return
+            self.extend(contenders, upto)
+            self._report(phase="batch")
 
     # --- answers --------------------------------------------------------------------------
     def finalists(self) -> list[Evaluation]:
