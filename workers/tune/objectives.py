@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from services.engines.core import stats
+from workers.sweeps.spec import SpecError
 
 from .spec import Objective
 
@@ -35,8 +36,8 @@ class Measure:
         return {"value": round(self.value, 6), "lo": round(self.lo, 6), "hi": round(self.hi, 6)}
 
 
-class MissingMetric(ValueError):
-    """The games hold no such group (a typo, or a game without that fact)."""
+class MissingMetric(SpecError):
+    """The games hold no such group (a typo, or a game without that fact): the spec is wrong."""
 
 
 def _spread(rates: list[dict[str, Any]]) -> Measure:

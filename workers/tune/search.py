@@ -117,7 +117,12 @@ class Search:
             if ev.games < upto:
                 by_start.setdefault(ev.games, []).append(ev)
         for start, group in sorted(by_start.items()):
-            sweep = self.spec.sweep([ev.config for ev in group], start, upto - start)
+            sweep = self.spec.sweep(
+                [ev.config for ev in group],
+                start,
+                upto - start,
+                name=f"{self.spec.name}: tune, games {start}-{upto - 1}",
+            )
             spent_before = self.spent
 
             def progress(done: int, _total: int, base: int = spent_before) -> None:
