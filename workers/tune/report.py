@@ -30,6 +30,12 @@ def _png(fig) -> bytes:
     return buf.getvalue()
 
 
+def _words(config: dict[str, Any]) -> str:
+    from workers.sweeps.spec import variant_label
+
+    return variant_label(config)
+
+
 def _played(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return [t for t in summary["history"] if t["state"] == "complete" and t["games"]]
 
@@ -161,7 +167,7 @@ def write_report(out: Path, summary: dict[str, Any]) -> Path:
         for p in points:
             for o in p["confirmed"]["objectives"]:
                 parts.append(
-                    f"<tr><td>{e(str(p['config']))}</td><td>{e(o['objective'])}</td><td>{o['value']:.4f}</td>"
+                    f"<tr><td>{e(_words(p['config']))}</td><td>{e(o['objective'])}</td><td>{o['value']:.4f}</td>"
                     f"<td>{o['lo']:.4f}-{o['hi']:.4f}</td><td>{o['printed_rules']['value']:.4f}</td>"
                     f"<td>{e(str(o['target']))}</td><td class='{o['verdict']}'>{o['verdict']}</td></tr>"
                 )
@@ -174,7 +180,7 @@ def write_report(out: Path, summary: dict[str, Any]) -> Path:
     )
     for t in summary["history"]:
         parts.append(
-            f"<tr><td>{t['number']}</td><td>{e(str(t['config']))}</td><td>{t['games']}</td>"
+            f"<tr><td>{t['number']}</td><td>{e(_words(t['config']))}</td><td>{t['games']}</td>"
             f"<td>{', '.join(f'{x:.3f}' for x in t['losses'])}</td><td>{e(t['state'])} {e(t.get('error', ''))}</td></tr>"
         )
     parts.append("</table>")
