@@ -13,7 +13,17 @@ import sys
 import time
 from pathlib import Path
 
-from . import bots, determinisation, engines, gateway, grpc_latency, heuristics, sweep_aggregation, sweeps
+from . import (
+    bots,
+    determinisation,
+    engines,
+    gateway,
+    grpc_latency,
+    heuristics,
+    sweep_aggregation,
+    sweeps,
+    tune,
+)
 
 SECTIONS = {
     "engines": engines.run,
@@ -24,6 +34,7 @@ SECTIONS = {
     "heuristics": heuristics.run,
     "bots": bots.run,
     "determinisation": determinisation.run,
+    "tune": tune.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 
