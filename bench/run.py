@@ -24,6 +24,7 @@ from . import (
     heuristics,
     sweep_aggregation,
     sweeps,
+    tune,
 )
 
 SECTIONS = {
@@ -37,6 +38,7 @@ SECTIONS = {
     "heuristics": heuristics.run,
     "bots": bots.run,
     "determinisation": determinisation.run,
+    "tune": tune.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 

@@ -16,9 +16,29 @@ from collections.abc import Sequence
 
 from services.engines.core.errors import EngineError
 
-from . import ladder_cmd, nightly_cmd, replay_cmd, run_cmd, serve_cmd, simulate_cmd, status_cmd, sweep_cmd
+from . import (
+    ladder_cmd,
+    nightly_cmd,
+    replay_cmd,
+    run_cmd,
+    serve_cmd,
+    simulate_cmd,
+    status_cmd,
+    sweep_cmd,
+    tune_cmd,
+)
 
-COMMANDS = [simulate_cmd, replay_cmd, serve_cmd, run_cmd, sweep_cmd, nightly_cmd, status_cmd, ladder_cmd]
+COMMANDS = [
+    simulate_cmd,
+    replay_cmd,
+    serve_cmd,
+    run_cmd,
+    sweep_cmd,
+    nightly_cmd,
+    tune_cmd,
+    status_cmd,
+    ladder_cmd,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,46 @@
+"""A tune's evaluations are sweeps on Celery: a real worker on real Redis gives the same
+trials, best config and confirmation as `--local`."""
+
+from __future__ import annotations
+
+import pytest
+
+from workers.sweeps.store import INDEX, SweepStore
+from workers.tune.evaluate import CeleryRunner, LocalRunner
+from workers.tune.run import run_tune
+from workers.tune.spec import parse_tune_spec
+
+pytestmark = pytest.mark.usefixtures("tune_worker")
+
+SMALL = {
+    "game": "crazy_cultists",
+    "seed": 5,
+    "players": [2],
+    "config": {"two_players": True},
+    "search": {"threshold": {"low": 8, "high": 12}, "starting_hand": [1, 3]},
+    "objectives": [{"metric": "seat_rate", "seat": 0, "target": [0.4, 0.6]}],
+    "budget": 250,
+    "racing": {"games": 40, "eta": 2, "rungs": 2, "batch": 4},
+    "confirm": 60,
+    "chunk": 20,
+}
+
+
+def test_a_tune_on_celery_plays_sweeps_and_matches_local(redis_url):
+    from workers.app import app
+
+    app.conf.broker_url = app.conf.result_backend = redis_url
+    store = SweepStore.from_url(redis_url)
+    before = store.r.zcard(INDEX)
+    spec = parse_tune_spec(SMALL)
+    runner = CeleryRunner(store, app, poll=0.05, timeout=120)
+    on_celery = run_tune(spec, runner, "t", mode="celery")
+    local = run_tune(spec, LocalRunner(1), "t")
+    assert on_celery["history"] == local["history"]
+    assert on_celery["best"] == local["best"]
+    assert on_celery["games"] == local["games"] and on_celery["search_games"] <= spec.budget
+    # Every evaluation (and the confirmation) was a sweep of its own, each game counted once.
+    assert store.r.zcard(INDEX) - before == len(runner.sweep_ids) >= 2
+    played = sum(int(store.meta(s)["games_done"]) for s in runner.sweep_ids)
+    assert played == on_celery["games"]
+    store.r.close()
