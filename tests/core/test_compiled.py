@@ -107,3 +107,22 @@ def test_pure_python_switch_loads_every_engine_module_from_source() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["False", "[]"]
+
+
+@pytest.mark.skipif(not _built(), reason="engines not compiled here (no C compiler or Cython)")
+def test_a_module_edited_since_it_was_built_runs_from_its_source() -> None:
+    """A rules edit after `make install` must take effect, not be shadowed by a stale .so:
+    the child pretends the recorded hash of rng.py is another file's."""
+    code = (
+        "import services.engines as e\n"
+        "e._built_hashes = {'services.engines.core.game': e.source_hash('services/engines/core/game.py'),"
+        " 'services.engines.core.rng': 'edited since'}\n"
+        "import services.engines.core.game as g, services.engines.core.rng as r\n"
+        "print(g.__file__.endswith('.so'), r.__file__.endswith('.py'))"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "CULTISTS_PURE_PYTHON"}
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True"]
