@@ -7,9 +7,9 @@ PROTOS := $(wildcard protos/cultists/v1/*.proto)
 export PYTHONDONTWRITEBYTECODE := 1
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install proto run test bench lint format clean
+.PHONY: install proto compile run test bench lint format clean
 
-install: $(STAMP)
+install: $(STAMP) compile
 
 $(STAMP): pyproject.toml $(PROTOS) deploy/system-packages.sh
 	bash deploy/system-packages.sh
@@ -18,6 +18,17 @@ $(STAMP): pyproject.toml $(PROTOS) deploy/system-packages.sh
 	$(BIN)/pip install -q --disable-pip-version-check "grpcio-tools>=1.70,<2" "mypy-protobuf>=3.6"
 	$(MAKE) --no-print-directory proto
 	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+# The engines' hot modules, compiled in place by Cython from the same .py files (never
+# fails: without a compiler it says so in one line and the interpreted source runs).
+ENGINE_SOURCES := $(wildcard services/engines/core/*.py services/engines/*/rules.py services/engines/*/cards.py services/engines/*/bots.py)
+COMPILED := $(VENV)/.compiled
+
+compile: $(COMPILED)
+
+$(COMPILED): $(STAMP) $(ENGINE_SOURCES) deploy/compile_engines.py
+	$(BIN)/python deploy/compile_engines.py
 	touch $@
 
 # Generated code lands in gen/ (git-ignored) and is never edited by hand.
@@ -45,4 +56,6 @@ format: install
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) gen .pytest_cache .ruff_cache
+	test ! -x $(BIN)/python || $(BIN)/python deploy/compile_engines.py --clean
+	find services -name '*.so' -delete -o -name '*.c' -path 'services/engines/*' -delete
+	rm -rf $(VENV) gen .pytest_cache .ruff_cache build

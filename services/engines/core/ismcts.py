@@ -39,6 +39,8 @@ from typing import Any
 from .game import GameSpec, State
 from .rng import Rng
 
+_yield_gil = time.sleep
+
 
 class _SearchRng(random.Random):
     """The generator a determinisation runs on: `Rng`'s interface, several times faster.
@@ -146,6 +148,10 @@ class ISMCTSBot:
                 break
             self._iterate(base, seat, root, determiniser)
             done += 1
+            # Compiled (Cython) code never passes the interpreter's thread-switch points, so
+            # a long search would hold the GIL from the engine server's other threads (a
+            # move at the next table): offer it once an iteration, a syscall per ~1 ms.
+            _yield_gil(0)
         self.last_iterations = done
         children = root.children
 

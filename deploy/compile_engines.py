@@ -1,0 +1,136 @@
+"""Compile the rules engines and the engine core's hot paths ahead of time, in place.
+
+Cython compiles the *same* `.py` files the interpreter runs (pure-Python mode: no `.pyx`,
+no second copy of any rule); the built `.so` sits beside its `.py` and Python's importer
+prefers it. Set `CULTISTS_PURE_PYTHON=1` to run the interpreted source instead
+(services/engines/__init__.py), which is how the equivalence test and the bench compare.
+
+Run by `make install` and the Dockerfile's build stage. Compiling is an optimisation, never
+a requirement: where Cython or a C compiler is missing, or a module fails to build, this
+prints one line and exits 0, and the interpreted source runs unchanged.
+docs/engine-guide.md says why Cython and not mypyc.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+# Module name -> sha256 of the source each .so was built from; services/engines/__init__.py
+# runs the source instead of a .so whose source has changed since.
+MANIFEST = ROOT / "services" / "engines" / "built.json"
+
+# What a random-play decision, a heuristic sweep game and an IS-MCTS iteration run through.
+# Config and CLI modules stay interpreted: they run once per game or process.
+MODULES = [
+    "services/engines/core/game.py",
+    "services/engines/core/rng.py",
+    "services/engines/core/decks.py",
+    "services/engines/core/bots.py",
+    "services/engines/core/play.py",
+    "services/engines/core/ismcts.py",
+    "services/engines/core/serial.py",
+    "services/engines/core/server.py",  # Apply's own work around the rules (issue 18 item 3)
+    "services/engines/core/messages.py",
+    *(
+        f"services/engines/{game}/{part}.py"
+        for game in ("crazy_cultists", "trash_cult", "tricky_cultists")
+        for part in ("rules", "cards", "bots")
+    ),
+]
+
+# Semantics exactly as interpreted: annotations are not turned into C types (a `float`
+# annotation would become a C double, an `int` one would refuse a bool), integers keep
+# Python's unbounded arithmetic, and errors carry the same tracebacks.
+DIRECTIVES = {
+    "language_level": 3,
+    "annotation_typing": False,
+    "binding": True,
+    "embedsignature": False,
+    "always_allow_keywords": True,
+}
+
+
+def built_files() -> list[Path]:
+    """Every file this script makes: the generated C and the extension modules."""
+    out: list[Path] = []
+    for module in MODULES:
+        src = ROOT / module
+        out += [
+            src.with_suffix(".c"),
+            *src.parent.glob(src.stem + ".*.so"),
+            *src.parent.glob(src.stem + ".*.pyd"),
+        ]
+    out.append(MANIFEST)
+    return [p for p in out if p.exists()]
+
+
+def clean() -> None:
+    for path in built_files():
+        path.unlink()
+
+
+def compile_all() -> int:
+    """Build every module in place; returns how many were built."""
+    from Cython.Build import cythonize
+    from setuptools import Distribution
+    from setuptools.command.build_ext import build_ext
+
+    os.chdir(ROOT)
+    extensions = cythonize(
+        MODULES,
+        compiler_directives=DIRECTIVES,
+        quiet=True,
+        nthreads=0,
+    )
+    dist = Distribution({"ext_modules": extensions, "script_name": "compile_engines.py"})
+    cmd = build_ext(dist)
+    cmd.inplace = True
+    cmd.parallel = os.cpu_count() or 1
+    cmd.ensure_finalized()
+    cmd.run()
+    hashes = {
+        module.removesuffix(".py").replace("/", "."): hashlib.sha256((ROOT / module).read_bytes()).hexdigest()
+        for module in MODULES
+    }
+    MANIFEST.write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
+    return len(extensions)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--clean"]:
+        clean()
+        return 0
+    # The compiler's chatter goes to a log file, so the install shows one line either way.
+    log_path = Path(os.environ.get("TMPDIR", "/tmp")) / "cultists-compile-engines.log"
+    saved = os.dup(1), os.dup(2)
+    try:
+        with open(log_path, "w") as log:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(log.fileno(), 1)
+            os.dup2(log.fileno(), 2)
+            try:
+                count = compile_all()
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os.dup2(saved[0], 1)
+                os.dup2(saved[1], 2)
+    except (Exception, SystemExit) as exc:  # any failure: fall back to the interpreted source
+        clean()
+        first = (str(exc).strip().splitlines() or [""])[0]
+        print(
+            f"engines not compiled ({type(exc).__name__}: {first}; see {log_path}); the interpreted source runs"
+        )
+        return 0
+    print(f"engines compiled: {count} modules (Cython, in place)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
