@@ -170,17 +170,21 @@ def _lineup_for(lineup: Any, players: int) -> tuple[str, ...] | None:
     return None
 
 
-def load_spec_file(path: str | Path) -> SweepSpec:
-    """Read a YAML or JSON spec file (YAML is a superset of JSON) and validate it."""
+def read_spec_file(path: str | Path, kind: str = "sweep") -> Any:
+    """A YAML or JSON spec file's data (YAML is a superset of JSON); SpecError if unreadable."""
     try:
         text = Path(path).read_text()
     except OSError as exc:
-        raise SpecError(f"cannot read sweep spec {path}: {exc.strerror}") from None
+        raise SpecError(f"cannot read {kind} spec {path}: {exc.strerror}") from None
     try:
-        data = yaml.safe_load(text)
+        return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise SpecError(f"sweep spec {path} is not YAML or JSON: {exc}") from None
-    return parse_spec(data)
+        raise SpecError(f"{kind} spec {path} is not YAML or JSON: {exc}") from None
+
+
+def load_spec_file(path: str | Path) -> SweepSpec:
+    """Read a YAML or JSON sweep spec file and validate it."""
+    return parse_spec(read_spec_file(path))
 
 
 def parse_spec(data: Any) -> SweepSpec:

@@ -27,10 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from services.engines.core.config import _field_types
-from workers.sweeps.spec import SpecError, SweepSpec, parse_spec
+from workers.sweeps.spec import SpecError, SweepSpec, parse_spec, read_spec_file
 
 SWEEP_KEYS = ("name", "game", "seed", "players", "max_turns", "config", "lineups", "chunk")
 KEYS = {*SWEEP_KEYS, "search", "objectives", "budget", "racing", "confirm", "sampler", "trials"}
@@ -168,15 +166,7 @@ class TuneSpec:
 
 
 def load_tune_file(path: str | Path) -> TuneSpec:
-    try:
-        text = Path(path).read_text()
-    except OSError as exc:
-        raise SpecError(f"cannot read tune spec {path}: {exc.strerror}") from None
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise SpecError(f"tune spec {path} is not YAML or JSON: {exc}") from None
-    return parse_tune_spec(data)
+    return parse_tune_spec(read_spec_file(path, "tune"))
 
 
 def parse_tune_spec(data: Any) -> TuneSpec:
