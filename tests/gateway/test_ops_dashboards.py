@@ -285,3 +285,9 @@ def test_legends_fill_labels_like_grafana():
     assert legend("{{ queue }}", {"queue": "sweeps"}) == "sweeps"
     assert legend("{{game}} {{missing}}", {"game": "x"}) == "x"
     assert legend("{{missing}}", {}) == "value"
+
+
+def test_every_page_links_the_dashboards(client):
+    """The site navigation offers /ops, so an operator finds it from the lobby."""
+    lobby = client.get("/").get_data(as_text=True)
+    assert 'href="/ops"' in lobby and "Dashboards" in lobby
