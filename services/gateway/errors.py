@@ -39,7 +39,7 @@ def error_response(status: int, code: str, message: str, **extra: Any):
         body.headers["Retry-After"] = str(int(extra["retry_after"]))
     if status == 401:
         body.headers["WWW-Authenticate"] = 'Bearer realm="seat"'
-    if status == 503:
+    if status == 503 and "retry_after" not in extra:  # an outage; `busy` says its own wait
         body.headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return body
 

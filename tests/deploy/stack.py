@@ -29,9 +29,11 @@ SHORT_GAMES = {  # bot-only games that end in seconds
 }
 
 
-def http(url: str, body: dict | None = None, timeout: float = 10) -> dict:
+def http(url: str, body: dict | None = None, timeout: float = 10, headers: dict | None = None) -> dict:
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=data, headers={"Content-Type": "application/json", **(headers or {})}
+    )
     with urllib.request.urlopen(request, timeout=timeout) as reply:
         return json.loads(reply.read())
 
@@ -71,7 +73,7 @@ def _post_status(url: str, body: dict, token: str) -> int:
 def _ticket(gateway: str, ticket: dict) -> dict:
     request = urllib.request.Request(
         f"{gateway}/api/matchmaking/tickets/{ticket['ticket']}",
-        headers={"Authorization": f"Bearer {ticket['token']}"},
+        headers={"Authorization": f"Bearer {ticket['token']}", **ticket.get("session", {})},
     )
     with urllib.request.urlopen(request, timeout=10) as reply:
         return json.loads(reply.read())
@@ -239,10 +241,17 @@ def play(stack: Stack) -> None:
     assert refused == 400
 
     # Two players queue for the same table size: matched at once (time to match).
-    tickets = [
-        http(f"{gateway}/api/matchmaking/tickets", {"game": "trash_cult", "players": 2, "player": name})
-        for name in ("ann", "bob")
-    ]
+    # Matchmaking is rated: each player signs in as a guest first (docs/security.md).
+    tickets = []
+    for name in ("ann", "bob"):
+        guest = http(
+            f"{gateway}/api/players/guest", {"device": f"stack-{name}-{time.time_ns()}", "name": name}
+        )
+        session = {"X-Player-Token": guest["token"]}
+        body = {"game": "trash_cult", "players": 2, "player": name}
+        tickets.append(
+            {**http(f"{gateway}/api/matchmaking/tickets", body, headers=session), "session": session}
+        )
     for ticket in tickets:
         wait(lambda t=ticket: _ticket(gateway, t)["status"] == "matched", 60, "the matchmaking pair")
 
