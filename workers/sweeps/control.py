@@ -28,6 +28,7 @@ import redis
 from celery import Celery
 
 from . import metrics
+from .leases import LEASE_SECONDS, AggregationHeartbeat
 from .outcomes import from_chunk_results
 from .partial import CellPartial, merge_all, of_chunk
 from .plan import chunks
@@ -167,8 +168,10 @@ def finish(store: SweepStore, sweep_id: str) -> str:
         return "inactive"
     if int(meta["chunks_done"]) < int(meta["total_chunks"]):
         return "waiting"
-    if not store.claim_aggregation(sweep_id):
+    # A short claim, renewed while this finisher lives: if it is killed, another takes over.
+    if not store.claim_aggregation(sweep_id, int(LEASE_SECONDS)):
         return "busy"
+    heartbeat = AggregationHeartbeat(store, sweep_id).__enter__()
     try:
         spec = parse_spec(store.spec(sweep_id))
 
@@ -201,6 +204,7 @@ def finish(store: SweepStore, sweep_id: str) -> str:
         store.set_status(sweep_id, "failed", error=f"aggregation failed: {type(exc).__name__}: {exc}")
         raise
     finally:
+        heartbeat.__exit__(None, None, None)
         store.release_aggregation(sweep_id)
 
 

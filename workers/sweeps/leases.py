@@ -60,3 +60,25 @@ class Heartbeat:
         # so the reconciler does not wait for it to run out (a failed sweep is not active).
         with contextlib.suppress(redis.ConnectionError, redis.TimeoutError):  # else it runs out
             self.store.drop_lease(self.sweep_id, self.chunk_id)
+
+
+class AggregationHeartbeat(Heartbeat):
+    """`with AggregationHeartbeat(store, sweep_id):` holds a sweep's aggregation claim while its
+    finisher runs. A finisher killed mid-way (its worker SIGKILLed) stops renewing, the claim
+    runs out within `LEASE_SECONDS`, and the reconciler sends the finish again; a fixed long
+    claim would leave the sweep "running" with every chunk in until it expired."""
+
+    def __init__(self, store: SweepStore, sweep_id: str, seconds: float = LEASE_SECONDS):
+        super().__init__(store, sweep_id, "aggregation", seconds)
+
+    def _renew(self) -> None:
+        try:
+            self.store.renew_aggregation(self.sweep_id, self.seconds)
+        except (redis.ConnectionError, redis.TimeoutError) as exc:
+            log.warning("aggregation claim of %s not renewed: %s", self.sweep_id, exc)
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)  # the finisher releases the claim itself

@@ -236,6 +236,10 @@ class SweepStore:
         """One finisher at a time; the lock expires so a finisher killed mid-way is retried."""
         return bool(self.r.set(key(sweep_id, "aggregating"), "1", nx=True, ex=seconds))
 
+    def renew_aggregation(self, sweep_id: str, seconds: float) -> None:
+        """Extend a held aggregation claim (leases.AggregationHeartbeat)."""
+        self.r.expire(key(sweep_id, "aggregating"), max(1, int(seconds)))
+
     def release_aggregation(self, sweep_id: str) -> None:
         self.r.delete(key(sweep_id, "aggregating"))
 
