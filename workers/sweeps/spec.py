@@ -202,12 +202,12 @@ def parse_spec(data: Any) -> SweepSpec:
     except KeyError:
         raise SpecError(f"game {game!r} is not installed in this checkout") from None
 
-    games = _whole(data, "games", None, minimum=1)
-    seed = _whole(data, "seed", 0, minimum=0)
-    chunk = _whole(data, "chunk", DEFAULT_CHUNK, minimum=1)
+    games = whole_field(data, "games", None, minimum=1)
+    seed = whole_field(data, "seed", 0, minimum=0)
+    chunk = whole_field(data, "chunk", DEFAULT_CHUNK, minimum=1)
     max_turns = data.get("max_turns")
     if max_turns is not None:
-        max_turns = _whole(data, "max_turns", None, minimum=1)
+        max_turns = whole_field(data, "max_turns", None, minimum=1)
     name = data.get("name") or game
     if not isinstance(name, str):
         raise SpecError(f"name must be text, got {name!r}")
@@ -268,7 +268,8 @@ def cell_config(spec: SweepSpec, cell: Cell) -> dict[str, Any]:
     return config_to_dict(spec.game_spec.make_config(cell.overrides))
 
 
-def _whole(data: Mapping[str, Any], key: str, default: int | None, minimum: int) -> int:
+def whole_field(data: Mapping[str, Any], key: str, default: int | None, minimum: int) -> int:
+    """A required (or defaulted) whole-number field of a spec mapping, at least `minimum`."""
     value = data.get(key, default)
     if value is None:
         raise SpecError(f"'{key}' is required")

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from services.engines.core.config import _field_types
-from workers.sweeps.spec import SpecError, SweepSpec, parse_spec, read_spec_file
+from workers.sweeps.spec import SpecError, SweepSpec, parse_spec, read_spec_file, whole_field
 
 SWEEP_KEYS = ("name", "game", "seed", "players", "max_turns", "config", "lineups", "chunk")
 KEYS = {*SWEEP_KEYS, "search", "objectives", "budget", "racing", "confirm", "sampler", "trials"}
@@ -179,16 +179,16 @@ def parse_tune_spec(data: Any) -> TuneSpec:
     table = parse_spec({**{k: data[k] for k in SWEEP_KEYS if k in data}, "games": 1})
     params = _params(data.get("search"), table)
     objectives = _objectives(data.get("objectives"), table)
-    budget = _whole(data, "budget", None, 1)
+    budget = whole_field(data, "budget", None, 1)
     racing = dict(RACING_DEFAULTS)
     raw = data.get("racing") or {}
     if not isinstance(raw, Mapping) or set(raw) - set(RACING_DEFAULTS):
         raise SpecError(f"racing takes {', '.join(RACING_DEFAULTS)}, got {raw!r}")
     for k in raw:
-        racing[k] = _whole(raw, k, None, 2 if k == "eta" else 1)
+        racing[k] = whole_field(raw, k, None, 2 if k == "eta" else 1)
     if racing["games"] > budget:
         raise SpecError(f"budget ({budget} games) is below one first look ({racing['games']} games)")
-    confirm = _whole(data, "confirm", 2000, 10)
+    confirm = whole_field(data, "confirm", 2000, 10)
     default_sampler = "tpe" if len(objectives) == 1 else "nsga2"
     sampler = data.get("sampler", default_sampler)
     if sampler not in SAMPLERS:
@@ -201,19 +201,8 @@ def parse_tune_spec(data: Any) -> TuneSpec:
         racing=racing,
         confirm=confirm,
         sampler=sampler,
-        trials=_whole(data, "trials", 500, 1),
+        trials=whole_field(data, "trials", 500, 1),
     )
-
-
-def _whole(data: Mapping[str, Any], key: str, default: int | None, minimum: int) -> int:
-    value = data.get(key, default)
-    if value is None:
-        raise SpecError(f"'{key}' is required")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError(f"'{key}' must be a whole number, got {value!r}")
-    if value < minimum:
-        raise SpecError(f"'{key}' must be at least {minimum}, got {value}")
-    return value
 
 
 def _params(value: Any, table: SweepSpec) -> tuple[Param, ...]:
