@@ -1,9 +1,12 @@
-"""Fixtures that start real servers: Redis and gRPC engines, on free loopback ports."""
+"""Fixtures that start real servers: Redis, gRPC engines and headless Chromium, on free
+loopback ports."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -47,3 +50,32 @@ def engines() -> Iterator[dict[str, object]]:
     finally:
         for engine in running.values():
             engine.stop(grace=1)
+
+
+CHROMIUM = os.environ.get("CULTISTS_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium (Debian's, never a Playwright download) for the whole run.
+
+    Session-wide and in the root conftest because Playwright's sync API allows one instance
+    per thread: a second `sync_playwright()` while another is open fails ("Sync API inside
+    the asyncio loop"), so every suite that drives a browser opens its contexts on this one.
+    """
+    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM} (make install adds Debian's chromium)")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield chromium
+        chromium.close()

@@ -4,14 +4,11 @@ Chromium through Playwright.
 The gateway is the gateway tests' own app (`tests/gateway/conftest.py`: real Redis, real
 engine gRPC servers, a real Celery worker for bot seats), imported rather than rebuilt, and
 served by werkzeug's threaded server so event streams and page requests run side by side.
-The browser is Debian's `/usr/bin/chromium` (installed by `make install` through
-deploy/system-packages.sh); Playwright never downloads one of its own.
+The browser is the session-wide `browser` of tests/conftest.py (Debian's Chromium).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,31 +25,9 @@ from tests.gateway.conftest import (  # the gateway tests' own fixtures, reused
     table_worker,  # noqa: F401
 )
 
-CHROMIUM = os.environ.get("CULTISTS_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """One headless Chromium for the whole run; each test opens its own contexts."""
-    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM} (make install adds Debian's chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
 
 
 @pytest.fixture(scope="package")

@@ -36,8 +36,6 @@ from tests.deploy.test_configs import dashboard_metric_names, family
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
 VIEWPORT = {"width": 1280, "height": 800}
-CHROMIUM = os.environ.get("CULTISTS_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
 
 
 @pytest.fixture(scope="module")
@@ -54,21 +52,15 @@ def played(stack: Stack) -> Stack:
 
 
 @pytest.fixture(scope="module")
-def page(played: Stack):
+def page(played: Stack, browser):
     """One Chromium page at 1280x800 on /ops, refreshing every 5 s over the last 15 minutes."""
-    if not Path(CHROMIUM).exists() and not shutil.which(CHROMIUM):
-        pytest.skip(f"no Chromium at {CHROMIUM} (make install adds Debian's chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        context = browser.new_context(base_url=played.gateway, viewport=VIEWPORT)
-        context.set_default_timeout(30_000)
-        tab = context.new_page()
-        tab.goto("/ops?range=15m&refresh=5")
-        yield tab
-        context.close()
-        browser.close()
+    context = browser.new_context(base_url=played.gateway, viewport=VIEWPORT)
+    context.set_default_timeout(30_000)
+    tab = context.new_page()
+    tab.goto("/ops?range=15m&refresh=5")
+    yield tab
+    context.close()
 
 
 def test_status_reports_every_part_up_prometheus_included(stack: Stack):
