@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import random
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
 
 from services.engines.core.bots import make_bot
 from services.engines.core.game import GameSpec, State
@@ -31,6 +34,24 @@ def decision_points(spec: GameSpec, players: int, seed: int, count: int, every: 
                 found.append(state.clone())
             state.apply(seat, bots[seat].choose(state, seat, legal) if len(legal) > 1 else legal[0])
     return found
+
+
+BOTS_DOC = Path(__file__).resolve().parents[2] / "docs" / "bots.md"
+
+
+def assert_numeric_fields_covered(
+    config_class: Any, tested: set[str], unused: dict[str, str], opening: str
+) -> None:
+    """Every numeric config field is either tested (it changes a heuristic choice) or
+    explained: `unused` maps a field to the words of the docs/bots.md paragraph that begins
+    with `opening` saying why it cannot matter. A new field fails until someone decides."""
+    numeric = {f.name for f in fields(config_class) if f.type in (int, "int")}
+    assert numeric == tested | set(unused), "a numeric field is neither tested nor explained"
+    doc = BOTS_DOC.read_text()
+    start = doc.index(opening)
+    paragraph = doc[start : doc.index("\n\n", start)]
+    for field, words in unused.items():
+        assert words in paragraph, f"docs/bots.md does not say why {field} cannot matter"
 
 
 def spec_of(game: str) -> GameSpec:

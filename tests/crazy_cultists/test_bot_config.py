@@ -5,8 +5,6 @@ or a line in docs/bots.md saying why the field cannot change the heuristic's cho
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,10 +14,9 @@ from services.engines.crazy_cultists import GAME
 from services.engines.crazy_cultists.bots import HeuristicBot
 from services.engines.crazy_cultists.cards import NAMES
 from services.engines.crazy_cultists.config import CrazyCultistsConfig
+from tests.bots.support import assert_numeric_fields_covered
 
 from .tables import table
-
-DOC = Path(__file__).resolve().parents[2] / "docs" / "bots.md"
 
 
 def choice(state: State, seat: int = 0) -> str:
@@ -109,13 +106,9 @@ UNUSED = {
 
 
 def test_every_numeric_field_changes_a_choice_or_is_explained():
-    numeric = {f.name for f in fields(CrazyCultistsConfig) if f.type in (int, "int")}
-    assert numeric == set(CHANGES) | set(UNUSED), "a numeric field is neither tested nor explained"
-    doc = DOC.read_text()
-    start = doc.index("Crazy Cultists' heuristic reads")
-    paragraph = doc[start : doc.index("\n\n", start)]
-    for field, words in UNUSED.items():
-        assert words in paragraph, f"docs/bots.md does not say why {field} cannot matter"
+    assert_numeric_fields_covered(
+        CrazyCultistsConfig, set(CHANGES), UNUSED, "Crazy Cultists' heuristic reads"
+    )
 
 
 @pytest.mark.parametrize("field", sorted(CHANGES))
