@@ -378,6 +378,71 @@ def test_writes_are_rate_limited_per_address_and_per_player(gateway_settings, cl
         gw.close()
 
 
+def test_rate_limits_key_players_by_id_and_others_by_their_forwarded_address(gateway_settings, clean):
+    """Behind a proxy every socket address is the proxy's. A signed-in player counts as
+    themself; an anonymous client by X-Forwarded-For, believed only with trusted_proxies."""
+    proxy = {"REMOTE_ADDR": "10.9.9.9"}
+    body = {"game": CRAZY}
+
+    def forwarded(addr: str) -> dict[str, str]:
+        return {"X-Forwarded-For": addr}
+
+    app = _app(gateway_settings, rate_limit_address="2/minute", rate_limit_player="3/minute")
+    gw = app.extensions["cultists"]
+    _forget_limits(gw)
+    client = app.test_client()
+    try:
+        # Not trusted (the default, 0): the header is a claim anyone can make, ignored.
+        for addr in ("1.1.1.1", "2.2.2.2"):
+            assert (
+                client.post("/api/tables", json=body, headers=forwarded(addr), environ_base=proxy).status_code
+                == 201
+            )
+        _error(client.post("/api/tables", json=body, headers=forwarded("3.3.3.3"), environ_base=proxy), 429)
+        # A signed-in player behind the same exhausted address writes on their own count.
+        reply = client.post(
+            "/api/players/guest", json={"device": "e" * 20}, environ_base={"REMOTE_ADDR": "10.3.0.1"}
+        )
+        player = {"X-Player-Token": reply.get_json()["token"]}
+        for _ in range(3):
+            assert (
+                client.post("/api/tables", json=body, headers=player, environ_base=proxy).status_code == 201
+            )
+        _error(client.post("/api/tables", json=body, headers=player, environ_base=proxy), 429)
+    finally:
+        _forget_limits(gw)
+        gw.close()
+
+    app = _app(
+        gateway_settings, rate_limit_address="2/minute", rate_limit_player="3/minute", trusted_proxies=1
+    )
+    gw = app.extensions["cultists"]
+    client = app.test_client()
+    try:
+        # Trusted: each forwarded client has its own count, though all share the proxy.
+        for _ in range(2):
+            assert (
+                client.post(
+                    "/api/tables", json=body, headers=forwarded("1.1.1.1"), environ_base=proxy
+                ).status_code
+                == 201
+            )
+        _error(client.post("/api/tables", json=body, headers=forwarded("1.1.1.1"), environ_base=proxy), 429)
+        assert (
+            client.post(
+                "/api/tables", json=body, headers=forwarded("2.2.2.2"), environ_base=proxy
+            ).status_code
+            == 201
+        )
+        # Only the last hop (the one our proxy appended) counts: a client prepending
+        # addresses of its own choosing still counts as itself.
+        spoofed = forwarded("7.7.7.7, 1.1.1.1")
+        _error(client.post("/api/tables", json=body, headers=spoofed, environ_base=proxy), 429)
+    finally:
+        _forget_limits(gw)
+        gw.close()
+
+
 # -- expiry -----------------------------------------------------------------------------------------
 def test_a_thousand_waiting_tables_expire(gateway_settings, clean):
     app = _app(gateway_settings, waiting_ttl_seconds=2)
