@@ -218,6 +218,11 @@ OPENAPI_SCHEMAS = {
                 "items": {"type": "number"},
                 "description": "once finished: each seat's final score as the engine gives it",
             },
+            "scores": {
+                "type": "array",
+                "items": ref("SeatScore"),
+                "description": "once finished: each seat's final score and its breakdown",
+            },
             "replay": {"type": "string", "description": "once finished: the replay record's URL"},
             "replay_page": {"type": "string", "description": "once finished: the replay page"},
             "turn": {"type": "integer"},

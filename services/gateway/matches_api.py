@@ -186,6 +186,11 @@ OPENAPI_SCHEMAS = {
                 "items": {"type": "number"},
                 "description": "the final scores (last move)",
             },
+            "scores": {
+                "type": "array",
+                "items": ref("SeatScore"),
+                "description": "once finished: each seat's final score and its breakdown",
+            },
             "events": {"type": "array", "items": ref("Event")},
         },
     },

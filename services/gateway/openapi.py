@@ -55,6 +55,16 @@ TABLE_ID = {
 }
 
 SCHEMAS: dict[str, Any] = {
+    "SeatScore": {
+        "type": "object",
+        "required": ["seat", "total", "parts"],
+        "description": "one seat's final score as the game's rules keep it, and what made it",
+        "properties": {
+            "seat": {"type": "integer"},
+            "total": {"type": "number", "description": "candles, Shrine food or points, by game"},
+            "parts": {"type": "object", "additionalProperties": {"type": "number"}},
+        },
+    },
     "Error": {
         "type": "object",
         "required": ["error"],

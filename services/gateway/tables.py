@@ -25,7 +25,7 @@ from .engines import EngineClients
 from .errors import ApiError
 from .ratings import RatingBook
 from .settings import Settings
-from .store import Table, TableStore, hash_token
+from .store import Table, TableStore, final_scores, hash_token
 
 log = logging.getLogger("cultists.gateway.tables")
 
@@ -316,7 +316,7 @@ class TableService:
             "status": "finished" if step.terminal else "playing",
             "to_act": list(step.to_act),
             "winners": list(step.winners),
-            **({"returns": list(step.returns)} if step.terminal else {}),
+            **({"returns": list(step.returns), "scores": final_scores(step)} if step.terminal else {}),
             "events": events,
         }
 
