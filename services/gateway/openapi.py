@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .schemas import Error, SeatScore, openapi_components
+
 VERSION = "1.0.0"
 
 
@@ -54,34 +56,7 @@ TABLE_ID = {
     "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
 }
 
-SCHEMAS: dict[str, Any] = {
-    "SeatScore": {
-        "type": "object",
-        "required": ["seat", "total", "parts"],
-        "description": "one seat's final score as the game's rules keep it, and what made it",
-        "properties": {
-            "seat": {"type": "integer"},
-            "total": {"type": "number", "description": "candles, Shrine food or points, by game"},
-            "parts": {"type": "object", "additionalProperties": {"type": "number"}},
-        },
-    },
-    "Error": {
-        "type": "object",
-        "required": ["error"],
-        "properties": {
-            "error": {
-                "type": "object",
-                "required": ["code", "message"],
-                "properties": {
-                    "code": {"type": "string"},
-                    "message": {"type": "string"},
-                    "version": {"type": "integer", "description": "the table's version (409 only)"},
-                    "retry_after": {"type": "integer", "description": "seconds to wait (503 busy)"},
-                },
-            }
-        },
-    },
-}
+SCHEMAS: dict[str, Any] = openapi_components(Error, SeatScore)
 
 
 GAME_NAME = ref("GameName")
