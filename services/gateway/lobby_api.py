@@ -11,7 +11,16 @@ from .auth import current_player, player_id
 from .context import current
 from .errors import bearer_token
 from .openapi import GAME_PARAM, TABLE_ID, TOKEN_REQUIRED, errors, json_content, ok, ref
-from .schemas import Body, SeatScore, component, openapi_components, parse_body, query_parameters, validate
+from .schemas import (
+    Body,
+    DisplayName,
+    GameName,
+    SeatScore,
+    openapi_components,
+    parse_body,
+    query_parameters,
+    validate,
+)
 from .settings import Settings
 
 bp = Blueprint("lobby", __name__, url_prefix="/api")
@@ -19,9 +28,6 @@ bp = Blueprint("lobby", __name__, url_prefix="/api")
 TABLE_LIST_LIMIT = 200
 SEED_MAX = 2**63 - 1
 
-# A game's name: any short string here (an unknown one is 404, from the engine clients);
-# the document lists the names this gateway serves (openapi.document's GameName).
-GameName = Annotated[str, Field(min_length=1, max_length=64), component("GameName")]
 BotName = Annotated[str, Field(min_length=1, max_length=200, description="a bot, with parameters")]
 
 
@@ -54,9 +60,7 @@ class NewTable(Body):
 
 
 class JoinSeat(Body):
-    player: str | None = Field(
-        None, min_length=1, max_length=64, description="name shown at the table; default: the player's"
-    )
+    player: DisplayName | None = Field(None, description="name shown at the table; default: the player's")
 
 
 class TableQuery(Body):

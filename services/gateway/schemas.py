@@ -22,7 +22,7 @@ a move's body, less than the hand checks it replaced.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 from flask import request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
@@ -144,6 +144,13 @@ def openapi_components(*models: type[Body]) -> dict[str, Any]:
             out[name] = _openapi_30(sub)
         out[model.__name__] = _openapi_30(schema)
     return out
+
+
+# A game's name: any short string here (an unknown one is 404, from the engine clients);
+# the document lists the names this gateway serves (openapi.document's GameName).
+GameName = Annotated[str, Field(min_length=1, max_length=64), component("GameName")]
+# The name shown at a table: a free label, not who plays.
+DisplayName = Annotated[str, Field(min_length=1, max_length=64)]
 
 
 # -- shapes more than one module answers with ------------------------------------------------
