@@ -13,13 +13,13 @@ from typing import Annotated, Any, Literal
 
 import orjson
 from flask import Blueprint, Response, jsonify, request
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from .auth import player_id
 from .context import current
-from .errors import ApiError, bearer_token
+from .errors import bearer_token
 from .openapi import TABLE_ID, TOKEN_OPTIONAL, TOKEN_REQUIRED, errors, json_content, ok, ref
-from .schemas import Body, SeatScore, openapi_components, parse_body
+from .schemas import Body, SeatScore, openapi_components, parse_body, query_parameters, validate
 from .store import updates_channel
 
 bp = Blueprint("matches", __name__, url_prefix="/api")
@@ -83,16 +83,18 @@ def act(table_id: str):
 LAST_EVENT_ID = 2**62 - 1
 
 
+class EventsQuery(Body):
+    model_config = ConfigDict(strict=False)  # query strings and headers are text
+
+    after: int = Field(
+        -1, ge=-1, le=LAST_EVENT_ID, description="the last event id already seen (-1: from the start)"
+    )
+
+
 def _after() -> int:
     """Where a reader left off: Last-Event-ID (a reconnecting EventSource) or ?after=."""
-    raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "-1"
-    try:
-        after = int(raw)
-    except ValueError:
-        raise ApiError(400, "malformed", "'after' (or Last-Event-ID) is an event id") from None
-    if not -1 <= after <= LAST_EVENT_ID:
-        raise ApiError(400, "malformed", f"'after' is -1 or an event id (at most {LAST_EVENT_ID})")
-    return after
+    raw = request.headers.get("Last-Event-ID") or request.args.get("after")
+    return validate(EventsQuery, {} if raw is None else {"after": raw}).after
 
 
 @bp.get("/tables/<table_id>/events")
@@ -204,12 +206,7 @@ class Events(Body):
 
 OPENAPI_SCHEMAS = openapi_components(Move, MoveResult, View, Legal, Replay, Events)
 
-AFTER = {
-    "name": "after",
-    "in": "query",
-    "description": "the last event id already seen (-1: from the start)",
-    "schema": {"type": "integer", "minimum": -1, "maximum": LAST_EVENT_ID},
-}
+[AFTER] = query_parameters(EventsQuery)
 
 OPENAPI_PATHS = {
     "/api/tables/{table_id}/view": {
@@ -252,11 +249,7 @@ OPENAPI_PATHS = {
             "parameters": [
                 TABLE_ID,
                 AFTER,
-                {
-                    "name": "Last-Event-ID",
-                    "in": "header",
-                    "schema": {"type": "integer", "minimum": -1, "maximum": LAST_EVENT_ID},
-                },
+                {**AFTER, "name": "Last-Event-ID", "in": "header"},
             ],
             "responses": {
                 "200": {
