@@ -8,6 +8,7 @@ from flask import Blueprint, jsonify, request
 from pydantic import ConfigDict, Field
 
 from .auth import current_player, player_id
+from .bounds import MAX_BOT_SPEC
 from .context import current
 from .errors import bearer_token
 from .openapi import GAME_PARAM, TABLE_ID, TOKEN_REQUIRED, errors, json_content, ok, ref
@@ -28,7 +29,9 @@ bp = Blueprint("lobby", __name__, url_prefix="/api")
 TABLE_LIST_LIMIT = 200
 SEED_MAX = 2**63 - 1
 
-BotName = Annotated[str, Field(min_length=1, max_length=200, description="a bot, with parameters")]
+BotName = Annotated[
+    str, Field(min_length=1, max_length=MAX_BOT_SPEC, description="a bot, with parameters (bounds.py)")
+]
 
 
 class SeatSpec(Body):
@@ -49,7 +52,8 @@ class NewTable(Body):
         None,
         ge=Settings.min_decision_seconds,
         le=Settings.max_decision_seconds,
-        description=f"a human seat's time per decision; default {Settings.decision_seconds:g}",
+        description="a human seat's time per decision; default: the gateway's "
+        f"(GATEWAY_DECISION_SECONDS, {Settings.decision_seconds:g} unless set)",
     )
     seed: int | None = Field(
         None,
@@ -98,7 +102,8 @@ def create_table():
     gw = current()
     body = parse_body(NewTable)
     gw.engines.require(body.game)
-    bots = [None if s.kind == "human" else s.bot or "random" for s in body.seats] if body.seats else None
+    seats = body.seats
+    bots = None if seats is None else [None if s.kind == "human" else s.bot or "random" for s in seats]
     decision = body.decision_seconds if body.decision_seconds is not None else gw.settings.decision_seconds
     table = gw.tables.open_table(body.game, body.players, body.config or {}, bots, decision, seed=body.seed)
     assert table is not None  # only a watched (matchmaking) open can fail
