@@ -12,6 +12,7 @@ import importlib
 import time
 
 from flask import Flask, g, request
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from . import errors, guards
 from .context import Gateway
@@ -38,6 +39,11 @@ def create_app(settings: Settings | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_content_length
+    if settings.trusted_proxies:
+        # The client's address from X-Forwarded-For, as many hops back as there are
+        # proxies we run; without them the header is the client's own claim, ignored.
+        n = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     app.extensions["cultists"] = Gateway.build(settings)
     paths: dict = {}
     schemas: dict = {}

@@ -68,54 +68,6 @@ def register(app: Flask) -> None:
         return error_response(500, "internal_error", "the gateway failed; the request changed nothing")
 
 
-def json_object() -> dict[str, Any]:
-    """The request body as a JSON object, or 400 saying why it is not one."""
-    if not request.is_json:
-        raise ApiError(400, "malformed", "send the body as application/json")
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        raise ApiError(400, "malformed", "the body must be a JSON object")
-    return body
-
-
-def optional_json_object() -> dict[str, Any]:
-    """Like json_object, for endpoints whose body may be left out entirely."""
-    if not request.get_data(cache=True):
-        return {}
-    return json_object()
-
-
-def int_field(
-    body: dict[str, Any], name: str, default: int | None = None, low: int = 0, high: int = 2**31 - 1
-) -> int:
-    value = body.get(name, default)
-    if value is None:
-        raise ApiError(400, "malformed", f"'{name}' is required")
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ApiError(400, "malformed", f"'{name}' must be an integer from {low} to {high}")
-    return value
-
-
-def str_field(
-    body: dict[str, Any], name: str, default: str | None = None, max_length: int = 64
-) -> str | None:
-    value = body.get(name, default)
-    if value is None:
-        return None
-    if not isinstance(value, str) or not 0 < len(value) <= max_length:
-        raise ApiError(400, "malformed", f"'{name}' must be a string of 1 to {max_length} characters")
-    return value
-
-
-def number_field(body: dict[str, Any], name: str, default: float, low: float, high: float) -> float:
-    value = body.get(name)
-    if value is None:  # left out or null: the default, as for every optional field
-        value = default
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise ApiError(400, "malformed", f"'{name}' must be a number from {low} to {high}")
-    return float(value)
-
-
 def bearer_token() -> str | None:
     """The seat (or ticket) token, from `Authorization: Bearer` or `X-Seat-Token`."""
     auth = request.headers.get("Authorization", "")

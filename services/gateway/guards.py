@@ -7,10 +7,15 @@ chunked body is read up to one byte past the limit first: over it is 413, under 
 handed on as an ordinary body of known length.
 
 Rate limits (Flask-Limiter, counted in Redis so every gateway process shares the counts):
-every write (POST, PUT, PATCH, DELETE) under /api counts against the client's address and,
-when a player session is presented, against that player too; past either limit the
-answer is 429 with `Retry-After`. Reads are not limited here: they cost one Redis read,
-and the costly ones (replay rebuilds) have their own bounded pool (offload.py).
+every write (POST, PUT, PATCH, DELETE) under /api counts against its writer: the signed-in
+player when a live session is presented (`rate_limit_player`, one count whichever session
+or address they write from), else the client's address (`rate_limit_address`). Behind a
+proxy every request comes from the proxy's address, so the address is the one ProxyFix
+takes from X-Forwarded-For when `trusted_proxies` says how many proxies to believe (see
+create_app); by default (0) the header is ignored, as a client could write anything in it.
+Past the limit the answer is 429 with `Retry-After`. Reads are not limited here: they cost
+one Redis read, and the costly ones (replay rebuilds) have their own bounded pool
+(offload.py).
 """
 
 from __future__ import annotations
@@ -34,21 +39,24 @@ def _is_write() -> bool:
     return request.method in WRITES and request.path.startswith("/api/")
 
 
-def _player_key() -> str:
-    """The session's player id: one player's sessions share one count (a player could
-    otherwise open a session per burst). An unknown session counts by its hash; the
-    request then fails with 401 anyway."""
-    from .auth import current_player
+def _signed_in_player() -> str | None:
+    """The id of the player whose live session the request presents, else None (no
+    session, or one expired: that request counts by address, and then fails with 401)."""
+    if not request.headers.get(PLAYER_HEADER):
+        return None
+    from .auth import player_id
     from .errors import ApiError
-    from .store import hash_token
 
     try:
-        player = current_player()
+        return player_id()
     except ApiError:
-        player = None
-    if player is not None:
-        return f"player:{player.id}"
-    return f"session:{hash_token(request.headers.get(PLAYER_HEADER, ''))}"
+        return None
+
+
+def _player_key() -> str:
+    """The player id: one player's sessions share one count (a player could otherwise
+    open a session per burst, or write from many addresses)."""
+    return f"player:{_signed_in_player()}"
 
 
 def install(app: Flask, settings: Settings) -> Limiter | None:
@@ -98,7 +106,10 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
         if settings.rate_limit_address:
             limiter.limit(
                 settings.rate_limit_address,
-                exempt_when=lambda: not _is_write(),
+                # A signed-in player counts as themself, where there is such a limit.
+                exempt_when=lambda: (
+                    not _is_write() or (bool(settings.rate_limit_player) and _signed_in_player() is not None)
+                ),
                 scope="address",
                 on_breach=_breach,
             )(bp)
@@ -106,7 +117,7 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
             limiter.limit(
                 settings.rate_limit_player,
                 key_func=_player_key,
-                exempt_when=lambda: not _is_write() or not request.headers.get(PLAYER_HEADER),
+                exempt_when=lambda: not _is_write() or _signed_in_player() is None,
                 scope="player",
                 on_breach=_breach,
             )(bp)

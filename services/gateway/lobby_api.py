@@ -2,24 +2,78 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Any, Literal
+
 from flask import Blueprint, jsonify, request
+from pydantic import ConfigDict, Field
 
 from .auth import current_player, player_id
+from .bounds import MAX_BOT_SPEC
 from .context import current
-from .errors import (
-    ApiError,
-    bearer_token,
-    int_field,
-    json_object,
-    number_field,
-    optional_json_object,
-    str_field,
+from .errors import bearer_token
+from .openapi import GAME_PARAM, TABLE_ID, TOKEN_REQUIRED, errors, json_content, ok, ref
+from .schemas import (
+    Body,
+    DisplayName,
+    GameName,
+    SeatScore,
+    openapi_components,
+    parse_body,
+    query_parameters,
+    validate,
 )
-from .openapi import GAME_NAME, GAME_PARAM, TABLE_ID, TOKEN_REQUIRED, errors, json_content, ok, ref
+from .settings import Settings
 
 bp = Blueprint("lobby", __name__, url_prefix="/api")
 
 TABLE_LIST_LIMIT = 200
+SEED_MAX = 2**63 - 1
+
+BotName = Annotated[
+    str, Field(min_length=1, max_length=MAX_BOT_SPEC, description="a bot, with parameters (bounds.py)")
+]
+
+
+class SeatSpec(Body):
+    kind: Literal["human", "bot"] = "human"
+    bot: BotName | None = Field(None, description="the bot of a bot seat; default random")
+
+
+class NewTable(Body):
+    """Open a table. Every field but `game` may be left out or null: the default."""
+
+    game: GameName
+    players: int | None = Field(None, ge=1, le=64, description="default: the seats listed, else the game's")
+    config: dict[str, Any] | None = Field(
+        None, description="config field overrides (see the game's default_config and config_limits)"
+    )
+    seats: list[SeatSpec] | None = Field(None, description="one entry per seat; default: every seat human")
+    decision_seconds: float | None = Field(
+        None,
+        ge=Settings.min_decision_seconds,
+        le=Settings.max_decision_seconds,
+        description="a human seat's time per decision; default: the gateway's "
+        f"(GATEWAY_DECISION_SECONDS, {Settings.decision_seconds:g} unless set)",
+    )
+    seed: int | None = Field(
+        None,
+        ge=0,
+        le=SEED_MAX,
+        description="used as given where at most one human sits; else mixed with a server secret",
+    )
+
+
+class JoinSeat(Body):
+    player: DisplayName | None = Field(None, description="name shown at the table; default: the player's")
+
+
+class TableQuery(Body):
+    model_config = ConfigDict(strict=False)  # query strings are text
+
+    status: Literal["waiting", "playing"] = Field(
+        "waiting", description="waiting: to join; playing: to watch"
+    )
+    game: GameName | None = None
 
 
 @bp.get("/games")
@@ -35,62 +89,25 @@ def get_game(game: str):
 
 @bp.get("/tables")
 def list_tables():
-    status = request.args.get("status", "waiting")
-    if status not in ("waiting", "playing"):
-        raise ApiError(400, "malformed", "'status' is 'waiting' or 'playing'")
-    game = request.args.get("game")
+    query = validate(TableQuery, request.args.to_dict())
     gw = current()
-    tables = gw.store.tables(status, TABLE_LIST_LIMIT)
-    return jsonify({"tables": [gw.tables.summary(t) for t in tables if game is None or t.game == game]})
+    tables = gw.store.tables(query.status, TABLE_LIST_LIMIT)
+    return jsonify(
+        {"tables": [gw.tables.summary(t) for t in tables if query.game is None or t.game == query.game]}
+    )
 
 
 @bp.post("/tables")
 def create_table():
     gw = current()
-    body = json_object()
-    game = str_field(body, "game")
-    if game is None:
-        raise ApiError(400, "malformed", "'game' is required")
-    gw.engines.require(game)
-    players = body.get("players")
-    if players is not None:
-        players = int_field(body, "players", low=1, high=64)
-    config = body.get("config")
-    if config is None:
-        config = {}
-    if not isinstance(config, dict):
-        raise ApiError(400, "malformed", "'config' must be an object of config fields")
-    seats = body.get("seats")
-    bots: list[str | None] | None = None
-    if seats is not None:
-        if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats):
-            raise ApiError(
-                400, "malformed", '\'seats\' must be a list of {"kind": "human"|"bot", "bot": name}'
-            )
-        bots = [_seat_bot(s) for s in seats]
-    settings = gw.settings
-    decision = number_field(
-        body,
-        "decision_seconds",
-        settings.decision_seconds,
-        settings.min_decision_seconds,
-        settings.max_decision_seconds,
-    )
-    seed = body.get("seed")
-    if seed is not None:
-        seed = int_field(body, "seed", high=2**63 - 1)
-    table = gw.tables.open_table(game, players, config, bots, decision, seed=seed)
+    body = parse_body(NewTable)
+    gw.engines.require(body.game)
+    seats = body.seats
+    bots = None if seats is None else [None if s.kind == "human" else s.bot or "random" for s in seats]
+    decision = body.decision_seconds if body.decision_seconds is not None else gw.settings.decision_seconds
+    table = gw.tables.open_table(body.game, body.players, body.config or {}, bots, decision, seed=body.seed)
     assert table is not None  # only a watched (matchmaking) open can fail
     return jsonify(gw.tables.summary(table)), 201
-
-
-def _seat_bot(seat: dict) -> str | None:
-    kind = seat.get("kind", "human")
-    if kind == "human":
-        return None
-    if kind != "bot":
-        raise ApiError(400, "malformed", "a seat's 'kind' is 'human' or 'bot'")
-    return str_field(seat, "bot", default="random")
 
 
 @bp.get("/tables/<table_id>")
@@ -101,10 +118,10 @@ def get_table(table_id: str):
 
 @bp.post("/tables/<table_id>/seats/<int:seat>")
 def join_seat(table_id: str, seat: int):
-    body = optional_json_object()
+    body = parse_body(JoinSeat, optional=True)
     signed_in = current_player()
     # The name shown at the table: the body's, else the signed-in player's display name.
-    player = str_field(body, "player") or (signed_in.name if signed_in else None)
+    player = body.player or (signed_in.name if signed_in else None)
     table, token = current().tables.join(table_id, seat, player, signed_in.id if signed_in else None)
     return jsonify({"table": table.id, "seat": seat, "token": token, "status": table.status}), 201
 
@@ -126,167 +143,104 @@ TABLE_LINKS = {
 
 SEAT = {"name": "seat", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 0}}
 
-OPENAPI_SCHEMAS = {
-    "Game": {
-        "type": "object",
-        "required": [
-            "game",
-            "title",
-            "min_players",
-            "max_players",
-            "default_players",
-            "bots",
-            "default_config",
-        ],
-        "properties": {
-            "game": {"type": "string"},
-            "title": {"type": "string"},
-            "summary": {"type": "string"},
-            "min_players": {"type": "integer", "description": "fewest seats the default rules take"},
-            "variant_min_players": {
-                "type": "integer",
-                "description": "fewest seats some config takes (Crazy Cultists: 2 with two_players, CC-2)",
-            },
-            "max_players": {"type": "integer"},
-            "default_players": {"type": "integer"},
-            "variants": {"type": "array", "items": {"type": "string"}},
-            "bots": {"type": "array", "items": {"type": "string"}},
-            "default_config": {"type": "object", "description": "the game's config message, every field"},
-            "config_choices": {
-                "type": "object",
-                "description": "config fields that take names (a string or a list), with the names allowed",
-                "additionalProperties": {"type": "array", "items": {"type": "string"}},
-            },
-            "config_limits": {
-                "type": "object",
-                "description": "whole-number config fields with their bounds; a table asking outside them is 400",
-                "additionalProperties": {
-                    "type": "object",
-                    "required": ["minimum", "maximum"],
-                    "properties": {"minimum": {"type": "integer"}, "maximum": {"type": "integer"}},
-                },
-            },
-        },
-    },
-    "Seat": {
-        "type": "object",
-        "required": ["seat", "kind", "claimed", "away"],
-        "properties": {
-            "seat": {"type": "integer"},
-            "kind": {"type": "string", "enum": ["human", "bot"]},
-            "bot": {
-                "type": "string",
-                "nullable": True,
-                "description": "the bot playing the seat now (null for a human seat)",
-            },
-            "stand_in": {
-                "type": "string",
-                "description": "the bot that acts for a human seat past its deadline",
-            },
-            "player": {"type": "string", "nullable": True, "description": "display name"},
-            "player_id": {
-                "type": "string",
-                "nullable": True,
-                "description": "the player the seat is bound to",
-            },
-            "claimed": {"type": "boolean"},
-            "away": {"type": "boolean", "description": "timed out and not back yet: short deadlines"},
-            "deadline": {"type": "number", "nullable": True, "description": "unix seconds"},
-        },
-    },
-    "Table": {
-        "type": "object",
-        "required": ["table", "game", "players", "status", "version", "to_act", "seats"],
-        "properties": {
-            "table": {"type": "string"},
-            "game": {"type": "string"},
-            "players": {"type": "integer"},
-            "config": {
-                "type": "object",
-                "description": "the whole config the engine plays, defaults filled in",
-            },
-            "rated": {"type": "boolean"},
-            "source": {"type": "string", "enum": ["lobby", "matchmaking"]},
-            "decision_seconds": {"type": "number"},
-            "created": {"type": "number"},
-            "status": {"type": "string", "enum": ["waiting", "playing", "finished"]},
-            "version": {"type": "integer"},
-            "to_act": {"type": "array", "items": {"type": "integer"}},
-            "winners": {"type": "array", "items": {"type": "integer"}},
-            "returns": {
-                "type": "array",
-                "items": {"type": "number"},
-                "description": "once finished: each seat's final score as the engine gives it",
-            },
-            "replay": {"type": "string", "description": "once finished: the replay record's URL"},
-            "replay_page": {"type": "string", "description": "once finished: the replay page"},
-            "turn": {"type": "integer"},
-            "decisions": {"type": "integer"},
-            "seed_source": {
-                "type": "string",
-                "enum": ["server", "chosen", "mixed"],
-                "description": "where the deal's seed came from: a chosen one is used as given only "
-                "where at most one human sits, else mixed with a server secret",
-            },
-            "seats": {"type": "array", "items": ref("Seat")},
-        },
-    },
-    "NewTable": {
-        "type": "object",
-        "required": ["game"],
-        "properties": {
-            "game": GAME_NAME,
-            "players": {"type": "integer", "minimum": 1, "maximum": 64, "nullable": True},
-            "config": {
-                "type": "object",
-                "description": "config field overrides (see the game's default_config and config_limits)",
-            },
-            "seats": {
-                "type": "array",
-                "description": "one entry per seat; default: every seat human",
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "kind": {"type": "string", "enum": ["human", "bot"]},
-                        "bot": {"type": "string", "description": "one of the game's bots"},
-                    },
-                },
-            },
-            "decision_seconds": {"type": "number", "minimum": 1, "maximum": 86400, "nullable": True},
-            "seed": {
-                "type": "integer",
-                "minimum": 0,
-                "maximum": 9223372036854775807,
-                "nullable": True,
-                "description": "used as given where at most one human sits; else mixed with a server secret",
-            },
-        },
-    },
-    "SeatClaim": {
-        "type": "object",
-        "required": ["table", "seat", "token", "status"],
-        "properties": {
-            "table": {"type": "string"},
-            "seat": {"type": "integer"},
-            "token": {"type": "string", "description": "the seat's secret; shown once, keep it"},
-            "status": {"type": "string"},
-        },
-    },
-}
+
+class ConfigLimit(Body):
+    minimum: int
+    maximum: int
+
+
+class Game(Body):
+    """One game's facts: player counts, variants, bots, config defaults and bounds."""
+
+    game: str
+    title: str
+    summary: str | None = None
+    min_players: int = Field(description="fewest seats the default rules take")
+    variant_min_players: int | None = Field(
+        None, description="fewest seats some config takes (Crazy Cultists: 2 with two_players, CC-2)"
+    )
+    max_players: int
+    default_players: int
+    variants: list[str] = []
+    bots: list[str]
+    default_config: dict[str, Any] = Field(description="the game's config message, every field")
+    config_choices: dict[str, list[str]] = Field(
+        {}, description="config fields that take names (a string or a list), with the names allowed"
+    )
+    config_limits: dict[str, ConfigLimit] = Field(
+        {}, description="whole-number config fields with their bounds; a table asking outside them is 400"
+    )
+
+
+class Games(Body):
+    games: list[Game]
+
+
+class Seat(Body):
+    seat: int
+    kind: Literal["human", "bot"]
+    bot: str | None = Field(None, description="the bot playing the seat now (null for a human seat)")
+    stand_in: str | None = Field(None, description="the bot that acts for a human seat past its deadline")
+    player: str | None = Field(None, description="display name")
+    player_id: str | None = Field(None, description="the player the seat is bound to")
+    claimed: bool
+    away: bool = Field(description="timed out and not back yet: short deadlines")
+    deadline: float | None = Field(None, description="unix seconds")
+
+
+class Table(Body):
+    """A table as anyone may see it: seats and progress, no hidden information."""
+
+    table: str
+    game: str
+    players: int
+    config: dict[str, Any] | None = Field(
+        None, description="the whole config the engine plays, defaults filled in"
+    )
+    rated: bool | None = None
+    source: Literal["lobby", "matchmaking"] | None = None
+    decision_seconds: float | None = None
+    created: float | None = None
+    status: Literal["waiting", "playing", "finished"]
+    version: int
+    to_act: list[int]
+    winners: list[int] = []
+    returns: list[float] | None = Field(
+        None, description="once finished: the engine's result per seat (1 won, 0 lost, a draw shared)"
+    )
+    scores: list[SeatScore] | None = Field(
+        None, description="once finished: each seat's final score and its breakdown"
+    )
+    replay: str | None = Field(None, description="once finished: the replay record's URL")
+    replay_page: str | None = Field(None, description="once finished: the replay page")
+    turn: int | None = None
+    decisions: int | None = None
+    seed_source: Literal["server", "chosen", "mixed"] | None = Field(
+        None,
+        description="where the deal's seed came from: a chosen one is used as given only "
+        "where at most one human sits, else mixed with a server secret",
+    )
+    seats: list[Seat]
+
+
+class Tables(Body):
+    tables: list[Table]
+
+
+class SeatClaim(Body):
+    table: str
+    seat: int
+    token: str = Field(description="the seat's secret; shown once, keep it")
+    status: str
+
+
+OPENAPI_SCHEMAS = openapi_components(NewTable, JoinSeat, Games, Tables, SeatClaim)
 
 OPENAPI_PATHS = {
     "/api/games": {
         "get": {
             "summary": "Games on offer, with player counts, variants, bots and config defaults",
-            "responses": {
-                "200": {
-                    "description": "the games",
-                    "content": json_content(
-                        {"type": "object", "properties": {"games": {"type": "array", "items": ref("Game")}}}
-                    ),
-                },
-                **errors(),
-            },
+            "responses": {**ok("the games", "Games"), **errors()},
         }
     },
     "/api/games/{game}": {
@@ -299,23 +253,8 @@ OPENAPI_PATHS = {
     "/api/tables": {
         "get": {
             "summary": "Tables waiting for players (or being played, to spectate)",
-            "parameters": [
-                {
-                    "name": "status",
-                    "in": "query",
-                    "schema": {"type": "string", "enum": ["waiting", "playing"]},
-                },
-                {"name": "game", "in": "query", "schema": GAME_NAME},
-            ],
-            "responses": {
-                "200": {
-                    "description": "tables",
-                    "content": json_content(
-                        {"type": "object", "properties": {"tables": {"type": "array", "items": ref("Table")}}}
-                    ),
-                },
-                **errors(400),
-            },
+            "parameters": query_parameters(TableQuery),
+            "responses": {**ok("tables", "Tables"), **errors(400)},
         },
         "post": {
             "operationId": "createTable",
@@ -349,9 +288,7 @@ OPENAPI_PATHS = {
             "parameters": [TABLE_ID, SEAT],
             "requestBody": {
                 "required": False,
-                "content": json_content(
-                    {"type": "object", "properties": {"player": {"type": "string", "maxLength": 64}}}
-                ),
+                "content": json_content(ref("JoinSeat")),
             },
             "responses": {**ok("the seat is yours", "SeatClaim", "201"), **errors(400, 404, 409, 413)},
         },

@@ -9,17 +9,54 @@ table's watchers, and a reconnecting client resumes from its Last-Event-ID witho
 from __future__ import annotations
 
 import time
+from typing import Annotated, Any, Literal
 
 import orjson
 from flask import Blueprint, Response, jsonify, request
+from pydantic import ConfigDict, Field
 
 from .auth import player_id
 from .context import current
-from .errors import ApiError, bearer_token, int_field, json_object
+from .errors import bearer_token
 from .openapi import TABLE_ID, TOKEN_OPTIONAL, TOKEN_REQUIRED, errors, json_content, ok, ref
+from .schemas import Body, SeatScore, openapi_components, parse_body, query_parameters, validate
 from .store import updates_channel
 
 bp = Blueprint("matches", __name__, url_prefix="/api")
+
+INT32 = 2**31 - 1
+
+
+class Move(Body):
+    """A move: one of the seat's legal action ids, chosen at a version of the table."""
+
+    action: int = Field(ge=0, le=INT32, description="the id of one of the seat's legal actions")
+    version: int = Field(ge=0, le=INT32, description="the table's version the action was chosen at")
+
+
+class Event(Body):
+    """One line of the public event log."""
+
+    id: int | None = None
+    version: int | None = None
+    kind: str
+    seat: int = Field(description="-1 for the table itself")
+    text: str
+
+
+class MoveResult(Body):
+    """What a move did; the move that ends the game also carries the final scores."""
+
+    table: str
+    version: int
+    status: Literal["playing", "finished"]
+    to_act: list[int]
+    winners: list[int] = []
+    returns: list[float] | None = Field(None, description="the engine's result per seat (last move)")
+    scores: list[SeatScore] | None = Field(
+        None, description="the last move: each seat's final score and what made it"
+    )
+    events: list[Event]
 
 
 @bp.get("/tables/<table_id>/view")
@@ -37,10 +74,8 @@ def act(table_id: str):
     gw = current()
     table = gw.tables.get(table_id)
     seat = gw.tables.seat_of(table, bearer_token(), player_id())  # 401/403 before looking at the body
-    body = json_object()
-    action = int_field(body, "action")
-    version = int_field(body, "version")
-    return jsonify(gw.tables.act(table, seat, action, version))
+    move = parse_body(Move)
+    return jsonify(gw.tables.act(table, seat, move.action, move.version))
 
 
 # Event ids are positions in a Redis list, so a cursor past this names no event and would
@@ -48,16 +83,18 @@ def act(table_id: str):
 LAST_EVENT_ID = 2**62 - 1
 
 
+class EventsQuery(Body):
+    model_config = ConfigDict(strict=False)  # query strings and headers are text
+
+    after: int = Field(
+        -1, ge=-1, le=LAST_EVENT_ID, description="the last event id already seen (-1: from the start)"
+    )
+
+
 def _after() -> int:
     """Where a reader left off: Last-Event-ID (a reconnecting EventSource) or ?after=."""
-    raw = request.headers.get("Last-Event-ID") or request.args.get("after") or "-1"
-    try:
-        after = int(raw)
-    except ValueError:
-        raise ApiError(400, "malformed", "'after' (or Last-Event-ID) is an event id") from None
-    if not -1 <= after <= LAST_EVENT_ID:
-        raise ApiError(400, "malformed", f"'after' is -1 or an event id (at most {LAST_EVENT_ID})")
-    return after
+    raw = request.headers.get("Last-Event-ID") or request.args.get("after")
+    return validate(EventsQuery, {} if raw is None else {"after": raw}).after
 
 
 @bp.get("/tables/<table_id>/events")
@@ -112,106 +149,64 @@ def replay(table_id: str):
     return jsonify(current().tables.replay(table_id))
 
 
-OPENAPI_SCHEMAS = {
-    "Action": {
-        "type": "object",
-        "required": ["id", "label", "detail"],
-        "properties": {
-            "id": {"type": "integer", "description": "what a move sends"},
-            "label": {"type": "string"},
-            "detail": {"type": "object", "description": "the game's ActionDetail message"},
-        },
-    },
-    "View": {
-        "type": "object",
-        "required": ["table", "version", "status", "seat", "view", "legal_actions", "to_act", "terminal"],
-        "properties": {
-            "table": {"type": "string"},
-            "version": {"type": "integer", "description": "send it back with a move chosen from this view"},
-            "status": {"type": "string", "enum": ["waiting", "playing", "finished"]},
-            "deadlines": {"type": "object", "additionalProperties": {"type": "number"}},
-            "seat": {"type": "integer", "description": "-1 for the public (spectator) view"},
-            "view": {"type": "object", "description": "the game's View message: what this seat may see"},
-            "legal_actions": {"type": "array", "items": ref("Action")},
-            "to_act": {"type": "array", "items": {"type": "integer"}},
-            "terminal": {"type": "boolean"},
-            "winners": {"type": "array", "items": {"type": "integer"}},
-            "turn": {"type": "integer"},
-            "decisions": {"type": "integer"},
-        },
-    },
-    "Legal": {
-        "type": "object",
-        "required": ["table", "version", "seat", "status", "your_turn", "to_act", "legal_actions"],
-        "properties": {
-            "table": {"type": "string"},
-            "version": {"type": "integer"},
-            "seat": {"type": "integer"},
-            "status": {"type": "string", "enum": ["waiting", "playing", "finished"]},
-            "your_turn": {"type": "boolean", "description": "the seat must decide now"},
-            "to_act": {"type": "array", "items": {"type": "integer"}},
-            "legal_actions": {"type": "array", "items": ref("Action")},
-        },
-    },
-    "Move": {
-        "type": "object",
-        "required": ["action", "version"],
-        "properties": {
-            "action": {"type": "integer", "minimum": 0, "maximum": 2147483647},
-            "version": {"type": "integer", "minimum": 0, "maximum": 2147483647},
-        },
-    },
-    "Event": {
-        "type": "object",
-        "required": ["kind", "seat", "text"],
-        "properties": {
-            "id": {"type": "integer"},
-            "version": {"type": "integer"},
-            "kind": {"type": "string"},
-            "seat": {"type": "integer"},
-            "text": {"type": "string"},
-        },
-    },
-    "MoveResult": {
-        "type": "object",
-        "required": ["table", "version", "status", "to_act", "events"],
-        "properties": {
-            "table": {"type": "string"},
-            "version": {"type": "integer"},
-            "status": {"type": "string", "enum": ["playing", "finished"]},
-            "to_act": {"type": "array", "items": {"type": "integer"}},
-            "winners": {"type": "array", "items": {"type": "integer"}},
-            "returns": {
-                "type": "array",
-                "items": {"type": "number"},
-                "description": "the final scores (last move)",
-            },
-            "events": {"type": "array", "items": ref("Event")},
-        },
-    },
-    "Replay": {
-        "type": "object",
-        "required": ["game", "players", "seed", "config", "actions"],
-        "description": "what `cultists replay FILE` takes",
-        "properties": {
-            "game": {"type": "string"},
-            "players": {"type": "integer"},
-            "seed": {"type": "integer"},
-            "config": {"type": "object"},
-            "actions": {
-                "type": "array",
-                "items": {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2},
-            },
-        },
-    },
-}
+class Action(Body):
+    id: int = Field(description="what a move sends")
+    label: str
+    detail: dict[str, Any] = Field(description="the game's ActionDetail message")
 
-AFTER = {
-    "name": "after",
-    "in": "query",
-    "description": "the last event id already seen (-1: from the start)",
-    "schema": {"type": "integer", "minimum": -1, "maximum": LAST_EVENT_ID},
-}
+
+Status = Literal["waiting", "playing", "finished"]
+
+
+class View(Body):
+    """What one seat (or a spectator, seat -1) may see now, with its legal actions."""
+
+    table: str
+    version: int = Field(description="send it back with a move chosen from this view")
+    status: Status
+    deadlines: dict[str, float] = {}
+    seat: int = Field(description="-1 for the public (spectator) view")
+    view: dict[str, Any] = Field(description="the game's View message: what this seat may see")
+    legal_actions: list[Action]
+    to_act: list[int]
+    terminal: bool
+    winners: list[int] = []
+    turn: int | None = None
+    decisions: int | None = None
+
+
+class Legal(Body):
+    """The seat's legal actions now, and why the list may be empty."""
+
+    table: str
+    version: int
+    seat: int
+    status: Status
+    your_turn: bool = Field(description="the seat must decide now")
+    to_act: list[int]
+    legal_actions: list[Action]
+
+
+class Replay(Body):
+    """What `cultists replay FILE` takes."""
+
+    game: str
+    players: int
+    seed: int
+    config: dict[str, Any]
+    actions: list[Annotated[list[int], Field(min_length=2, max_length=2)]] = Field(
+        description="[seat, action] pairs, in order"
+    )
+
+
+class Events(Body):
+    events: list[Event]
+    last: int
+
+
+OPENAPI_SCHEMAS = openapi_components(Move, MoveResult, View, Legal, Replay, Events)
+
+[AFTER] = query_parameters(EventsQuery)
 
 OPENAPI_PATHS = {
     "/api/tables/{table_id}/view": {
@@ -245,22 +240,7 @@ OPENAPI_PATHS = {
             "operationId": "getEvents",
             "summary": "The public event log after an event id",
             "parameters": [TABLE_ID, AFTER],
-            "responses": {
-                "200": {
-                    "description": "events",
-                    "content": json_content(
-                        {
-                            "type": "object",
-                            "required": ["events", "last"],
-                            "properties": {
-                                "events": {"type": "array", "items": ref("Event")},
-                                "last": {"type": "integer"},
-                            },
-                        }
-                    ),
-                },
-                **errors(400, 404),
-            },
+            "responses": {**ok("events", "Events"), **errors(400, 404)},
         }
     },
     "/api/tables/{table_id}/events/stream": {
@@ -269,11 +249,7 @@ OPENAPI_PATHS = {
             "parameters": [
                 TABLE_ID,
                 AFTER,
-                {
-                    "name": "Last-Event-ID",
-                    "in": "header",
-                    "schema": {"type": "integer", "minimum": -1, "maximum": LAST_EVENT_ID},
-                },
+                {**AFTER, "name": "Last-Event-ID", "in": "header"},
             ],
             "responses": {
                 "200": {

@@ -5,12 +5,16 @@ A matched ticket names its table and seat; the ticket's token is then that seat'
 
 from __future__ import annotations
 
+from typing import Literal
+
 from flask import Blueprint, jsonify
+from pydantic import Field
 
 from .auth import current_player, player_id
 from .context import current
-from .errors import ApiError, bearer_token, int_field, json_object, str_field
-from .openapi import GAME_NAME, GAME_PARAM, TOKEN_REQUIRED, errors, json_content, ok
+from .errors import bearer_token
+from .openapi import GAME_PARAM, TOKEN_REQUIRED, errors, json_content, ok, ref
+from .schemas import Body, DisplayName, GameName, openapi_components, parse_body
 
 bp = Blueprint("matchmaking", __name__, url_prefix="/api/matchmaking")
 
@@ -20,17 +24,12 @@ def enqueue():
     gw = current()
     signed_in = current_player(required=True)  # rated play: ratings belong to player ids
     assert signed_in is not None
-    body = json_object()
-    game = str_field(body, "game")
-    if game is None:
-        raise ApiError(400, "malformed", "'game' is required")
+    body = parse_body(NewTicket)
     # `player` is only the name shown at the table; who plays is the session's player.
-    name = str_field(body, "player") or signed_in.name
-    gw.engines.require(game)
-    players = body.get("players")
-    if players is not None:
-        players = int_field(body, "players", low=1, high=64)
-    return jsonify(gw.matchmaking.enqueue(game, players, signed_in.id, name)), 201
+    gw.engines.require(body.game)
+    return jsonify(
+        gw.matchmaking.enqueue(body.game, body.players, signed_in.id, body.player or signed_in.name)
+    ), 201
 
 
 @bp.get("/tickets/<ticket_id>")
@@ -54,39 +53,38 @@ def rating(game: str, player: str):
 
 TICKET_ID = {"name": "ticket_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
-OPENAPI_SCHEMAS = {
-    "Ticket": {
-        "type": "object",
-        "required": ["ticket", "game", "players", "player", "rating", "status", "waited", "table", "seat"],
-        "properties": {
-            "ticket": {"type": "string"},
-            "token": {
-                "type": "string",
-                "description": "only when queued: the ticket's and then the seat's secret",
-            },
-            "game": {"type": "string"},
-            "players": {"type": "integer"},
-            "player": {"type": "string", "description": "display name"},
-            "player_id": {"type": "string", "nullable": True},
-            "rating": {"type": "number", "description": "OpenSkill mu when queued"},
-            "status": {"type": "string", "enum": ["queued", "matched", "cancelled"]},
-            "waited": {"type": "number", "description": "seconds queued (until matched)"},
-            "table": {"type": "string", "nullable": True},
-            "seat": {"type": "integer", "nullable": True},
-        },
-    },
-    "Rating": {
-        "type": "object",
-        "required": ["game", "player", "mu", "sigma", "ordinal"],
-        "properties": {
-            "game": {"type": "string"},
-            "player": {"type": "string"},
-            "mu": {"type": "number"},
-            "sigma": {"type": "number"},
-            "ordinal": {"type": "number", "description": "mu - 3 sigma, a cautious estimate"},
-        },
-    },
-}
+
+class NewTicket(Body):
+    """Queue for a rated table of `game`; who plays is the session's player."""
+
+    game: GameName
+    player: DisplayName | None = Field(None, description="display name (default: the player's)")
+    players: int | None = Field(None, ge=1, le=64, description="seats wanted (default: the game's)")
+
+
+class Ticket(Body):
+    ticket: str
+    token: str | None = Field(None, description="only when queued: the ticket's and then the seat's secret")
+    game: str
+    players: int
+    player: str = Field(description="display name")
+    player_id: str | None = None
+    rating: float = Field(description="OpenSkill mu when queued")
+    status: Literal["queued", "matched", "cancelled"]
+    waited: float = Field(description="seconds queued (until matched)")
+    table: str | None
+    seat: int | None
+
+
+class Rating(Body):
+    game: str
+    player: str
+    mu: float
+    sigma: float
+    ordinal: float = Field(description="mu - 3 sigma, a cautious estimate")
+
+
+OPENAPI_SCHEMAS = openapi_components(NewTicket, Ticket, Rating)
 
 OPENAPI_PATHS = {
     "/api/matchmaking/tickets": {
@@ -94,22 +92,7 @@ OPENAPI_PATHS = {
             "summary": "Queue for a table; bots fill what is missing after a while",
             "requestBody": {
                 "required": True,
-                "content": json_content(
-                    {
-                        "type": "object",
-                        "required": ["game"],
-                        "properties": {
-                            "game": GAME_NAME,
-                            "player": {
-                                "type": "string",
-                                "minLength": 1,
-                                "maxLength": 64,
-                                "description": "display name (default: the player's)",
-                            },
-                            "players": {"type": "integer", "minimum": 1, "maximum": 64},
-                        },
-                    }
-                ),
+                "content": json_content(ref("NewTicket")),
             },
             "security": [{"PlayerSession": []}],
             "responses": {**ok("queued", "Ticket", "201"), **errors(400, 401, 404, 409, 413)},

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .schemas import Error, SeatScore, openapi_components
+
 VERSION = "1.0.0"
 
 
@@ -54,24 +56,7 @@ TABLE_ID = {
     "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
 }
 
-SCHEMAS: dict[str, Any] = {
-    "Error": {
-        "type": "object",
-        "required": ["error"],
-        "properties": {
-            "error": {
-                "type": "object",
-                "required": ["code", "message"],
-                "properties": {
-                    "code": {"type": "string"},
-                    "message": {"type": "string"},
-                    "version": {"type": "integer", "description": "the table's version (409 only)"},
-                    "retry_after": {"type": "integer", "description": "seconds to wait (503 busy)"},
-                },
-            }
-        },
-    },
-}
+SCHEMAS: dict[str, Any] = openapi_components(Error, SeatScore)
 
 
 GAME_NAME = ref("GameName")

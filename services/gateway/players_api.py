@@ -3,20 +3,24 @@ and out, and the display name (players.py says why it is shaped so)."""
 
 from __future__ import annotations
 
+from typing import Annotated, Literal
+
 from flask import Blueprint, jsonify
+from pydantic import Field
 
 from .auth import current_player, session_token
 from .context import current
-from .errors import json_object
-from .openapi import errors, json_content, ok
+from .openapi import errors, json_content, ok, ref
+from .players import DEVICE_MAX, DEVICE_MIN, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME
+from .schemas import Body, openapi_components, parse_body
 
 bp = Blueprint("players", __name__, url_prefix="/api")
 
 
 @bp.post("/players/guest")
 def guest():
-    body = json_object()
-    return jsonify(current().players.guest(body.get("device"), body.get("name"))), 201
+    body = parse_body(GuestSignIn)
+    return jsonify(current().players.guest(body.device, body.name)), 201
 
 
 @bp.get("/players/me")
@@ -30,21 +34,21 @@ def me():
 def rename():
     player = current_player(required=True)
     assert player is not None
-    return jsonify(current().players.rename(player, json_object().get("name")).public())
+    return jsonify(current().players.rename(player, parse_body(Rename).name).public())
 
 
 @bp.post("/players/me/upgrade")
 def upgrade():
     player = current_player(required=True)
     assert player is not None
-    body = json_object()
-    return jsonify(current().players.upgrade(player, body.get("username"), body.get("password")).public())
+    body = parse_body(Upgrade)
+    return jsonify(current().players.upgrade(player, body.username, body.password).public())
 
 
 @bp.post("/sessions")
 def login():
-    body = json_object()
-    return jsonify(current().players.login(body.get("username"), body.get("password"))), 201
+    body = parse_body(Login)
+    return jsonify(current().players.login(body.username, body.password)), 201
 
 
 @bp.delete("/sessions/current")
@@ -63,51 +67,58 @@ def logout_everywhere():
 
 SESSION_REQUIRED: list[dict[str, list[str]]] = [{"PlayerSession": []}]
 
-OPENAPI_SCHEMAS = {
-    "Player": {
-        "type": "object",
-        "required": ["player", "name", "kind"],
-        "properties": {
-            "player": {"type": "string", "description": "the player's id: what ratings and seats hold"},
-            "name": {"type": "string", "description": "display name, free to change, not unique"},
-            "kind": {"type": "string", "enum": ["guest", "account"]},
-            "username": {"type": "string", "nullable": True},
-        },
-    },
-    "Session": {
-        "type": "object",
-        "required": ["player", "name", "kind", "token", "expires"],
-        "properties": {
-            "player": {"type": "string"},
-            "name": {"type": "string"},
-            "kind": {"type": "string", "enum": ["guest", "account"]},
-            "username": {"type": "string", "nullable": True},
-            "token": {"type": "string", "description": "send as X-Player-Token; shown once"},
-            "expires": {"type": "number", "description": "unix seconds"},
-        },
-    },
-}
+PlayerName = Annotated[str, Field(min_length=1, max_length=NAME_MAX)]
 
-_NAME = {"type": "string", "minLength": 1, "maxLength": 32}
+
+class GuestSignIn(Body):
+    """A device's guest player: the same one for the same device id, made on first sight."""
+
+    device: str = Field(
+        min_length=DEVICE_MIN, max_length=DEVICE_MAX, description="a random id the device keeps; a secret"
+    )
+    name: PlayerName | None = Field(None, description="display name for a new guest")
+
+
+class Rename(Body):
+    name: PlayerName | None = Field(None, description="the new display name (null: unchanged)")
+
+
+class Upgrade(Body):
+    """A guest takes a username and password; its id and ratings stay."""
+
+    username: str = Field(pattern=USERNAME.pattern, description="3 to 32 letters, digits, '_', '.' or '-'")
+    password: str = Field(min_length=PASSWORD_MIN, max_length=PASSWORD_MAX)
+
+
+class Login(Body):
+    username: str = Field(max_length=32)
+    password: str = Field(max_length=PASSWORD_MAX)
+
+
+class Player(Body):
+    player: str = Field(description="the player's id: what ratings and seats hold")
+    name: str = Field(description="display name, free to change, not unique")
+    kind: Literal["guest", "account"]
+    username: str | None
+
+
+class Session(Player):
+    token: str = Field(description="send as X-Player-Token; shown once")
+    expires: float = Field(description="unix seconds")
+
+
+class Revoked(Body):
+    revoked: int = Field(description="how many sessions ended")
+
+
+OPENAPI_SCHEMAS = openapi_components(GuestSignIn, Rename, Upgrade, Login, Player, Session, Revoked)
 
 OPENAPI_PATHS = {
     "/api/players/guest": {
         "post": {
             "operationId": "signInGuest",
             "summary": "The device's guest player (made on first sight) and a new session",
-            "requestBody": {
-                "required": True,
-                "content": json_content(
-                    {
-                        "type": "object",
-                        "required": ["device"],
-                        "properties": {
-                            "device": {"type": "string", "minLength": 16, "maxLength": 128},
-                            "name": {**_NAME, "nullable": True},
-                        },
-                    }
-                ),
-            },
+            "requestBody": {"required": True, "content": json_content(ref("GuestSignIn"))},
             "responses": {**ok("signed in", "Session", "201"), **errors(400, 409, 413)},
         }
     },
@@ -120,10 +131,7 @@ OPENAPI_PATHS = {
         "patch": {
             "summary": "Change the display name",
             "security": SESSION_REQUIRED,
-            "requestBody": {
-                "required": True,
-                "content": json_content({"type": "object", "properties": {"name": _NAME}}),
-            },
+            "requestBody": {"required": True, "content": json_content(ref("Rename"))},
             "responses": {**ok("the player", "Player"), **errors(400, 401, 413)},
         },
     },
@@ -131,67 +139,27 @@ OPENAPI_PATHS = {
         "post": {
             "summary": "A guest takes a username and password (its id and ratings stay)",
             "security": SESSION_REQUIRED,
-            "requestBody": {
-                "required": True,
-                "content": json_content(
-                    {
-                        "type": "object",
-                        "required": ["username", "password"],
-                        "properties": {
-                            "username": {"type": "string", "pattern": "^[A-Za-z0-9_.-]{3,32}$"},
-                            "password": {"type": "string", "minLength": 8, "maxLength": 128},
-                        },
-                    }
-                ),
-            },
+            "requestBody": {"required": True, "content": json_content(ref("Upgrade"))},
             "responses": {**ok("the player", "Player"), **errors(400, 401, 409, 413)},
         }
     },
     "/api/sessions": {
         "post": {
             "summary": "Sign in with a username and password",
-            "requestBody": {
-                "required": True,
-                "content": json_content(
-                    {
-                        "type": "object",
-                        "required": ["username", "password"],
-                        "properties": {
-                            "username": {"type": "string", "maxLength": 32},
-                            "password": {"type": "string", "maxLength": 128},
-                        },
-                    }
-                ),
-            },
+            "requestBody": {"required": True, "content": json_content(ref("Login"))},
             "responses": {**ok("signed in", "Session", "201"), **errors(400, 401, 413)},
         },
         "delete": {
             "summary": "End every session of the signed-in player",
             "security": SESSION_REQUIRED,
-            "responses": {
-                "200": {
-                    "description": "how many sessions ended",
-                    "content": json_content(
-                        {"type": "object", "properties": {"revoked": {"type": "integer"}}}
-                    ),
-                },
-                **errors(401),
-            },
+            "responses": {**ok("how many sessions ended", "Revoked"), **errors(401)},
         },
     },
     "/api/sessions/current": {
         "delete": {
             "summary": "End this session",
             "security": SESSION_REQUIRED,
-            "responses": {
-                "200": {
-                    "description": "ended",
-                    "content": json_content(
-                        {"type": "object", "properties": {"revoked": {"type": "integer"}}}
-                    ),
-                },
-                **errors(401),
-            },
+            "responses": {**ok("ended", "Revoked"), **errors(401)},
         }
     },
 }

@@ -14,11 +14,16 @@ Each view is the live match API's view shape (`seat`, `view`, `legal_actions`, `
 
 from __future__ import annotations
 
-from flask import Blueprint, jsonify, request
+from typing import Any
 
-from .matches_api import OPENAPI_SCHEMAS as MATCH_SCHEMAS
-from .openapi import GAME_NAME, errors, ok, ref
+from flask import Blueprint, jsonify, request
+from pydantic import Field
+
+from .matches_api import Action, Event
+from .openapi import errors, ok
 from .pages import replays
+from .pages.replay import ReplayQuery
+from .schemas import Body, openapi_components, query_parameters
 
 bp = Blueprint("replays", __name__, url_prefix="/api/replays")
 
@@ -35,38 +40,7 @@ def step(step: int):
     return jsonify(replay.step_json(step, seats))
 
 
-SOURCE_PARAMS = [
-    {
-        "name": "table",
-        "in": "query",
-        "description": "a finished table's id (instead of game + seed)",
-        "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
-    },
-    {"name": "game", "in": "query", "description": "with `seed`: a sweep's game", "schema": GAME_NAME},
-    {
-        "name": "players",
-        "in": "query",
-        "description": "seats (default: the game's default)",
-        "schema": {"type": "integer", "minimum": 1, "maximum": 64},
-    },
-    {
-        "name": "seed",
-        "in": "query",
-        "schema": {"type": "integer", "minimum": 0, "maximum": 18446744073709551615},
-    },
-    {
-        "name": "config",
-        "in": "query",
-        "description": "config overrides as a JSON object",
-        "schema": {"type": "string", "maxLength": 4096},
-    },
-    {
-        "name": "bots",
-        "in": "query",
-        "description": "one bot for every seat, or one per seat (`,` or `;` between seats)",
-        "schema": {"type": "string", "maxLength": 1024},
-    },
-]
+SOURCE_PARAMS = query_parameters(ReplayQuery)
 
 SEAT_PARAM = {
     "name": "seat",
@@ -75,65 +49,53 @@ SEAT_PARAM = {
     "schema": {"type": "string", "pattern": "^(all|-1|[0-9]{1,2})$"},
 }
 
-MOVE = {
-    "type": "object",
-    "required": ["step", "seat", "action", "label"],
-    "properties": {
-        "step": {"type": "integer", "description": "the position this move leads to (1-based)"},
-        "seat": {"type": "integer"},
-        "action": {"type": "integer"},
-        "label": {"type": "string"},
-    },
-}
 
-_LIVE_VIEW = MATCH_SCHEMAS["View"]
-_BOOKKEEPING = ("table", "version", "status", "deadlines")
+class ReplayMove(Body):
+    step: int = Field(description="the position this move leads to (1-based)")
+    seat: int
+    action: int
+    label: str
 
-OPENAPI_SCHEMAS = {
-    "ReplayMove": MOVE,
-    # A replay step is what a live View holds, without the table's bookkeeping.
-    "ReplayView": {
-        "type": "object",
-        "required": [*(r for r in _LIVE_VIEW["required"] if r not in _BOOKKEEPING), "winners"],
-        "description": "a live View without the table's bookkeeping (table, version, deadlines)",
-        "properties": {k: v for k, v in _LIVE_VIEW["properties"].items() if k not in _BOOKKEEPING},
-    },
-    "ReplaySummary": {
-        "type": "object",
-        "required": ["source", "game", "title", "players", "seed", "config", "steps", "moves", "winners"],
-        "properties": {
-            "source": {"type": "object", "description": "the query that names this replay"},
-            "game": {"type": "string"},
-            "title": {"type": "string"},
-            "players": {"type": "integer"},
-            "seed": {"type": "integer"},
-            "config": {"type": "object", "description": "config overrides"},
-            "bots": {"type": "array", "items": {"type": "string"}, "nullable": True},
-            "seat_names": {"type": "array", "items": {"type": "string"}},
-            "steps": {"type": "integer", "description": "moves in the game; steps run 0..steps"},
-            "moves": {"type": "array", "items": ref("ReplayMove")},
-            "terminal": {"type": "boolean"},
-            "winners": {"type": "array", "items": {"type": "integer"}},
-            "turn": {"type": "integer"},
-        },
-    },
-    "ReplayStep": {
-        "type": "object",
-        "required": ["step", "steps", "move", "events", "next", "views"],
-        "properties": {
-            "step": {"type": "integer"},
-            "steps": {"type": "integer"},
-            "move": {**MOVE, "nullable": True, "description": "the move that led here (null at step 0)"},
-            "events": {"type": "array", "items": ref("Event")},
-            "next": {**MOVE, "nullable": True, "description": "the move made from here (null at the end)"},
-            "views": {
-                "type": "array",
-                "items": ref("ReplayView"),
-                "description": "one per seat asked for (`seat=all`: every seat, in order)",
-            },
-        },
-    },
-}
+
+class ReplayView(Body):
+    """A live View without the table's bookkeeping (table, version, status, deadlines)."""
+
+    seat: int = Field(description="-1 for the public (spectator) view")
+    view: dict[str, Any] = Field(description="the game's View message: what this seat may see")
+    legal_actions: list[Action]
+    to_act: list[int]
+    terminal: bool
+    winners: list[int]
+    turn: int | None = None
+    decisions: int | None = None
+
+
+class ReplaySummary(Body):
+    source: dict[str, Any] = Field(description="the query that names this replay")
+    game: str
+    title: str
+    players: int
+    seed: int
+    config: dict[str, Any] = Field(description="config overrides")
+    bots: list[str] | None = None
+    seat_names: list[str] = []
+    steps: int = Field(description="moves in the game; steps run 0..steps")
+    moves: list[ReplayMove]
+    terminal: bool | None = None
+    winners: list[int]
+    turn: int | None = None
+
+
+class ReplayStep(Body):
+    step: int
+    steps: int
+    move: ReplayMove | None = Field(description="the move that led here (null at step 0)")
+    events: list[Event]
+    next: ReplayMove | None = Field(description="the move made from here (null at the end)")
+    views: list[ReplayView] = Field(description="one per seat asked for (`seat=all`: every seat, in order)")
+
+
+OPENAPI_SCHEMAS = openapi_components(ReplaySummary, ReplayStep)
 
 OPENAPI_PATHS = {
     "/api/replays": {

@@ -61,6 +61,12 @@ class Settings:
     # make: Flask-Limiter notation, several joined by ";". Empty: no limit of that kind.
     rate_limit_address: str = "50/second;1200/minute"
     rate_limit_player: str = "20/second;600/minute"
+    # Proxies in front of the gateway whose X-Forwarded-For (and -Proto) to believe: 0 for
+    # a gateway clients reach directly (the header is then a client's claim and ignored);
+    # 1 behind one ingress or load balancer that appends the client's address. Rate limits
+    # of anonymous writes count that address, so behind a proxy set this, or every client
+    # shares the proxy's address.
+    trusted_proxies: int = 0
     # Server-sent events: a stream ends after this long (the client reconnects with
     # Last-Event-ID) and sends a comment line this often to keep proxies from closing it.
     stream_max_seconds: float = 300.0
@@ -98,6 +104,7 @@ class Settings:
             waiting_ttl_seconds=int(_env_float("GATEWAY_WAITING_TTL_SECONDS", cls.waiting_ttl_seconds)),
             rate_limit_address=os.environ.get("GATEWAY_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
             rate_limit_player=os.environ.get("GATEWAY_RATE_LIMIT_PLAYER", cls.rate_limit_player),
+            trusted_proxies=int(os.environ.get("GATEWAY_TRUSTED_PROXIES") or cls.trusted_proxies),
             stream_heartbeat_seconds=_env_float(
                 "GATEWAY_STREAM_HEARTBEAT_SECONDS", cls.stream_heartbeat_seconds
             ),

@@ -289,6 +289,8 @@ class Table:
     # most one human sits) or "mixed" (chosen, then mixed with a server secret); shown to
     # everyone who looks, so nobody joins a table unaware (see tables.table_seed).
     seed_source: str = "server"
+    # Once finished: each seat's final score and what made it (store.final_scores).
+    scores: list[dict[str, Any]] = field(default_factory=list)
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -320,6 +322,7 @@ class Table:
             **(
                 {
                     "returns": self.returns,
+                    "scores": self.scores,
                     "replay": f"/api/tables/{self.id}/replay",
                     "replay_page": f"/replay?table={self.id}",
                 }
@@ -327,6 +330,14 @@ class Table:
                 else {}
             ),
         }
+
+
+def final_scores(step: Any) -> list[dict[str, Any]]:
+    """A terminal Step's score breakdown as clients see it: per seat, the game's total
+    and its named parts (empty from an engine that predates Step.scores)."""
+    return [
+        {"seat": s.seat, "total": s.total, "parts": {p.name: p.value for p in s.parts}} for s in step.scores
+    ]
 
 
 def _seat_keys(i: int) -> tuple[bytes, ...]:
@@ -386,6 +397,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         decisions=int(get(b"decisions") or 0),
         seats=seats,
         seed_source=get(b"seed_source", b"server").decode(),
+        scores=orjson.loads(get(b"scores", b"[]")),
     )
 
 
@@ -618,7 +630,7 @@ class TableStore:
         for i, actions in enumerate(legal):
             fields += [f"legal:{i}", actions]
         if step.terminal:
-            fields += ["finished_at", now]
+            fields += ["finished_at", now, "scores", orjson.dumps(final_scores(step))]
         args: list[Any] = [
             table.id, table.version, now, self.timing.bot_seconds, self.timing.away_seconds,
             actor, int(mark_away), step.state, orjson.dumps(to_act), int(step.terminal),

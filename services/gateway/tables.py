@@ -25,7 +25,7 @@ from .engines import EngineClients
 from .errors import ApiError
 from .ratings import RatingBook
 from .settings import Settings
-from .store import Table, TableStore, hash_token
+from .store import Table, TableStore, final_scores, hash_token
 
 log = logging.getLogger("cultists.gateway.tables")
 
@@ -150,13 +150,7 @@ class TableService:
         humans = sum(1 for name in bots if name is None)
         seed, seed_source = table_seed(seed, humans)
         step = self.engines.new_game(game, config, players, seed)
-        if len(step.state) > self.settings.max_state_bytes:
-            raise ApiError(
-                400,
-                "state_too_large",
-                f"that config makes a {len(step.state)}-byte state; tables hold at most "
-                f"{self.settings.max_state_bytes} bytes",
-            )
+        self._check_state_size(step.state, "that config")
         now = time.time()
         table_id = table_id or new_table_id()
         waiting = any(b is None and i not in claims for i, b in enumerate(bots))
@@ -309,6 +303,7 @@ class TableService:
         if table.status == "finished":
             raise ApiError(400, "illegal_action", "the game is over")
         step = self.engines.apply(table.game, table.state, seat, action)
+        self._check_state_size(step.state, "that move")
         events = _events(step)
         legal = self.engines.legal_json(table.game, step, table.players)
         outcome, current = self.store.commit(table, seat, action, step, events, legal, time.time())
@@ -321,7 +316,7 @@ class TableService:
             "status": "finished" if step.terminal else "playing",
             "to_act": list(step.to_act),
             "winners": list(step.winners),
-            **({"returns": list(step.returns)} if step.terminal else {}),
+            **({"returns": list(step.returns), "scores": final_scores(step)} if step.terminal else {}),
             "events": events,
         }
 
@@ -333,6 +328,7 @@ class TableService:
             table.game, table.state, seat, bot, bot_seed(table.seed, seat, table.version)
         )
         step = self.engines.apply(table.game, table.state, seat, suggestion.id)
+        self._check_state_size(step.state, f"the bot's move ({suggestion.label})")
         events = _events(step)
         if timed_out:
             text = f"seat {seat} ran out of time; its bot ({bot}) chose: {suggestion.label}"
@@ -396,6 +392,18 @@ class TableService:
                 self.ratings.settle(table.id)
         elif dispatch and any(table.seats[s].kind == "bot" for s in step.to_act):
             self.tasks.advance(table.id)
+
+    def _check_state_size(self, state: bytes, what: str) -> None:
+        """400 if `state` is over the cap, checked before anything is written: at opening
+        (a config dealing a huge deck) and after every apply (a game whose state grows
+        move by move), so no table's stored state ever exceeds `max_state_bytes`."""
+        if len(state) > self.settings.max_state_bytes:
+            raise ApiError(
+                400,
+                "state_too_large",
+                f"{what} makes a {len(state)}-byte state; tables hold at most "
+                f"{self.settings.max_state_bytes} bytes",
+            )
 
     @staticmethod
     def _stale(current: int) -> ApiError:

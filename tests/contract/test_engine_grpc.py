@@ -109,6 +109,17 @@ def test_a_whole_game_plays_over_grpc(game):
         assert calls < 20_000, "game did not end"
     assert len(step.returns) >= 2
     assert sum(step.returns) == pytest.approx(1.0 if name != "tricky_cultists" else 2.0)
+    # The final scores: one per seat, each with named parts; a winner's score (its team's
+    # in Tricky Cultists, TK-11) is the best.
+    assert [s.seat for s in step.scores] == list(range(len(step.returns)))
+    assert all(s.parts for s in step.scores)
+
+    def deciding(score) -> float:
+        parts = {p.name: p.value for p in score.parts}
+        return parts.get("team_total", score.total)
+
+    for winner in step.winners:
+        assert deciding(step.scores[winner]) == max(deciding(s) for s in step.scores)
     public = stub.View(engine_pb2.ViewRequest(state=step.state, seat=-1), timeout=5)
     assert public.terminal and list(public.winners) == list(step.winners)
     assert not public.legal_actions

@@ -23,7 +23,8 @@ from services.gateway import create_app, offload
 from services.gateway.settings import Settings
 from services.gateway.store import OPEN_TABLES, table_key
 
-from .support import EngineProbe, wait_for
+from .conftest import bearer
+from .support import EngineProbe, stored, wait_for
 
 CRAZY = "crazy_cultists"
 # Crazy Cultists seats 2 only behind its sweep-variant switch (CC-2).
@@ -170,6 +171,54 @@ def test_state_size_is_capped(gateway_settings, clean):
         error = _error(app.test_client().post("/api/tables", json={"game": CRAZY}), 400, "state_too_large")
         assert "300" in error["message"]
         assert not list(gw.redis.scan_iter("gw:table:*")), "nothing was written"
+    finally:
+        gw.close()
+
+
+def _size_after(probe: EngineProbe, state: bytes, seat: int, action: int) -> int:
+    """The length of the state `action` would make, asked of the engine directly."""
+    request = engine_pb2.ApplyRequest(state=state, seat=seat, action=action)
+    return len(probe.stubs[CRAZY].Apply(request, timeout=5).state)
+
+
+def test_state_size_is_capped_after_every_move_too(gateway_settings, clean, probe):
+    """A move whose new state would pass the cap is refused (400 `state_too_large`) and
+    leaves the stored table as it was; the table stays playable under a higher cap."""
+    app = _app(gateway_settings)
+    gw = app.extensions["cultists"]
+    client = app.test_client()
+    try:
+        tid = client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO}).get_json()[
+            "table"
+        ]
+        tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
+        for _ in range(200):  # play until some legal move would grow the state
+            version, state = stored(gw.redis, tid)
+            seat = client.get(f"/api/tables/{tid}/view").get_json()["to_act"][0]
+            legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+            sizes = [(_size_after(probe, state, seat, a["id"]), a["id"]) for a in legal["legal_actions"]]
+            grown = [(size, action) for size, action in sizes if size > len(state)]
+            if grown:
+                break
+            move = {"action": legal["legal_actions"][0]["id"], "version": version}
+            assert (
+                client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(tokens[seat])).status_code
+                == 200
+            )
+        else:
+            pytest.fail("no move grew the state")
+        size, action = max(grown)
+        gw.settings.max_state_bytes = size - 1  # this app's own copy of the settings
+        move = {"action": action, "version": version}
+        reply = client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(tokens[seat]))
+        error = _error(reply, 400, "state_too_large")
+        assert str(size - 1) in error["message"]
+        assert stored(gw.redis, tid) == (version, state), "nothing was written"
+        gw.settings.max_state_bytes = size
+        assert (
+            client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(tokens[seat])).status_code
+            == 200
+        )
     finally:
         gw.close()
 
@@ -324,6 +373,71 @@ def test_writes_are_rate_limited_per_address_and_per_player(gateway_settings, cl
             client.post("/api/tables", json=body, headers=second, environ_base={"REMOTE_ADDR": "10.1.0.9"}),
             429,
         )
+    finally:
+        _forget_limits(gw)
+        gw.close()
+
+
+def test_rate_limits_key_players_by_id_and_others_by_their_forwarded_address(gateway_settings, clean):
+    """Behind a proxy every socket address is the proxy's. A signed-in player counts as
+    themself; an anonymous client by X-Forwarded-For, believed only with trusted_proxies."""
+    proxy = {"REMOTE_ADDR": "10.9.9.9"}
+    body = {"game": CRAZY}
+
+    def forwarded(addr: str) -> dict[str, str]:
+        return {"X-Forwarded-For": addr}
+
+    app = _app(gateway_settings, rate_limit_address="2/minute", rate_limit_player="3/minute")
+    gw = app.extensions["cultists"]
+    _forget_limits(gw)
+    client = app.test_client()
+    try:
+        # Not trusted (the default, 0): the header is a claim anyone can make, ignored.
+        for addr in ("1.1.1.1", "2.2.2.2"):
+            assert (
+                client.post("/api/tables", json=body, headers=forwarded(addr), environ_base=proxy).status_code
+                == 201
+            )
+        _error(client.post("/api/tables", json=body, headers=forwarded("3.3.3.3"), environ_base=proxy), 429)
+        # A signed-in player behind the same exhausted address writes on their own count.
+        reply = client.post(
+            "/api/players/guest", json={"device": "e" * 20}, environ_base={"REMOTE_ADDR": "10.3.0.1"}
+        )
+        player = {"X-Player-Token": reply.get_json()["token"]}
+        for _ in range(3):
+            assert (
+                client.post("/api/tables", json=body, headers=player, environ_base=proxy).status_code == 201
+            )
+        _error(client.post("/api/tables", json=body, headers=player, environ_base=proxy), 429)
+    finally:
+        _forget_limits(gw)
+        gw.close()
+
+    app = _app(
+        gateway_settings, rate_limit_address="2/minute", rate_limit_player="3/minute", trusted_proxies=1
+    )
+    gw = app.extensions["cultists"]
+    client = app.test_client()
+    try:
+        # Trusted: each forwarded client has its own count, though all share the proxy.
+        for _ in range(2):
+            assert (
+                client.post(
+                    "/api/tables", json=body, headers=forwarded("1.1.1.1"), environ_base=proxy
+                ).status_code
+                == 201
+            )
+        _error(client.post("/api/tables", json=body, headers=forwarded("1.1.1.1"), environ_base=proxy), 429)
+        assert (
+            client.post(
+                "/api/tables", json=body, headers=forwarded("2.2.2.2"), environ_base=proxy
+            ).status_code
+            == 201
+        )
+        # Only the last hop (the one our proxy appended) counts: a client prepending
+        # addresses of its own choosing still counts as itself.
+        spoofed = forwarded("7.7.7.7, 1.1.1.1")
+        _error(client.post("/api/tables", json=body, headers=spoofed, environ_base=proxy), 429)
     finally:
         _forget_limits(gw)
         gw.close()

@@ -45,3 +45,38 @@ def test_a_finished_table_carries_its_scores_and_replay(client, table_worker):
     assert (
         final["replay_page"] == f"/replay?table={tid}" and client.get(final["replay_page"]).status_code == 200
     )
+    # Why it ended so: each seat's points by the book's scoring steps, which add up to its
+    # total, and the team totals that decide (TK-11).
+    scores = final["scores"]
+    assert [s["seat"] for s in scores] == [0, 1, 2, 3]
+    for s in scores:
+        parts = s["parts"]
+        assert s["total"] == parts["agenda"] + parts["tricks"] + parts["bonus"] + parts["suspicion"]
+        assert parts["team_total"] == sum(t["total"] for t in scores if t["seat"] % 2 == s["seat"] % 2)
+    if final["winners"]:
+        best = max(s["parts"]["team_total"] for s in scores)
+        assert all(scores[w]["parts"]["team_total"] == best for w in final["winners"])
+
+
+def test_the_last_move_answers_with_the_final_scores(client):
+    """Two humans play Crazy Cultists to one candle; the move that ends it says who won and
+    why (candles against candles needed), and the table says the same afterwards."""
+    config = {"two_players": True, "candles_to_win": 1}
+    tid = client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": config}).get_json()["table"]
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
+    for _ in range(2000):
+        table = client.get(f"/api/tables/{tid}").get_json()
+        seat = table["to_act"][0]
+        legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+        move = {"action": legal["legal_actions"][-1]["id"], "version": legal["version"]}
+        result = client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(tokens[seat])).get_json()
+        assert "scores" in result or result["status"] == "playing", result
+        if result["status"] == "finished":
+            break
+    else:
+        raise AssertionError("the game did not end")
+    [winner] = result["winners"]
+    scores = result["scores"]
+    assert scores[winner]["total"] == scores[winner]["parts"]["candles"] == 1
+    assert scores[1 - winner]["total"] == 0 and scores[1 - winner]["parts"]["candles_to_win"] == 1
+    assert client.get(f"/api/tables/{tid}").get_json()["scores"] == scores

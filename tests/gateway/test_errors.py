@@ -212,3 +212,72 @@ def test_an_event_cursor_past_every_id_is_answered_and_one_past_the_limit_refuse
         ):
             refused = client.get(url)
             assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "malformed"
+
+
+# Bodies the document declares, each sent where it goes, with what else the request needs.
+DOCUMENTED_BODIES = [
+    ("post", "/api/tables", "NewTable", {"game": GAME}),
+    ("post", "/api/players/guest", "GuestSignIn", {"device": "d" * 20}),
+    ("post", "/api/sessions", "Login", {"username": "nobody", "password": "x"}),
+    ("post", "/api/matchmaking/tickets", "NewTicket", {"game": GAME}),
+    ("post", "/api/players/me/upgrade", "Upgrade", {"username": "someone", "password": "p" * 10}),
+    ("patch", "/api/players/me", "Rename", {}),
+]
+
+
+def _outside(prop: dict) -> list:
+    """Values the schema `prop` refuses: past its bounds, the wrong type."""
+    if "$ref" in prop or "allOf" in prop:
+        return [12345]
+    kind = prop.get("type")
+    out: list = [[]] if kind != "array" else ["text"]
+    if kind in ("integer", "number"):
+        out += ["1", True]
+        out += [prop["maximum"] + 1] if "maximum" in prop else []
+        out += [prop["minimum"] - 1] if "minimum" in prop else []
+    if kind == "string":
+        out += [1]
+        out += ["x" * (prop["maxLength"] + 1)] if "maxLength" in prop else []
+        out += ["x" * (prop["minLength"] - 1)] if prop.get("minLength", 0) > 1 else []
+        out += [f"{'x' * 3} !"] if "pattern" in prop else []
+    if "enum" in prop:
+        out += ["not-one-of-them"]
+    if not prop.get("nullable"):
+        out += [None]
+    return out
+
+
+def test_every_documented_body_field_is_checked_as_documented(client):
+    """The document and the checks are one declaration: for every field of every request
+    body the document lists, a value its schema refuses is a 400 `malformed` naming that
+    field, and a required field left out is one too; nothing is written."""
+    doc = client.get("/api/openapi.json").get_json()
+    schemas = doc["components"]["schemas"]
+    session = {
+        "X-Player-Token": client.post("/api/players/guest", json={"device": "e" * 20}).get_json()["token"]
+    }
+    checked = 0
+    for method, path, name, base in DOCUMENTED_BODIES:
+        body_ref = doc["paths"][path][method]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+        assert body_ref.endswith(f"/{name}")
+        schema = schemas[name]
+        send = getattr(client, method)
+        for field in schema.get("required", []):
+            missing = {k: v for k, v in base.items() if k != field}
+            error = expect(send(path, json=missing, headers=session), 400, "malformed")
+            assert f"'{field}'" in error["message"], (path, error)
+        for field, prop in schema["properties"].items():
+            for value in _outside(prop):
+                error = expect(send(path, json={**base, field: value}, headers=session), 400, "malformed")
+                assert f"'{field}" in error["message"], (path, field, value, error)
+                checked += 1
+    assert checked > 40
+    assert client.get("/api/tables").get_json() == {"tables": []}, "nothing was opened"
+
+
+def test_null_is_the_default_of_every_optional_body_field(client):
+    doc = client.get("/api/openapi.json").get_json()
+    for name in ("NewTable", "JoinSeat", "NewTicket", "GuestSignIn", "Rename"):
+        schema = doc["components"]["schemas"][name]
+        optional = set(schema["properties"]) - set(schema.get("required", []))
+        assert optional and all(schema["properties"][f].get("nullable") for f in optional), name

@@ -130,6 +130,12 @@ class State(ABC):
             return [1.0 / n] * n
         return [1.0 if s in won else 0.0 for s in range(n)]
 
+    def score_breakdown(self) -> list[tuple[float, dict[str, float]]]:
+        """Per seat, once terminal: the game's own score total and its named parts, so a
+        finished table can say why it ended as it did, not only who won. Games that keep
+        a score override this; the default is the result alone."""
+        return [(r, {"result": r}) for r in self.returns()]
+
     def clone(self) -> State:
         new = self.__class__.__new__(self.__class__)
         new.config = self.config

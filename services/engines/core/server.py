@@ -69,6 +69,18 @@ def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _scores(state: State) -> list[common_pb2.SeatScore]:
+    """The final scores of a terminal state, in the contract's message."""
+    return [
+        common_pb2.SeatScore(
+            seat=seat,
+            total=total,
+            parts=[common_pb2.ScorePart(name=name, value=value) for name, value in parts.items()],
+        )
+        for seat, (total, parts) in enumerate(state.score_breakdown())
+    ]
+
+
 class EngineServicer(engine_pb2_grpc.GameEngineServicer):
     """GameEngine for one game."""
 
@@ -98,6 +110,7 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
             turn=state.turn,
             decisions=state.decisions,
             legal=[self._seat_actions(state, seat) for seat in to_act] if with_legal else (),
+            scores=_scores(state) if terminal else (),
         )
 
     def _seat_actions(self, state: State, seat: int) -> common_pb2.SeatActions:

@@ -789,6 +789,22 @@ class CrazyCultistsState(State):
             return cfg.beast_threshold
         return cfg.threshold - self.candles[seat]
 
+    def score_breakdown(self) -> list[tuple[float, dict[str, float]]]:
+        """Candles lit against candles needed (CC-4), and the favor left on the stack."""
+        kinds = self.kind
+        goal = self.candles_to_win()
+        return [
+            (
+                float(self.candles[s]),
+                {
+                    "candles": float(self.candles[s]),
+                    "candles_to_win": float(goal),
+                    "favor_on_stack": float(sum(VALUE[kinds[c]] for c in self.stacks[s])),
+                },
+            )
+            for s in range(self.num_players)
+        ]
+
     def candles_to_win(self) -> int:
         cfg = self.config
         return cfg.beast_candles_to_win if cfg.variant == "beast" else cfg.candles_to_win

@@ -251,6 +251,21 @@ class TrashCultState(State):
             return
         self._begin_turn((s + 1) % self.num_players)
 
+    def score_breakdown(self) -> list[tuple[float, dict[str, float]]]:
+        """Food in the Shrine against what fills it (TC-17), and the Cult Members kept."""
+        needed = float(self.config.food_needed(self.num_players))
+        return [
+            (
+                float(len(self.shrine[s])),
+                {
+                    "shrine_food": float(len(self.shrine[s])),
+                    "food_needed": needed,
+                    "cult_members": float(len(self.members[s])),
+                },
+            )
+            for s in range(self.num_players)
+        ]
+
     # --- the decision vocabulary --------------------------------------------------------
     def to_act(self) -> list[int]:
         if self.over:

@@ -451,6 +451,17 @@ class TrickyCultistsState(State):
         """Each seat's score so far: the sum of every part of every round's breakdown."""
         return [sum(sum(entry[s]) for entry in self.breakdown) for s in range(self.num_players)]
 
+    def score_breakdown(self) -> list[tuple[float, dict[str, float]]]:
+        """Each seat's points over all rounds by the book's scoring steps (agenda, tricks,
+        bonus suit, suspicion), and its team's total, which decides (TK-11)."""
+        teams = self.team_totals()
+        out = []
+        for s in range(self.num_players):
+            parts = [sum(entry[s][i] for entry in self.breakdown) for i in range(4)]
+            named = dict(zip(("agenda", "tricks", "bonus", "suspicion"), map(float, parts), strict=True))
+            out.append((float(sum(parts)), {**named, "team_total": float(teams[s % 2])}))
+        return out
+
     def team_totals(self) -> list[int]:
         per_seat = self.totals()
         return [sum(per_seat[s] for s in range(self.num_players) if s % 2 == team) for team in (0, 1)]

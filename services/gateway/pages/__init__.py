@@ -16,6 +16,7 @@ Routes (none under /api, so they are not part of the OpenAPI document):
 - `/tables/<id>/panel`   the table as the token's seat (or a spectator) sees it, a fragment
 - `/replay`              a finished table (`?table=`) or a sweep's game (`?game=&seed=...`)
 - `/replay/panel`        one step of a replay, from one seat, a spectator or all seats
+- `/account`             the browser's player: upgrade a guest, sign in on another device
 """
 
 from __future__ import annotations
@@ -177,6 +178,13 @@ def past_states() -> PastStates:
     if found is None:
         found = current_app.extensions["cultists.past"] = PastStates()
     return found
+
+
+@bp.get("/account")
+def account_page():
+    """Who this browser plays as; a guest's upgrade to a username and password, and
+    signing in with one on another device (all through the players API, in account.js)."""
+    return render_template("account.html")
 
 
 REPLAYS_LISTED = 50

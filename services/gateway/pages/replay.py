@@ -31,6 +31,7 @@ from typing import Any
 
 import orjson
 from google.protobuf import json_format
+from pydantic import ConfigDict, Field
 
 from services.engines.core.bots import bot_names
 from services.engines.core.config import check_limits, config_to_dict
@@ -43,12 +44,34 @@ from services.engines.registry import load_game
 from ..bounds import check_bot
 from ..errors import ApiError
 from ..offload import run_cpu_bound
+from ..schemas import Body, GameName, validate
 from ..tables import TableService
 from .history import PUBLIC_MOVES
 
+SEED_LIMIT = 2**64 - 1  # NewGameRequest.seed is a uint64
+
+
+class ReplayQuery(Body):
+    """What names a replay, in the page's URL and the replay API's query alike."""
+
+    model_config = ConfigDict(strict=False)  # query strings are text: "7" is 7
+
+    table: str | None = Field(
+        None, pattern=r"^[0-9a-f]{16}$", description="a finished table's id (instead of game + seed)"
+    )
+    game: GameName | None = Field(None, description="with `seed`: a sweep's game")
+    players: int | None = Field(None, ge=1, le=64, description="seats (default: the game's default)")
+    seed: int | None = Field(None, ge=0, le=SEED_LIMIT)
+    config: str | None = Field(None, max_length=4096, description="config overrides as a JSON object")
+    bots: str | None = Field(
+        None,
+        max_length=1024,
+        description="one bot for every seat, or one per seat (`,` or `;` between seats)",
+    )
+
+
 CHECKPOINT_EVERY = 32
 MAX_CACHED = 16
-SEED_LIMIT = 2**64 - 1  # NewGameRequest.seed is a uint64
 MAX_SIMULATED_DECISIONS = 20_000
 # Wall-clock cap of one rebuild (a sweep game played again with its bots); Settings'
 # replay_build_seconds overrides it per app.
@@ -366,19 +389,6 @@ class ReplayCache:
         return replay
 
 
-def _int_arg(args: Mapping[str, str], name: str, low: int, high: int) -> int | None:
-    raw = args.get(name)
-    if raw is None or raw == "":
-        return None
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, "malformed", f"'{name}' is a whole number") from None
-    if not low <= value <= high:
-        raise ApiError(400, "malformed", f"'{name}' is from {low} to {high}")
-    return value
-
-
 def seat_name(seat: Any) -> str:
     """How a live table's seat is named on pages: its player, or its bot."""
     if seat.kind == "bot":
@@ -402,22 +412,21 @@ class Replays:
         self.build_seconds = build_seconds
 
     def source(self, args: Mapping[str, str]) -> Source:
-        table_id = args.get("table")
-        game = args.get("game")
-        if table_id and game:
+        # An empty parameter (a form's blank field) is a parameter left out.
+        query = validate(ReplayQuery, {k: v for k, v in args.items() if v != ""})
+        if query.table and query.game:
             raise ApiError(400, "malformed", "name either a 'table' or a 'game' (with its seed), not both")
-        if table_id:
-            table = self.tables.get(table_id)
+        if query.table:
+            table = self.tables.get(query.table)
             return Source(game=table.game, table=table.id)
+        game = query.game
         if not game:
             raise ApiError(400, "malformed", "name a finished 'table', or a 'game' with its 'seed'")
         if game not in self.games:
             raise ApiError(404, "unknown_game", f"no game {game!r}; known: {', '.join(self.games)}")
-        seed = _int_arg(args, "seed", 0, SEED_LIMIT)
-        if seed is None:
+        if query.seed is None:
             raise ApiError(400, "malformed", "'seed' is required with 'game'")
-        players = _int_arg(args, "players", 1, 64)
-        return game_source(game, players, seed, parse_config(args.get("config")), args.get("bots"))
+        return game_source(game, query.players, query.seed, parse_config(query.config), query.bots)
 
     def get(self, args: Mapping[str, str]) -> Replay:
         source = self.source(args)

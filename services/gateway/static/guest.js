@@ -6,12 +6,15 @@
 // session that expires. `fetch` is wrapped so that every same-origin request carries
 // `X-Player-Token`: seats taken and tickets queued from the pages are then bound to the
 // player, and the other scripts need no change. A session the gateway calls expired is
-// renewed once, on the spot.
+// renewed once, on the spot. Once the device's guest has a username (the account page,
+// /account), the device id no longer signs in: the guest sign-in is then not tried again,
+// and the session comes from signing in with the password (CultistsPlayer.use).
 "use strict";
 
 (() => {
   const DEVICE_KEY = "cultists:device";
   const SESSION_KEY = "cultists:session";
+  const UPGRADED_KEY = "cultists:device-upgraded";
   const GUEST_PATH = "/api/players/guest";
   const original = window.fetch.bind(window);
 
@@ -44,13 +47,17 @@
   function signIn(fresh) {
     const known = fresh ? null : stored();
     if (known) return Promise.resolve(known);
+    if (localStorage.getItem(UPGRADED_KEY)) return Promise.resolve(null);
     if (!pending) {
       pending = original(GUEST_PATH, {
         method: "POST",
         headers: { "Content-Type": "application/json", Accept: "application/json" },
         body: JSON.stringify({ device: device() }),
       })
-        .then((reply) => (reply.ok ? reply.json() : null))
+        .then((reply) => {
+          if (reply.status === 409) localStorage.setItem(UPGRADED_KEY, "1"); // sign in with the password
+          return reply.ok ? reply.json() : null;
+        })
         .catch(() => null)
         .then((session) => {
           pending = null;
@@ -89,7 +96,12 @@
     return reply;
   };
 
-  // For scripts and tests: the player this browser is signed in as.
-  window.CultistsPlayer = { signIn: () => signIn(false) };
+  // For scripts and tests: the player this browser is signed in as; `use` keeps a session
+  // got by signing in with a password (the account page), `forget` drops it (signing out).
+  window.CultistsPlayer = {
+    signIn: () => signIn(false),
+    use: (session) => localStorage.setItem(SESSION_KEY, JSON.stringify(session)),
+    forget: () => localStorage.removeItem(SESSION_KEY),
+  };
   signIn(false);
 })();
