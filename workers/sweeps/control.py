@@ -29,7 +29,7 @@ from celery import Celery
 
 from . import metrics
 from .leases import LEASE_SECONDS, AggregationHeartbeat
-from .outcomes import from_chunk_results
+from .paired import PairCounts, count_blocks
 from .partial import CellPartial, merge_all, of_chunk
 from .plan import chunks
 from .simulate import unpack
@@ -186,8 +186,7 @@ def finish(store: SweepStore, sweep_id: str) -> str:
             sweep_id,
             run_info("celery", started, finished, spec.total_games, submitted=float(meta["created"])),
             partials=_merged_partials(store, sweep_id, spec),
-            # Paired comparisons read the games one by one (memory grows with games here).
-            outcomes=from_chunk_results(spec, results()),
+            paired=_paired_counts(store, sweep_id, spec),
         )
         if meta.get("kind") == "nightly":
             # The drift is judged once the whole night is in (tasks.finish_night, night.py).
@@ -224,6 +223,25 @@ def _merged_partials(store: SweepStore, sweep_id: str, spec: SweepSpec) -> dict[
                 yield result["cell"], of_chunk(spec, result)
 
     return merge_all(spec, stream())
+
+
+def _paired_counts(store: SweepStore, sweep_id: str, spec: SweepSpec) -> dict[int, PairCounts]:
+    """Every cell's paired counts against its base cell, read one block of seeds at a time
+    (every cell's chunk of that block, one HMGET): memory holds one block, not the sweep."""
+    by_block: dict[int, list[str]] = {}
+    for chunk in chunks(spec):
+        by_block.setdefault(chunk.block, []).append(chunk.id)
+
+    def blocks() -> Iterator[dict[int, dict[str, Any]]]:
+        for ids in by_block.values():
+            block = {}
+            for blob in store.chunk_blobs_of(sweep_id, ids):
+                if blob is not None:
+                    result = unpack(blob)
+                    block[result["cell"]] = result
+            yield block
+
+    return count_blocks(spec, blocks())
 
 
 def _maybe_write_report(
