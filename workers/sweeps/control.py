@@ -188,10 +188,11 @@ def finish(store: SweepStore, sweep_id: str) -> str:
             partials=_merged_partials(store, sweep_id, spec),
             paired=_paired_counts(store, sweep_id, spec),
         )
+        summary["records"] = _write_records(sweep_id, spec, results(), meta.get("kind", "adhoc"))
         if meta.get("kind") == "nightly":
             # The drift is judged once the whole night is in (tasks.finish_night, night.py).
             metrics.export_balance(spec.game, summary, store)
-            _maybe_write_report(summary, replays, results(), spec)
+            _maybe_write_report(summary, replays, spec)
         store.save_summary(sweep_id, summary, replays, finished)
         store.expire(sweep_id)
         metrics.SWEEP_SECONDS.labels(spec.game).observe(finished - float(meta["created"]))
@@ -244,22 +245,39 @@ def _paired_counts(store: SweepStore, sweep_id: str, spec: SweepSpec) -> dict[in
     return count_blocks(spec, blocks())
 
 
-def _maybe_write_report(
-    summary: dict[str, Any],
-    replays: dict[int, dict[str, Any]],
-    results: Iterable[dict[str, Any]],
-    spec: SweepSpec,
-) -> None:
-    """Nightly sweeps have no CLI waiting for them: write their report where told to."""
+def _write_records(
+    sweep_id: str, spec: SweepSpec, results: Iterable[dict[str, Any]], kind: str
+) -> dict[str, Any] | None:
+    """Every finished sweep's per-game Parquet records (records.py), streamed from Redis,
+    then the records past their retention deleted. A full disk loses the records, never
+    the summary: the summary says so (`records: null`)."""
+    from .aggregate import game_rows
+    from .records import prune_records, records_root, write_sweep_records
+
+    root = records_root()
+    info = {"game": spec.game, "name": spec.name, "kind": kind, "spec": spec.to_dict()}
+    try:
+        written = write_sweep_records(root, sweep_id, game_rows(spec, results), info)
+        gone = prune_records(root)
+    except OSError:
+        log.exception("per-game records of sweep %s not written under %s", sweep_id, root)
+        return None
+    if gone:
+        log.info("per-game records past retention deleted: %s", ", ".join(gone))
+    return written
+
+
+def _maybe_write_report(summary: dict[str, Any], replays: dict[int, dict[str, Any]], spec: SweepSpec) -> None:
+    """Nightly sweeps have no CLI waiting for them: write their report where told to (its
+    per-game records are the sweep's records, `summary["records"]`, not a second copy)."""
     base = os.environ.get("CULTISTS_SWEEPS_DIR")
     if not base:
         return
-    from .aggregate import game_rows
     from .report import write_report
 
     out = Path(base) / f"nightly-{spec.game}-{summary['sweep']}"
     try:
-        write_report(out, summary, game_rows(spec, results), replays)
+        write_report(out, summary, None, replays)
     except OSError:  # the summary in Redis is the record; a full disk must not lose it
         log.exception("nightly report for %s not written to %s", spec.game, out)
         return
