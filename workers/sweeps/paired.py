@@ -58,24 +58,6 @@ class PairCounts:
     turns_cell: int = 0
     turns_sq_diff: int = 0  # sum over games of (cell's turns - base's turns)^2
 
-    def add_game(self, base: tuple[set[Key], set[Key], int], cell: tuple[set[Key], set[Key], int]) -> None:
-        """One seed: each side's (events, keys seen, turns)."""
-        (b_events, b_seen, b_turns), (c_events, c_seen, c_turns) = base, cell
-        self.games += 1
-        tables = self.tables
-        for key in b_seen | c_seen:  # listed even when neither side has the event
-            if key not in tables:
-                tables[key] = [0, 0, 0]
-        for key in b_events | c_events:
-            table = tables[key]
-            if key in b_events:
-                table[2 if key in c_events else 0] += 1
-            else:
-                table[1] += 1
-        self.turns_base += b_turns
-        self.turns_cell += c_turns
-        self.turns_sq_diff += (c_turns - b_turns) ** 2
-
     def merge(self, other: PairCounts) -> PairCounts:
         """Add `other` in (associative, commutative: whole-number counts); returns self."""
         self.games += other.games
@@ -108,29 +90,56 @@ def base_cells(spec: SweepSpec) -> dict[int, int]:
     }
 
 
-def _game_events(
-    units: list[tuple[str, list[int]]], result: dict[str, Any]
-) -> list[tuple[set[Key], set[Key], int]]:
-    """(events, keys seen, turns) of every game of one chunk result, in game order."""
+@dataclass
+class _Block:
+    """One cell's chunk of a block, transposed: per key, a bit mask of the games (bit k is
+    game k of the block) that had the event; the keys seen; the games' lengths."""
+
+    games: int
+    masks: dict[Key, int]
+    seen: set[Key]
+    turns: list[int]
+
+
+def _transpose(units: list[tuple[str, list[int]]], result: dict[str, Any]) -> _Block:
     facts = result.get("facts") or []
-    out = []
+    masks: defaultdict[Key, int] = defaultdict(int)
+    seen: set[Key] = set()
+    unit_keys = [(("unit", name), frozenset(seats)) for name, seats in units]
     for k in range(result["games"]):
-        won = set(result["winners"][k])
-        events: set[Key] = {("unit", name) for name, seats in units if not won.isdisjoint(seats)}
-        seen: set[Key] = set()
+        bit = 1 << k
+        won = result["winners"][k]
+        for key, seats in unit_keys:
+            if not seats.isdisjoint(won):
+                masks[key] |= bit
         if facts:
             fact = facts[k]
             for name, labels in fact.get("groups", {}).items():
                 if name in SKIP_GROUPS:
                     continue
                 for s, label in enumerate(labels):
-                    seen.add(("group", name, label))
+                    key = ("group", name, label)
+                    seen.add(key)
                     if s in won:
-                        events.add(("group", name, label))
+                        masks[key] |= bit
             for label in fact.get("played", {}):
-                events.add(("played", label))
-        out.append((events, seen, int(result["turns"][k])))
-    return out
+                masks[("played", label)] |= bit
+    return _Block(result["games"], dict(masks), seen, [int(t) for t in result["turns"]])
+
+
+def _pair(base: _Block, cell: _Block) -> PairCounts:
+    """The counts of one cell against its base over one block: three popcounts a key."""
+    n = min(base.games, cell.games)  # the seeds both played
+    every = (1 << n) - 1
+    counts = PairCounts(games=n)
+    for key in base.seen | cell.seen | base.masks.keys() | cell.masks.keys():
+        a = base.masks.get(key, 0) & every
+        c = cell.masks.get(key, 0) & every
+        counts.tables[key] = [(a & ~c).bit_count(), (c & ~a).bit_count(), (a & c).bit_count()]
+    tb, tc = base.turns[:n], cell.turns[:n]
+    counts.turns_base, counts.turns_cell = sum(tb), sum(tc)
+    counts.turns_sq_diff = sum((y - x) * (y - x) for x, y in zip(tb, tc, strict=True))
+    return counts
 
 
 def count_block(spec: SweepSpec, block: Mapping[int, dict[str, Any]]) -> dict[int, PairCounts]:
@@ -141,12 +150,12 @@ def count_block(spec: SweepSpec, block: Mapping[int, dict[str, Any]]) -> dict[in
     nothing: only seeds both played are compared."""
     cells = spec.cells()
     gspec = spec.game_spec
-    events: dict[int, list[tuple[set[Key], set[Key], int]]] = {}
+    transposed: dict[int, _Block] = {}
 
-    def of(index: int) -> list[tuple[set[Key], set[Key], int]]:
-        if index not in events:
-            events[index] = _game_events(tested_units(gspec, cells[index].players), block[index])
-        return events[index]
+    def of(index: int) -> _Block:
+        if index not in transposed:
+            transposed[index] = _transpose(tested_units(gspec, cells[index].players), block[index])
+        return transposed[index]
 
     out: dict[int, PairCounts] = {}
     for index, base_index in base_cells(spec).items():
@@ -154,10 +163,7 @@ def count_block(spec: SweepSpec, block: Mapping[int, dict[str, Any]]) -> dict[in
             continue
         if block[index]["start"] != block[base_index]["start"]:
             raise ValueError(f"cells {index} and {base_index} given different blocks of seeds")
-        counts = PairCounts()
-        for base_game, cell_game in zip(of(base_index), of(index), strict=False):
-            counts.add_game(base_game, cell_game)
-        out[index] = counts
+        out[index] = _pair(of(base_index), of(index))
     return out
 
 
