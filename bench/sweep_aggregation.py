@@ -152,11 +152,11 @@ def blocks(path):  # one block of seeds (every cell's chunk of it) at a time, as
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 agg = aggregate_partials(spec, merge_all(spec, stream(sys.argv[1])))
-merged = time.perf_counter()
+merged, cpu = time.perf_counter(), time.process_time()
 add_paired(spec, agg, count_blocks(spec, blocks(sys.argv[3])))
-seconds = time.perf_counter() - start
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": seconds, "paired_seconds": seconds - (merged - start),
+print(json.dumps({"seconds": seconds, "paired_seconds": seconds - (merged - start), "paired_cpu_seconds": cpu,
                   "peak_rss_mb": peak / 1024, "rss_before_mb": base / 1024,
                   "games_counted": agg["games_counted"], "cells": len(agg["cells"]),
                   "paired_rows": len(agg["paired"]), "paired_games": sum(r["games"] for r in agg["paired"]
@@ -217,6 +217,7 @@ def run() -> dict[str, Any]:
                 ),
                 "merge_seconds": round(m["seconds"], 2),
                 "paired_seconds": round(m["paired_seconds"], 2),
+                "paired_cpu_seconds": round(m["paired_cpu_seconds"], 2),
                 "paired_rows": m["paired_rows"],
                 "merge_peak_rss_mb": round(m["peak_rss_mb"], 1),
                 "merge_rss_growth_mb": round(m["peak_rss_mb"] - m["rss_before_mb"], 1),
@@ -226,7 +227,8 @@ def run() -> dict[str, Any]:
                 f"  {games:,} games ({entry['cells']} cells, {entry['chunks']:,} chunks): fold "
                 f"{entry['fold_cpu_seconds']} CPU s on the workers; finish merges "
                 f"{entry['partials_mb']} MB of partials and pairs every cell with its base "
-                f"({entry['paired_rows']} comparisons, {entry['paired_seconds']} s of it) in "
+                f"({entry['paired_rows']} comparisons, {entry['paired_seconds']} s of it, "
+                f"{entry['paired_cpu_seconds']} CPU s) in "
                 f"{entry['merge_seconds']} s, peak RSS "
                 f"{entry['merge_peak_rss_mb']} MB (+{entry['merge_rss_growth_mb']} MB merging); "
                 f"chunk results {entry['chunk_results_mb']} MB"
