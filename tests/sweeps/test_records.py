@@ -68,3 +68,19 @@ def test_sweep_records_replace_whole_and_expire(tmp_path):
     assert records.prune_records(root, keep_seconds=3600) == []
     assert records.prune_records(root, keep_seconds=3600, now=time.time() + 7200) == ["abc123"]
     assert not (root / "abc123").exists()
+
+
+def test_many_cells_buffer_a_bounded_number_of_rows(tmp_path, monkeypatch):
+    # Every cell fills at once (chunks stream in any order): past the cap the fullest
+    # cell is written out, so memory holds ROWS_BUFFERED rows, not cells x ROWS_PER_PART.
+    monkeypatch.setattr(records, "ROWS_BUFFERED", 5)
+    rows = [
+        {"cell": c, "seed": s, "winners": "0", "bots": "a;b", "turns": 3} for s in range(7) for c in range(3)
+    ]
+    writer = records._PartWriter(tmp_path / "games")
+    for row in rows:
+        writer.add(records._parquet_row(row))
+        assert writer.buffered < 5
+    writer.close()
+    assert len(list((tmp_path / "games").rglob("*.parquet"))) > 3
+    assert [r["cell"] for r in records.find_games(tmp_path / "games", 4)] == [0, 1, 2]

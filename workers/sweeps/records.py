@@ -50,6 +50,9 @@ DAY = 24 * 3600
 RECORDS_KEEP_SECONDS = float(os.environ.get("SWEEP_RECORDS_KEEP_DAYS", "30")) * DAY
 SWEEP_INFO = "sweep.json"
 ROWS_PER_PART = 50_000  # rows buffered per cell before a part file is written
+# Rows buffered over all cells: past it the fullest cell is written out, so a sweep of many
+# cells (every one filling at once) holds about this many rows, not cells x ROWS_PER_PART.
+ROWS_BUFFERED = 50_000
 
 
 def outcomes_by_seed(spec: SweepSpec, results: Iterable[dict[str, Any]], cell: int) -> dict[int, list[int]]:
@@ -75,15 +78,20 @@ class _PartWriter:
         self.buffers: dict[Any, list[dict[str, Any]]] = defaultdict(list)
         self.parts: dict[Any, int] = defaultdict(int)
         self.schema: pa.Schema | None = None
+        self.buffered = 0
 
     def add(self, row: dict[str, Any]) -> None:
         buf = self.buffers[row["cell"]]
         buf.append(row)
+        self.buffered += 1
         if len(buf) >= ROWS_PER_PART:
             self.flush(row["cell"])
+        elif self.buffered >= ROWS_BUFFERED:
+            self.flush(max(self.buffers, key=lambda c: len(self.buffers[c])))
 
     def flush(self, cell: Any) -> None:
         rows = self.buffers.pop(cell, [])
+        self.buffered -= len(rows)
         if not rows:
             return
         rows.sort(key=lambda r: r["seed"])
