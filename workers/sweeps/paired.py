@@ -243,7 +243,7 @@ def sentence(row: dict[str, Any]) -> str:
     """A comparison in a designer's words (after BH has set `p_adj`)."""
     d = row["difference"]
     kind = row.get("kind", "wins")
-    under = f"under `{row['variant']}` than under {row['base_variant']}"
+    under = f"under `{row['variant']}` {'as' if d == 0 else 'than'} under {row['base_variant']}"
     tail = f", adjusted p {row['p_adj']:.3g}"
     if kind == "turns":
         change = "exactly as long" if d == 0 else f"{abs(d):.1f} turns {'longer' if d > 0 else 'shorter'}"
