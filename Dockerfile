@@ -23,8 +23,11 @@ FROM python:3.11-slim
 # (PROMETHEUS_MULTIPROC_DIR): prometheus-client never creates it, and a process that
 # writes a metric into a missing folder fails. Compose and Kubernetes mount a fresh one
 # over it; it exists here too so a plain `docker run` works.
+# /data is the platform's data folder in compose and Kubernetes (CULTISTS_DATA: stored
+# nights, per-game records, beat's schedule); owned here so a fresh named volume mounted
+# over it starts out writable by the app's user.
 RUN useradd --create-home cultist \
- && mkdir -p /tmp/prometheus && chown cultist:cultist /tmp/prometheus
+ && mkdir -p /tmp/prometheus /data && chown cultist:cultist /tmp/prometheus /data
 COPY --from=build /wheels /wheels
 RUN pip install --no-cache-dir /wheels/*.whl && rm -rf /wheels
 WORKDIR /app

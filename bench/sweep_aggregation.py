@@ -8,8 +8,10 @@ two halves, measured apart:
   result -> its partial aggregate (workers/sweeps/partial.py), packed as stored. Reported
   as CPU seconds per million games for one process.
 - **merge** (the finish task, one process): the stored partials streamed back, merged and
-  turned into the aggregates — what `finish` does, minus Redis round trips and replays. It
-  runs in a fresh process per size so its peak resident memory (ru_maxrss) is its own.
+  turned into the aggregates, then the paired comparisons of every cell with its base cell
+  counted from the chunk results read back one block of seeds at a time (paired.py) — what
+  `finish` does, minus Redis round trips and replays. It runs in a fresh process per size so
+  its peak resident memory (ru_maxrss) is its own; the paired pass is also timed alone.
 
 Two sizes (100,000 and 1,000,000 games) show that the merge's memory stays flat with games;
 docs/sweeps.md computes what a 10M-game night costs from these figures.
@@ -100,9 +102,11 @@ def _write_partials(path: Path, total_games: int) -> dict[str, Any]:
     spec = parse_spec(spec_dict)
     result_bytes = partial_bytes = 0
     fold_seconds = 0.0
-    with path.open("wb") as fh:
-        for chunk, result in _chunk_results(spec):
-            result_bytes += len(pack(result))
+    with path.open("wb") as fh, path.with_suffix(".results").open("wb") as results:
+        for chunk, result in _chunk_results(spec):  # block-major, as the finish reads them
+            packed = pack(result)
+            results.write(struct.pack("<IH", len(packed), chunk.block) + packed)
+            result_bytes += len(packed)
             started = time.process_time()
             blob = pack(of_chunk(spec, result).to_dict())
             fold_seconds += time.process_time() - started
@@ -120,9 +124,11 @@ def _write_partials(path: Path, total_games: int) -> dict[str, Any]:
 CHILD = r"""
 import json, resource, struct, sys, time
 from workers.sweeps.aggregate import aggregate_partials
+from workers.sweeps.paired import count_blocks
 from workers.sweeps.partial import CellPartial, merge_all
 from workers.sweeps.simulate import unpack
 from workers.sweeps.spec import parse_spec
+from workers.sweeps.summary import add_paired
 
 spec = parse_spec(json.loads(sys.argv[2]))
 def stream(path):
@@ -130,13 +136,31 @@ def stream(path):
         while head := fh.read(6):
             size, cell = struct.unpack("<IH", head)
             yield cell, CellPartial.from_dict(unpack(fh.read(size)))
+def blocks(path):  # one block of seeds (every cell's chunk of it) at a time, as finish reads Redis
+    block, current = {}, None
+    with open(path, "rb") as fh:
+        while head := fh.read(6):
+            size, number = struct.unpack("<IH", head)
+            if number != current and block:
+                yield block
+                block = {}
+            current = number
+            result = unpack(fh.read(size))
+            block[result["cell"]] = result
+    if block:
+        yield block
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 start = time.perf_counter()
 agg = aggregate_partials(spec, merge_all(spec, stream(sys.argv[1])))
-seconds = time.perf_counter() - start
+merged, cpu = time.perf_counter(), time.process_time()
+add_paired(spec, agg, count_blocks(spec, blocks(sys.argv[3])))
+seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-print(json.dumps({"seconds": seconds, "peak_rss_mb": peak / 1024, "rss_before_mb": base / 1024,
-                  "games_counted": agg["games_counted"], "cells": len(agg["cells"])}))
+print(json.dumps({"seconds": seconds, "paired_seconds": seconds - (merged - start), "paired_cpu_seconds": cpu,
+                  "peak_rss_mb": peak / 1024, "rss_before_mb": base / 1024,
+                  "games_counted": agg["games_counted"], "cells": len(agg["cells"]),
+                  "paired_rows": len(agg["paired"]), "paired_games": sum(r["games"] for r in agg["paired"]
+                                                                        if r["kind"] == "turns")}))
 """
 
 
@@ -144,7 +168,7 @@ def _measure(path: Path, spec: dict[str, Any]) -> dict[str, Any]:
     import json
 
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), json.dumps(spec)],
+        [sys.executable, "-c", CHILD, str(path), json.dumps(spec), str(path.with_suffix(".results"))],
         cwd=ROOT, capture_output=True, text=True, check=True,
     )  # fmt: skip
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -179,6 +203,8 @@ def run() -> dict[str, Any]:
             made = _write_partials(path, games)
             m = _measure(path, made["spec"])
             assert m["games_counted"] == made["games"]
+            # Every cell but the first grid entry's paired with it on every seed (7 of 8).
+            assert m["paired_games"] == made["games"] * 7 // 8
             entry = {
                 "games": made["games"],
                 "cells": m["cells"],
@@ -190,6 +216,9 @@ def run() -> dict[str, Any]:
                     made["fold_cpu_seconds"] * 1e6 / made["games"], 1
                 ),
                 "merge_seconds": round(m["seconds"], 2),
+                "paired_seconds": round(m["paired_seconds"], 2),
+                "paired_cpu_seconds": round(m["paired_cpu_seconds"], 2),
+                "paired_rows": m["paired_rows"],
                 "merge_peak_rss_mb": round(m["peak_rss_mb"], 1),
                 "merge_rss_growth_mb": round(m["peak_rss_mb"] - m["rss_before_mb"], 1),
             }
@@ -197,11 +226,15 @@ def run() -> dict[str, Any]:
             print(
                 f"  {games:,} games ({entry['cells']} cells, {entry['chunks']:,} chunks): fold "
                 f"{entry['fold_cpu_seconds']} CPU s on the workers; finish merges "
-                f"{entry['partials_mb']} MB of partials in {entry['merge_seconds']} s, peak RSS "
+                f"{entry['partials_mb']} MB of partials and pairs every cell with its base "
+                f"({entry['paired_rows']} comparisons, {entry['paired_seconds']} s of it, "
+                f"{entry['paired_cpu_seconds']} CPU s) in "
+                f"{entry['merge_seconds']} s, peak RSS "
                 f"{entry['merge_peak_rss_mb']} MB (+{entry['merge_rss_growth_mb']} MB merging); "
                 f"chunk results {entry['chunk_results_mb']} MB"
             )
             path.unlink()
+            path.with_suffix(".results").unlink()
         results["parquet"] = _parquet(Path(tmp))
         print(f"  per-game records: {results['parquet']}")
     small, big = (results["sizes"][str(s)] for s in SIZES)

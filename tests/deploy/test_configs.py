@@ -141,3 +141,31 @@ def test_dashboards_only_name_cultists_metrics():
 def test_target_files_are_file_sd_json(path):
     groups = json.loads(path.read_text())
     assert groups and all(g["targets"] for g in groups)
+
+
+def test_the_data_folder_outlives_restarts_and_is_shared_by_beat_and_the_sweeps_workers():
+    """Stored nights and per-game records live in CULTISTS_DATA: a named volume in compose
+    and a ReadWriteMany claim in Kubernetes, mounted where beat and every sweeps worker
+    read it, never a container's own disk."""
+    compose = yaml.safe_load(_run(_tool("docker-compose"), "-f", "docker-compose.yml", "config"))
+    assert "cultists-data" in compose["volumes"]
+    for name in ("worker-sweeps", "beat"):
+        service = compose["services"][name]
+        mounts = {
+            (v["source"], v["target"]) if isinstance(v, dict) else tuple(v.split(":")[:2])
+            for v in service["volumes"]
+        }
+        assert ("cultists-data", "/data") in mounts, name
+        assert service["environment"]["CULTISTS_DATA"] == "/data", name
+    assert "/data/celerybeat-schedule" in compose["services"]["beat"]["command"]
+
+    docs = [d for d in yaml.safe_load_all(_run(_tool("kubectl"), "kustomize", str(DEPLOY / "k8s"))) if d]
+    (claim,) = [d for d in docs if d["kind"] == "PersistentVolumeClaim"]
+    assert claim["metadata"]["name"] == "cultists-data" and claim["spec"]["accessModes"] == ["ReadWriteMany"]
+    for name in ("worker-sweeps", "beat"):
+        pod = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == name)["spec"]
+        volumes = {v["name"]: v for v in pod["template"]["spec"]["volumes"]}
+        (container,) = pod["template"]["spec"]["containers"]
+        data = next(m["name"] for m in container["volumeMounts"] if m["mountPath"] == "/data")
+        assert volumes[data]["persistentVolumeClaim"]["claimName"] == "cultists-data", name
+        assert {"name": "CULTISTS_DATA", "value": "/data"} in container["env"], name

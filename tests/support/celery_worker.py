@@ -6,6 +6,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,6 +30,8 @@ def start_worker(
     `point_shared` also points the shared app at `redis_url` (tests on the session's Redis);
     a test on a Redis of its own passes False and sends through `client_app`."""
     env = {**os.environ, "REDIS_URL": redis_url, "PYTHONUNBUFFERED": "1", **(extra_env or {})}
+    # Every finished sweep writes its per-game records: into a temporary folder, not var/.
+    env.setdefault("CULTISTS_RECORDS_DIR", tempfile.mkdtemp(prefix="cultists-test-records-"))
     log = open(ROOT / f".pytest-worker-{name}.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", queues,

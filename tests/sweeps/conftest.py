@@ -25,6 +25,7 @@ class Worker:
     metrics_port: int
     reports: Path  # where the worker writes nightly reports
     nights: Path  # where the worker stores the nights it judged (CULTISTS_NIGHTLY_DIR)
+    records: Path  # where it writes every finished sweep's per-game records (CULTISTS_RECORDS_DIR)
 
 
 @pytest.fixture(scope="module")
@@ -37,10 +38,11 @@ def sweep_worker(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> It
         "WORKER_METRICS_PORT": str(port),
         "CULTISTS_SWEEPS_DIR": str(reports),
         "CULTISTS_NIGHTLY_DIR": str(reports / "nights"),
+        "CULTISTS_RECORDS_DIR": str(reports / "records"),
     }
     proc = start_worker(redis_url, queues="sweeps", concurrency=2, name="sweeps", extra_env=env)
     wait_for_port(port, timeout=30)
-    yield Worker(proc, port, reports, reports / "nights")
+    yield Worker(proc, port, reports, reports / "nights", reports / "records")
     stop_worker(proc)
 
 

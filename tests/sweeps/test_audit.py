@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from workers.sweeps.aggregate import aggregate
-from workers.sweeps.outcomes import from_chunk_results
-from workers.sweeps.paired import base_cells, compare_with_base
+from workers.sweeps.paired import base_cells, blocks_of, compare_with_base, count_blocks
 from workers.sweeps.spec import parse_spec
 from workers.sweeps.summary import add_paired
 
@@ -63,21 +62,25 @@ def test_each_cell_against_its_base_on_the_same_seeds():
     beast2 = [[0] if (g % 2 == 0 or g % 10 == 1) else [1] for g in range(400)]
     three = [[g % 3] for g in range(400)]
     results = [_result(0, 0, base2), _result(1, 0, three), _result(2, 0, beast2), _result(3, 0, three)]
-    rows = compare_with_base(spec, from_chunk_results(spec, results))
+    rows = compare_with_base(spec, count_blocks(spec, blocks_of(results)))
     two = [r for r in rows if r["cell"] == 2]
-    assert [r["metric"] for r in two] == ["seat 0 win rate"]  # two seats: seat 1 is its mirror
-    (row,) = two
+    # Two seats: seat 1 is its mirror. Every game lasts 20 turns in both cells.
+    assert [r["metric"] for r in two] == ["seat 0 win rate", "mean game length (turns)"]
+    row, length = two
+    assert (length["difference"], length["p"], length["test"]) == (0, 1.0, "paired-t")
     assert (row["base"], row["value"], row["difference"]) == (0.5, 0.6, pytest.approx(0.1))
     assert row["lo"] < 0.1 < row["hi"] and row["hi"] - row["lo"] < 0.07  # paired: narrow
     assert row["test"] == "mcnemar" and row["p"] < 1e-6
     three_rows = [r for r in rows if r["cell"] == 3]
-    assert [r["metric"] for r in three_rows] == [f"seat {s} win rate" for s in range(3)]
+    assert [r["metric"] for r in three_rows] == [f"seat {s} win rate" for s in range(3)] + [
+        "mean game length (turns)"
+    ]
     assert all(r["difference"] == 0 and r["p"] == 1.0 for r in three_rows)
 
     agg = aggregate(spec, results)
-    add_paired(spec, agg, from_chunk_results(spec, results))
-    # One family: the four cells' seat tests and the four paired comparisons.
-    assert agg["tests"]["family_size"] == 8 and agg["tests"]["paired_in_family"] == 4
+    add_paired(spec, agg, count_blocks(spec, blocks_of(results)))
+    # One family: the four cells' seat tests and the six paired comparisons.
+    assert agg["tests"]["family_size"] == 10 and agg["tests"]["paired_in_family"] == 6
     (sig,) = [r for r in agg["paired"] if r["significant"]]
     assert sig["p_adj"] <= 0.05 and {"cell": 2, "test": "paired: seat 0 win rate", "p": sig["p"],
                                       "p_adj": sig["p_adj"]} in agg["tests"]["flagged"]  # fmt: skip
@@ -94,9 +97,85 @@ def test_cult_wins_are_compared_per_game():
     base = [[0] if g < 50 else [1] for g in range(100)]
     other = [[0] if g < 80 else [1] for g in range(100)]
     rows = compare_with_base(
-        spec, from_chunk_results(spec, [_result(0, 0, base, facts), _result(1, 0, other, facts)])
+        spec, count_blocks(spec, blocks_of([_result(0, 0, base, facts), _result(1, 0, other, facts)]))
     )
     by_metric = {r["metric"]: r for r in rows}
     assert by_metric["cult Rat wins (share of games)"]["difference"] == pytest.approx(0.3)
     assert by_metric["cult Rat wins (share of games)"]["who"] == "the Rat cult"
     assert by_metric["cult Rat wins (share of games)"]["test"] == "mcnemar"  # 30 discordant games
+
+
+def test_card_play_rates_are_compared_per_game():
+    spec = parse_spec({"game": "trash_cult", "games": 100, "players": [2], "chunk": 100,
+                       "grid": [{}, {"max_turns": 90}]})  # fmt: skip
+    winners = [[g % 2] for g in range(100)]
+    # Hide is played in games 0-39 under the base rules, in games 0-69 under the variant.
+    base = [{"groups": {}, "played": {"Hide": [0]} if g < 40 else {}} for g in range(100)]
+    other = [{"groups": {}, "played": {"Hide": [1]} if g < 70 else {}} for g in range(100)]
+    counts = count_blocks(spec, blocks_of([_result(0, 0, winners, base), _result(1, 0, winners, other)]))
+    assert counts[1].tables[("played", "Hide")] == [0, 30, 40]  # base only, variant only, both
+    agg = aggregate(spec, [_result(0, 0, winners, base), _result(1, 0, winners, other)])
+    add_paired(spec, agg, counts)
+    row = next(r for r in agg["paired"] if r["kind"] == "played")
+    assert (row["metric"], row["base"], row["value"]) == ("Hide play rate (share of games)", 0.4, 0.7)
+    assert row["test"] == "mcnemar" and row["significant"]
+    assert row["sentence"].startswith(
+        "Hide is played in a game 30.0 points more often under `max_turns=90` than under base"
+    )
+
+
+def _reference_rows(spec, results) -> list[dict]:
+    """The paired rows computed the way they were before streaming: every game of every cell
+    in memory (outcomes.CellOutcomes), each comparison from its full lists of outcomes."""
+    from services.engines.core.stats import paired_means, paired_rates_from
+    from workers.sweeps.outcomes import from_chunk_results
+    from workers.sweeps.plan import game_seed
+    from workers.sweeps.units import tested_units
+
+    outcomes = from_chunk_results(spec, results)
+    played = {}  # (cell, seed) -> labels played
+    for res in results:
+        for k in range(res["games"]):
+            played[(res["cell"], game_seed(spec, res["start"] + k))] = set(res["facts"][k]["played"])
+    rows = []
+    for index, base_index in base_cells(spec).items():
+        common = sorted(set(outcomes[index].seeds) & set(outcomes[base_index].seeds))
+        a, b = outcomes[base_index].restricted(common), outcomes[index].restricted(common)
+        comps = [(n, paired_rates_from(a.won(s), b.won(s))) for n, s in tested_units(spec.game_spec, 2)]
+        names = sorted({n for g in a.groups + b.groups for n in g} - {"partnership", "team"})
+        for name in names:
+            for label in sorted(set(a.group_labels(name)) | set(b.group_labels(name))):
+                comps.append((label, paired_rates_from(a.group_won(name, label), b.group_won(name, label))))
+        cards = sorted(
+            {c for (cell, _s), labels in played.items() if cell in (index, base_index) for c in labels}
+        )
+        for card in cards:
+            comps.append((card, paired_rates_from(
+                [card in played[(base_index, s)] for s in common], [card in played[(index, s)] for s in common])))  # fmt: skip
+        comps.append(("length", paired_means(a.turns, b.turns)))
+        rows += [(index, c.before, c.after, c.difference, c.lo, c.hi, c.p, c.test, c.n) for _n, c in comps]
+    return rows
+
+
+def test_streamed_paired_counts_equal_all_games_at_once():
+    # A real small sweep: Trash Cult, cults and cards in the facts, four blocks of seeds.
+    import random
+
+    from workers.sweeps.local import simulate_local
+
+    spec = parse_spec({"game": "trash_cult", "seed": 11, "games": 32, "players": [2], "chunk": 8,
+                       "grid": [{}, {"max_turns": 40}, {"hand_size": 7}]})  # fmt: skip
+    results = simulate_local(spec, processes=1)
+    # Blocks folded one at a time, in a shuffled order, merged in another grouping.
+    blocks = blocks_of(results)
+    random.Random(5).shuffle(blocks)
+    halves = [count_blocks(spec, blocks[:1]), count_blocks(spec, blocks[1:])]
+    streamed = {i: halves[1][i].merge(halves[0][i]) for i in halves[0]}
+    rows = compare_with_base(spec, streamed)
+    assert rows == compare_with_base(spec, count_blocks(spec, blocks_of(results)))
+    got = [(r["cell"], r["base"], r["value"], r["difference"], r["lo"], r["hi"], r["p"], r["test"], r["games"])
+           for r in rows]  # fmt: skip
+    want = [(i, *(round(x, 6) for x in (b, a, d, lo, hi)), p, t, n) for i, b, a, d, lo, hi, p, t, n in _reference_rows(spec, results)]  # fmt: skip
+    assert len(got) == len(want) and {r["kind"] for r in rows} == {"wins", "played", "turns"}
+    for g, w in zip(got, want, strict=True):
+        assert g[:6] == w[:6] and g[7:] == w[7:] and g[6] == pytest.approx(w[6], rel=1e-12)

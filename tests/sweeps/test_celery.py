@@ -21,6 +21,7 @@ from workers.sweeps import control
 from workers.sweeps.aggregate import game_rows
 from workers.sweeps.local import run_local
 from workers.sweeps.reconcile import waiting_messages
+from workers.sweeps.records import find_sweep_games
 from workers.sweeps.simulate import unpack
 from workers.sweeps.spec import parse_spec
 from workers.sweeps.store import INDEX, NIGHTLY, new_id
@@ -101,9 +102,18 @@ def test_a_redelivered_chunk_counts_nothing_twice(sweep_worker, store, celery_ap
 
 
 def test_a_game_replayed_from_the_report_reproduces_winner_and_length(
-    store, celery_app, tmp_path, capsysbinary
+    sweep_worker, store, celery_app, tmp_path, capsysbinary
 ):
     spec, sweep_id, summary = _run(store, celery_app, SMALL_SPECS["crazy_cultists"])
+    # No report was asked for, yet the finish wrote every game's record, found by seed.
+    assert summary["records"] == {"path": str(sweep_worker.records / sweep_id), "games": spec.total_games}
+    first = summary["aggregates"]["cells"][1]["representative"]
+    (found,) = find_sweep_games(sweep_worker.records, sweep_id, first["seed"], cell=1)
+    assert (found["winners"], found["turns"], found["bots"]) == (
+        first["winners"],
+        first["turns"],
+        first["bots"],
+    )
     rows = {
         (r["cell"], r["seed"]): r
         for r in game_rows(spec, (unpack(b) for b in store.chunk_blobs(sweep_id).values()))

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import time
+
+import pytest
+
 from workers.sweeps import records
 from workers.sweeps.aggregate import game_rows
-from workers.sweeps.local import run_local
+from workers.sweeps.local import run_local, simulate_local
 from workers.sweeps.report import write_report
 from workers.sweeps.spec import parse_spec
 
@@ -42,3 +46,41 @@ def test_two_cells_pair_on_the_same_seeds(tmp_path):
     a = records.outcomes_by_seed(spec, iter(results), 0)
     b = records.outcomes_by_seed(spec, iter(results), 1)
     assert set(a) == set(b) == set(range(spec.seed, spec.seed + spec.games))
+
+
+def test_sweep_records_replace_whole_and_expire(tmp_path):
+    spec = parse_spec({"game": "crazy_cultists", "seed": 5, "games": 16, "players": [3, 4], "chunk": 8})
+    results = simulate_local(spec, processes=1)
+    root = tmp_path / "records"
+    info = {"game": spec.game}
+    written = records.write_sweep_records(root, "abc123", game_rows(spec, results), info)
+    assert written == {"path": str(root / "abc123"), "games": 32}
+    # A second finish of the same sweep (a finisher killed mid-way) replaces, never adds.
+    records.write_sweep_records(root, "abc123", game_rows(spec, results), info)
+    assert len(records.find_sweep_games(root, "abc123", spec.seed + 3)) == 2
+    assert len(list((root / "abc123" / "games").rglob("*.parquet"))) == 2
+    assert [p.name for p in root.iterdir()] == ["abc123"]  # no temporary folder left
+    with pytest.raises(ValueError, match="bad sweep id"):
+        records.write_sweep_records(root, "../x", game_rows(spec, results), info)
+    with pytest.raises(FileNotFoundError, match="no per-game records of sweep nope"):
+        records.find_sweep_games(root, "nope", spec.seed)
+    # Retention: kept while younger than the setting, deleted after.
+    assert records.prune_records(root, keep_seconds=3600) == []
+    assert records.prune_records(root, keep_seconds=3600, now=time.time() + 7200) == ["abc123"]
+    assert not (root / "abc123").exists()
+
+
+def test_many_cells_buffer_a_bounded_number_of_rows(tmp_path, monkeypatch):
+    # Every cell fills at once (chunks stream in any order): past the cap the fullest
+    # cell is written out, so memory holds ROWS_BUFFERED rows, not cells x ROWS_PER_PART.
+    monkeypatch.setattr(records, "ROWS_BUFFERED", 5)
+    rows = [
+        {"cell": c, "seed": s, "winners": "0", "bots": "a;b", "turns": 3} for s in range(7) for c in range(3)
+    ]
+    writer = records._PartWriter(tmp_path / "games")
+    for row in rows:
+        writer.add(records._parquet_row(row))
+        assert writer.buffered < 5
+    writer.close()
+    assert len(list((tmp_path / "games").rglob("*.parquet"))) > 3
+    assert [r["cell"] for r in records.find_games(tmp_path / "games", 4)] == [0, 1, 2]

@@ -29,7 +29,7 @@ from celery import Celery
 
 from . import metrics
 from .leases import LEASE_SECONDS, AggregationHeartbeat
-from .outcomes import from_chunk_results
+from .paired import PairCounts, count_blocks
 from .partial import CellPartial, merge_all, of_chunk
 from .plan import chunks
 from .simulate import unpack
@@ -186,13 +186,13 @@ def finish(store: SweepStore, sweep_id: str) -> str:
             sweep_id,
             run_info("celery", started, finished, spec.total_games, submitted=float(meta["created"])),
             partials=_merged_partials(store, sweep_id, spec),
-            # Paired comparisons read the games one by one (memory grows with games here).
-            outcomes=from_chunk_results(spec, results()),
+            paired=_paired_counts(store, sweep_id, spec),
         )
+        summary["records"] = _write_records(sweep_id, spec, results(), meta.get("kind", "adhoc"))
         if meta.get("kind") == "nightly":
             # The drift is judged once the whole night is in (tasks.finish_night, night.py).
             metrics.export_balance(spec.game, summary, store)
-            _maybe_write_report(summary, replays, results(), spec)
+            _maybe_write_report(summary, replays, spec)
         store.save_summary(sweep_id, summary, replays, finished)
         store.expire(sweep_id)
         metrics.SWEEP_SECONDS.labels(spec.game).observe(finished - float(meta["created"]))
@@ -226,22 +226,58 @@ def _merged_partials(store: SweepStore, sweep_id: str, spec: SweepSpec) -> dict[
     return merge_all(spec, stream())
 
 
-def _maybe_write_report(
-    summary: dict[str, Any],
-    replays: dict[int, dict[str, Any]],
-    results: Iterable[dict[str, Any]],
-    spec: SweepSpec,
-) -> None:
-    """Nightly sweeps have no CLI waiting for them: write their report where told to."""
+def _paired_counts(store: SweepStore, sweep_id: str, spec: SweepSpec) -> dict[int, PairCounts]:
+    """Every cell's paired counts against its base cell, read one block of seeds at a time
+    (every cell's chunk of that block, one HMGET): memory holds one block, not the sweep."""
+    by_block: dict[int, list[str]] = {}
+    for chunk in chunks(spec):
+        by_block.setdefault(chunk.block, []).append(chunk.id)
+
+    def blocks() -> Iterator[dict[int, dict[str, Any]]]:
+        for ids in by_block.values():
+            block = {}
+            for blob in store.chunk_blobs_of(sweep_id, ids):
+                if blob is not None:
+                    result = unpack(blob)
+                    block[result["cell"]] = result
+            yield block
+
+    return count_blocks(spec, blocks())
+
+
+def _write_records(
+    sweep_id: str, spec: SweepSpec, results: Iterable[dict[str, Any]], kind: str
+) -> dict[str, Any] | None:
+    """Every finished sweep's per-game Parquet records (records.py), streamed from Redis,
+    then the records past their retention deleted. A full disk loses the records, never
+    the summary: the summary says so (`records: null`)."""
+    from .aggregate import game_rows
+    from .records import prune_records, records_root, write_sweep_records
+
+    root = records_root()
+    info = {"game": spec.game, "name": spec.name, "kind": kind, "spec": spec.to_dict()}
+    try:
+        written = write_sweep_records(root, sweep_id, game_rows(spec, results), info)
+        gone = prune_records(root)
+    except OSError:
+        log.exception("per-game records of sweep %s not written under %s", sweep_id, root)
+        return None
+    if gone:
+        log.info("per-game records past retention deleted: %s", ", ".join(gone))
+    return written
+
+
+def _maybe_write_report(summary: dict[str, Any], replays: dict[int, dict[str, Any]], spec: SweepSpec) -> None:
+    """Nightly sweeps have no CLI waiting for them: write their report where told to (its
+    per-game records are the sweep's records, `summary["records"]`, not a second copy)."""
     base = os.environ.get("CULTISTS_SWEEPS_DIR")
     if not base:
         return
-    from .aggregate import game_rows
     from .report import write_report
 
     out = Path(base) / f"nightly-{spec.game}-{summary['sweep']}"
     try:
-        write_report(out, summary, game_rows(spec, results), replays)
+        write_report(out, summary, None, replays)
     except OSError:  # the summary in Redis is the record; a full disk must not lose it
         log.exception("nightly report for %s not written to %s", spec.game, out)
         return

@@ -3,9 +3,10 @@
 Every cell of a sweep (and every night of the nightly suite) plays game i with seed
 `seed + i`, so two cells, or two nights, can be compared game by game: only the games
 whose outcome differs carry information about the difference (McNemar), which is far
-less noisy than comparing two independent rates. Paired tests need the per-game records,
-not just the counts; this module is the one place that reads them, so a different record
-store (per-game Parquet) only has to provide `CellOutcomes` again.
+less noisy than comparing two independent rates. The nightly's night-against-night
+comparison (drift.py) reads the games through `CellOutcomes`, stored with each night; a
+sweep's cells against their base cell do not hold the games at all: paired.py counts them
+block by block.
 
 `from_chunk_results` reads today's chunk results (columnar lists per chunk). The rows
 hold only what the paired metrics use: winners, length, the turn-cap flag and the facts'

@@ -1,11 +1,24 @@
 """Every grid cell against the base cell on the same seeds: "what does this rule change do?"
 
 Cells share seeds (game i of every cell uses seed + i), so a variant and the base rules
-are compared game by game: per seat (per team where seats are partners) and per group
-label (e.g. "a Rat cultist wins"), the share of games won under each, McNemar's test on
-the games whose outcome differs, and the paired 95 % interval of the difference
-(`services.engines.core.stats.paired_rates`). The base cell of a cell is the one with the
-same player count and line-up under the first grid entry.
+are compared game by game. Every comparison is paired:
+
+- win rate per seat (per team where seats are partners), and per group label ("the Rat
+  cult wins"), as the share of games won: McNemar's test on the games whose outcome
+  differs and the paired 95 % interval (`services.engines.core.stats.paired_rates`);
+- play rate of every card (or agenda): the share of games in which it was played, again
+  McNemar on the games where one side played it and the other did not;
+- mean game length: the paired t-test on the per-seed differences of turns
+  (`paired_means_from_sums`).
+
+The base cell of a cell is the one with the same player count and line-up under the first
+grid entry.
+
+Memory grows with cells, not games: a sweep's chunks are cut at the same game indices in
+every cell (plan.py), so the finish reads one block of game indices at a time (every
+cell's chunk of that block), counts each pair's discordant games and sums the length
+differences into a `PairCounts`, and drops the block. Counts are whole numbers, so
+merging blocks in any order gives exactly what one pass over every game gives.
 
 The comparisons join the report's one Benjamini-Hochberg family (significance.py);
 `sentence` then says each in a designer's words.
@@ -13,17 +26,54 @@ The comparisons join the report's one Benjamini-Hochberg family (significance.py
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from services.engines.core.stats import Comparison, paired_rates_from
+from services.engines.core.stats import Comparison, paired_means_from_sums, paired_rates
 
-from .outcomes import CellOutcomes
 from .spec import SweepSpec
 from .units import tested_units
 
 # Group breakdowns that measure the bots (who sits with whom), or repeat the win units.
 SKIP_GROUPS = frozenset({"partnership", "team"})
 DIGITS = 6
+
+# A comparison's key: ("unit", "seat 0"), ("group", "cult", "Rat") or ("played", "Hide").
+Key = tuple[str, ...]
+
+
+@dataclass
+class PairCounts:
+    """One cell against its base cell over some shared seeds, as counts that add up.
+
+    `tables[key]` is [games where only the base had the event, only the cell, both]; the
+    games where neither had it are `games` minus those. A key is listed once it was seen
+    on either side (a card in play, a cult dealt), even if it never won."""
+
+    games: int = 0
+    tables: defaultdict[Key, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0]))
+    turns_base: int = 0
+    turns_cell: int = 0
+    turns_sq_diff: int = 0  # sum over games of (cell's turns - base's turns)^2
+
+    def merge(self, other: PairCounts) -> PairCounts:
+        """Add `other` in (associative, commutative: whole-number counts); returns self."""
+        self.games += other.games
+        for key, (a, b, both) in other.tables.items():
+            mine = self.tables[key]
+            mine[0] += a
+            mine[1] += b
+            mine[2] += both
+        self.turns_base += other.turns_base
+        self.turns_cell += other.turns_cell
+        self.turns_sq_diff += other.turns_sq_diff
+        return self
+
+    def rates(self, key: Key) -> Comparison:
+        a_only, b_only, both = self.tables[key]
+        return paired_rates(a_only, b_only, both, self.games - a_only - b_only - both)
 
 
 def base_cells(spec: SweepSpec) -> dict[int, int]:
@@ -40,30 +90,127 @@ def base_cells(spec: SweepSpec) -> dict[int, int]:
     }
 
 
-def compare_with_base(spec: SweepSpec, outcomes: dict[int, CellOutcomes]) -> list[dict[str, Any]]:
+@dataclass
+class _Block:
+    """One cell's chunk of a block, transposed: per key, a bit mask of the games (bit k is
+    game k of the block) that had the event; the keys seen; the games' lengths."""
+
+    games: int
+    masks: dict[Key, int]
+    seen: set[Key]
+    turns: list[int]
+
+
+def _transpose(units: list[tuple[str, list[int]]], result: dict[str, Any]) -> _Block:
+    facts = result.get("facts") or []
+    masks: defaultdict[Key, int] = defaultdict(int)
+    seen: set[Key] = set()
+    unit_keys = [(("unit", name), frozenset(seats)) for name, seats in units]
+    for k in range(result["games"]):
+        bit = 1 << k
+        won = result["winners"][k]
+        for key, seats in unit_keys:
+            if not seats.isdisjoint(won):
+                masks[key] |= bit
+        if facts:
+            fact = facts[k]
+            for name, labels in fact.get("groups", {}).items():
+                if name in SKIP_GROUPS:
+                    continue
+                for s, label in enumerate(labels):
+                    key = ("group", name, label)
+                    seen.add(key)
+                    if s in won:
+                        masks[key] |= bit
+            for label in fact.get("played", {}):
+                masks[("played", label)] |= bit
+    return _Block(result["games"], dict(masks), seen, [int(t) for t in result["turns"]])
+
+
+def _pair(base: _Block, cell: _Block) -> PairCounts:
+    """The counts of one cell against its base over one block: three popcounts a key."""
+    n = min(base.games, cell.games)  # the seeds both played
+    every = (1 << n) - 1
+    counts = PairCounts(games=n)
+    for key in base.seen | cell.seen | base.masks.keys() | cell.masks.keys():
+        a = base.masks.get(key, 0) & every
+        c = cell.masks.get(key, 0) & every
+        counts.tables[key] = [(a & ~c).bit_count(), (c & ~a).bit_count(), (a & c).bit_count()]
+    tb, tc = base.turns[:n], cell.turns[:n]
+    counts.turns_base, counts.turns_cell = sum(tb), sum(tc)
+    counts.turns_sq_diff = sum((y - x) * (y - x) for x, y in zip(tb, tc, strict=True))
+    return counts
+
+
+def count_block(spec: SweepSpec, block: Mapping[int, dict[str, Any]]) -> dict[int, PairCounts]:
+    """Every cell's `PairCounts` against its base over one block of seeds.
+
+    `block` maps cell index -> that cell's chunk result for the block (all cells' chunks
+    of a block start at the same game index). A cell or base missing from the block adds
+    nothing: only seeds both played are compared."""
+    cells = spec.cells()
+    gspec = spec.game_spec
+    transposed: dict[int, _Block] = {}
+
+    def of(index: int) -> _Block:
+        if index not in transposed:
+            transposed[index] = _transpose(tested_units(gspec, cells[index].players), block[index])
+        return transposed[index]
+
+    out: dict[int, PairCounts] = {}
+    for index, base_index in base_cells(spec).items():
+        if index not in block or base_index not in block:
+            continue
+        if block[index]["start"] != block[base_index]["start"]:
+            raise ValueError(f"cells {index} and {base_index} given different blocks of seeds")
+        out[index] = _pair(of(base_index), of(index))
+    return out
+
+
+def count_blocks(spec: SweepSpec, blocks: Iterable[Mapping[int, dict[str, Any]]]) -> dict[int, PairCounts]:
+    """Every cell's `PairCounts` over a stream of blocks, holding one block at a time."""
+    total = {index: PairCounts() for index in base_cells(spec)}
+    for block in blocks:
+        for index, counts in count_block(spec, block).items():
+            total[index].merge(counts)
+    return total
+
+
+def blocks_of(results: Iterable[dict[str, Any]]) -> list[dict[int, dict[str, Any]]]:
+    """Chunk results already in memory, grouped into blocks (cell -> result) by first game."""
+    by_start: dict[int, dict[int, dict[str, Any]]] = {}
+    for res in results:
+        by_start.setdefault(res["start"], {})[res["cell"]] = res
+    return [by_start[start] for start in sorted(by_start)]
+
+
+def compare_with_base(spec: SweepSpec, counts: Mapping[int, PairCounts]) -> list[dict[str, Any]]:
     """One row per (cell, metric): base value, cell value, difference, interval, raw p."""
     cells = spec.cells()
     gspec = spec.game_spec
     rows: list[dict[str, Any]] = []
     for index, base_index in base_cells(spec).items():
         cell, base = cells[index], cells[base_index]
-        here, there = outcomes.get(index), outcomes.get(base_index)
-        if not here or not there:
+        pc = counts.get(index)
+        if pc is None or not pc.games:
             continue
-        common = sorted(set(here.seeds) & set(there.seeds))
-        if not common:
-            continue
-        a, b = there.restricted(common), here.restricted(common)
-        metrics: list[tuple[str, str, Comparison]] = []
-        for name, seats in tested_units(gspec, cell.players):
-            metrics.append((f"{name} win rate", name, paired_rates_from(a.won(seats), b.won(seats))))
-        group_names = sorted({n for g in a.groups + b.groups for n in g} - SKIP_GROUPS)
-        for name in group_names:
-            for label in sorted(set(a.group_labels(name)) | set(b.group_labels(name))):
-                who = f"a {label} {name}" if name != "cult" else f"the {label} cult"
-                comp = paired_rates_from(a.group_won(name, label), b.group_won(name, label))
-                metrics.append((f"{name} {label} wins (share of games)", who, comp))
-        for metric, who, comp in metrics:
+        metrics: list[tuple[str, str, str, Comparison]] = []
+        for name, _seats in tested_units(gspec, cell.players):
+            metrics.append((f"{name} win rate", "wins", name, pc.rates(("unit", name))))
+        groups = sorted({k[1:] for k in pc.tables if k[0] == "group"})
+        for name, label in groups:
+            who = f"a {label} {name}" if name != "cult" else f"the {label} cult"
+            metrics.append(
+                (f"{name} {label} wins (share of games)", "wins", who, pc.rates(("group", name, label)))
+            )
+        for label in sorted(k[1] for k in pc.tables if k[0] == "played"):
+            metrics.append(
+                (f"{label} play rate (share of games)", "played", label, pc.rates(("played", label)))
+            )
+        if pc.games > 1:
+            length = paired_means_from_sums(pc.games, pc.turns_base, pc.turns_cell, pc.turns_sq_diff)
+            metrics.append(("mean game length (turns)", "turns", "a game", length))
+        for metric, kind, who, comp in metrics:
             rows.append(
                 {
                     "cell": index,
@@ -73,6 +220,7 @@ def compare_with_base(spec: SweepSpec, outcomes: dict[int, CellOutcomes]) -> lis
                     "base_cell": base_index,
                     "base_variant": base.variant,
                     "metric": metric,
+                    "kind": kind,
                     "who": who,
                     "games": comp.n,
                     "base": round(comp.before, DIGITS),
@@ -94,12 +242,22 @@ def points(x: float) -> str:
 def sentence(row: dict[str, Any]) -> str:
     """A comparison in a designer's words (after BH has set `p_adj`)."""
     d = row["difference"]
+    kind = row.get("kind", "wins")
+    under = f"under `{row['variant']}` {'as' if d == 0 else 'than'} under {row['base_variant']}"
+    tail = f", adjusted p {row['p_adj']:.3g}"
+    if kind == "turns":
+        change = "exactly as long" if d == 0 else f"{abs(d):.1f} turns {'longer' if d > 0 else 'shorter'}"
+        return (
+            f"a game lasts {change} {under} (mean {row['value']:.1f} against {row['base']:.1f} turns, "
+            f"{row['players']}p), 95% interval {row['lo']:+.1f} to {row['hi']:+.1f} turns{tail}"
+        )
     if d == 0:
         change = "exactly as often"
     else:
         change = f"{points(abs(d))} points {'more' if d > 0 else 'less'} often"
+    verb = "is played in a game" if kind == "played" else "wins"
     return (
-        f"{row['who']} wins {change} under `{row['variant']}` than under {row['base_variant']} "
+        f"{row['who']} {verb} {change} {under} "
         f"({points(row['value'])}% against {points(row['base'])}%, {row['players']}p), "
-        f"95% interval {points(row['lo'])} to {points(row['hi'])} points, adjusted p {row['p_adj']:.3g}"
+        f"95% interval {points(row['lo'])} to {points(row['hi'])} points{tail}"
     )

@@ -9,18 +9,34 @@ they stream in, a few thousand per cell at a time, so writing 10M games needs no
 memory than writing ten thousand. A `games.csv` with the same rows is written too while the
 sweep is small (`CSV_MAX_GAMES`); past that a spreadsheet could not open it anyway.
 
-`outcomes_by_seed` is the per-game view the paired statistics read: for one cell,
-seed -> winning seats, from the chunk results (every cell of a sweep plays the same seeds).
+`outcomes_by_seed` gives one cell's seed -> winning seats from the chunk results (every
+cell of a sweep plays the same seeds).
+
+**Every finished sweep's records.** Whoever finishes a sweep on Celery (`control.finish`)
+writes its games to `<records root>/<sweep id>/games/cell=<N>/part-<k>.parquet`, whether or
+not anyone asks for a report: the chunk results in Redis expire after
+`SWEEP_CHUNKS_KEEP_DAYS`, and these files are what is left to look a game up by seed
+(`find_sweep_games(root, sweep_id, seed)`). The root is `$CULTISTS_RECORDS_DIR`, else
+`records/` in the platform's data folder (`$CULTISTS_DATA`, a volume in docker-compose and
+a PersistentVolumeClaim in deploy/k8s). A sweep's folder is written under a temporary name
+and renamed into place, so a finish that runs twice (a finisher killed mid-way) leaves one
+copy, never a mix. `sweep.json` in it says which sweep and game it holds. Retention: each
+finish deletes the folders finished more than `SWEEP_RECORDS_KEEP_DAYS` (default 30) ago.
 """
 
 from __future__ import annotations
 
 import csv
+import os
+import shutil
+import time
+import uuid
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pyarrow as pa
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
@@ -29,7 +45,14 @@ from .plan import game_seed
 from .spec import SweepSpec
 
 CSV_MAX_GAMES = 100_000
+DAY = 24 * 3600
+# How long a finished sweep's per-game records stay on disk.
+RECORDS_KEEP_SECONDS = float(os.environ.get("SWEEP_RECORDS_KEEP_DAYS", "30")) * DAY
+SWEEP_INFO = "sweep.json"
 ROWS_PER_PART = 50_000  # rows buffered per cell before a part file is written
+# Rows buffered over all cells: past it the fullest cell is written out, so a sweep of many
+# cells (every one filling at once) holds about this many rows, not cells x ROWS_PER_PART.
+ROWS_BUFFERED = 50_000
 
 
 def outcomes_by_seed(spec: SweepSpec, results: Iterable[dict[str, Any]], cell: int) -> dict[int, list[int]]:
@@ -55,15 +78,20 @@ class _PartWriter:
         self.buffers: dict[Any, list[dict[str, Any]]] = defaultdict(list)
         self.parts: dict[Any, int] = defaultdict(int)
         self.schema: pa.Schema | None = None
+        self.buffered = 0
 
     def add(self, row: dict[str, Any]) -> None:
         buf = self.buffers[row["cell"]]
         buf.append(row)
+        self.buffered += 1
         if len(buf) >= ROWS_PER_PART:
             self.flush(row["cell"])
+        elif self.buffered >= ROWS_BUFFERED:
+            self.flush(max(self.buffers, key=lambda c: len(self.buffers[c])))
 
     def flush(self, cell: Any) -> None:
         rows = self.buffers.pop(cell, [])
+        self.buffered -= len(rows)
         if not rows:
             return
         rows.sort(key=lambda r: r["seed"])
@@ -117,3 +145,73 @@ def find_games(path: str | Path, seed: int, cell: int | None = None) -> list[dic
     if cell is not None:
         where = where & (ds.field("cell") == cell)
     return sorted(dataset.to_table(filter=where).to_pylist(), key=lambda r: r["cell"])
+
+
+def records_root() -> Path:
+    """Where finished sweeps' records go: $CULTISTS_RECORDS_DIR, else DATA/records."""
+    if os.environ.get("CULTISTS_RECORDS_DIR"):
+        return Path(os.environ["CULTISTS_RECORDS_DIR"])
+    from services.runtime.topology import data_dir
+
+    return data_dir() / "records"
+
+
+def _safe_id(sweep_id: str) -> str:
+    if not sweep_id or not all(c.isalnum() or c in "-_" for c in sweep_id):
+        raise ValueError(f"bad sweep id {sweep_id!r}: letters, digits, '-' and '_' only")
+    return sweep_id
+
+
+def write_sweep_records(
+    root: Path, sweep_id: str, rows: Iterable[dict[str, Any]], info: dict[str, Any]
+) -> dict[str, Any]:
+    """Write a finished sweep's per-game records to `root/<sweep_id>/` (replacing any older
+    copy whole); returns {"path", "games"} for the summary."""
+    folder = Path(root) / _safe_id(sweep_id)
+    tmp = Path(root) / f".tmp-{sweep_id}-{uuid.uuid4().hex[:8]}"
+    tmp.mkdir(parents=True)
+    try:
+        count = write_game_records(tmp, rows, csv_too=False)
+        (tmp / SWEEP_INFO).write_bytes(
+            orjson.dumps({**info, "sweep": sweep_id, "games": count, "written": time.time()})
+        )
+        if folder.exists():
+            shutil.rmtree(folder)
+        tmp.rename(folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return {"path": str(folder), "games": count}
+
+
+def find_sweep_games(
+    root: str | Path, sweep_id: str, seed: int, cell: int | None = None
+) -> list[dict[str, Any]]:
+    """`find_games` in a finished sweep's records under `root` (records_root())."""
+    folder = Path(root) / _safe_id(sweep_id) / "games"
+    if not folder.is_dir():
+        raise FileNotFoundError(
+            f"no per-game records of sweep {sweep_id} under {root} (expired, or never written)"
+        )
+    return find_games(folder, seed, cell)
+
+
+def prune_records(
+    root: str | Path, keep_seconds: float = RECORDS_KEEP_SECONDS, now: float | None = None
+) -> list[str]:
+    """Delete the sweeps' record folders (and abandoned temporary ones) older than
+    `keep_seconds`; returns the names deleted."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    cutoff = (now if now is not None else time.time()) - keep_seconds
+    gone = []
+    for folder in root.iterdir():
+        if not folder.is_dir():
+            continue
+        marker = folder / SWEEP_INFO
+        stamp = (marker if marker.exists() else folder).stat().st_mtime
+        if stamp < cutoff:
+            shutil.rmtree(folder, ignore_errors=True)
+            gone.append(folder.name)
+    return sorted(gone)

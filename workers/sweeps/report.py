@@ -196,8 +196,10 @@ def _paired_section(rows: list[dict[str, Any]]) -> str:
         return "\n".join(parts)
     parts.append(
         "<p>Each cell against the cell with the same players and line-up under the first grid entry, "
-        "game by game on the same seeds: McNemar's test on the games whose outcome differs, the paired "
-        "95% interval of the difference, p adjusted in the report's one BH family.</p>"
+        "game by game on the same seeds. Win rates (per seat or team, per cult...) and card play rates "
+        "are shares of games: McNemar's test on the games whose outcome differs and the paired 95% "
+        "interval of the difference. Mean game length: the paired t-test on the per-seed differences. "
+        "Every p is adjusted in the report's one BH family.</p>"
     )
     ordered_rows = sorted(rows, key=lambda r: (not r["significant"], r["p_adj"], r["cell"]))
     parts.append(
@@ -253,6 +255,13 @@ def render_html(
         "misses the fair share.</p>",
         "<h2>Flagged cells</h2>",
     ]
+    records = summary.get("records")
+    if records:
+        out.insert(
+            -1,
+            f"<p>Per-game records ({records['games']:,} games, Parquet by cell, sorted by seed): "
+            f"<code>{_e(records['path'])}</code></p>",
+        )
     if flagged_cells:
         out.append(
             _table(
@@ -330,11 +339,12 @@ def write_csv(path: Path, rows: Iterable[dict[str, Any]]) -> int:
 def write_report(
     out_dir: str | Path,
     summary: dict[str, Any],
-    rows: Iterable[dict[str, Any]],
+    rows: Iterable[dict[str, Any]] | None,
     replays: dict[int, dict[str, Any]],
     replay_base: str = "",
 ) -> Path:
-    """Write the whole report directory; returns the path of report.html."""
+    """Write the whole report directory; returns the path of report.html. `rows` None: no
+    per-game files here (the sweep's records were written elsewhere: summary["records"])."""
     out = Path(out_dir)
     (out / "plots").mkdir(parents=True, exist_ok=True)
     (out / "replays").mkdir(exist_ok=True)
@@ -344,7 +354,8 @@ def write_report(
     for cell, record in replays.items():
         (out / "replays" / f"cell-{cell}.json").write_bytes(orjson.dumps(record) + b"\n")
     (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
-    write_game_records(out, rows, csv_too=summary["aggregates"]["games_counted"] <= CSV_MAX_GAMES)
+    if rows is not None:
+        write_game_records(out, rows, csv_too=summary["aggregates"]["games_counted"] <= CSV_MAX_GAMES)
     page = out / "report.html"
     page.write_text(render_html(summary, images, inline=False, replay_base=replay_base))
     return page

@@ -191,6 +191,12 @@ class SweepStore:
         """(chunk id, packed partial) of every stored chunk that has one, a batch at a time."""
         yield from _once(self.r.hscan_iter(key(sweep_id, "partials"), count=batch))
 
+    def chunk_blobs_of(self, sweep_id: str, chunk_ids: list[str]) -> list[bytes | None]:
+        """The stored results of `chunk_ids` in that order (None where absent), one round trip."""
+        if not chunk_ids:
+            return []
+        return self.r.hmget(key(sweep_id, "chunks"), chunk_ids)
+
     def chunk_blob(self, sweep_id: str, chunk_id: str) -> bytes | None:
         return self.r.hget(key(sweep_id, "chunks"), chunk_id)
 

@@ -12,8 +12,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .aggregate import aggregate_partials
-from .outcomes import CellOutcomes, from_chunk_results
-from .paired import compare_with_base
+from .paired import PairCounts, blocks_of, compare_with_base, count_blocks
 from .partial import CellPartial, fold
 from .significance import apply_family
 from .simulate import replay_record
@@ -26,21 +25,21 @@ def build_summary(
     sweep_id: str,
     run: dict[str, Any],
     partials: dict[int, CellPartial] | None = None,
-    outcomes: dict[int, CellOutcomes] | None = None,
+    paired: dict[int, PairCounts] | None = None,
 ) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
     """(summary, replay records by cell): the representative game of every cell, replayable.
 
     From chunk `results`, or from every cell's merged `partials` (the workers folded their
-    own chunks) together with the cells' per-game `outcomes` (the paired comparisons with
-    the base cell need them game by game; `results` is then not read)."""
+    own chunks) together with every cell's `paired` counts against its base cell
+    (paired.count_blocks, streamed block by block); `results` is then not read."""
     if partials is None:
         results = list(results)
         partials = fold(spec, results)
-        outcomes = from_chunk_results(spec, results)
-    elif outcomes is None:
-        raise ValueError("build_summary from partials needs the cells' outcomes too")
+        paired = count_blocks(spec, blocks_of(results))
+    elif paired is None:
+        raise ValueError("build_summary from partials needs the cells' paired counts too")
     aggregates = aggregate_partials(spec, partials)
-    add_paired(spec, aggregates, outcomes)
+    add_paired(spec, aggregates, paired)
     tally = {
         "chunks": sum(p.chunks for p in partials.values()),
         "seconds": sum(p.seconds for p in partials.values()),
@@ -66,10 +65,10 @@ def build_summary(
     return summary, replays
 
 
-def add_paired(spec: SweepSpec, aggregates: dict[str, Any], outcomes: dict[int, CellOutcomes]) -> None:
+def add_paired(spec: SweepSpec, aggregates: dict[str, Any], paired: dict[int, PairCounts]) -> None:
     """Compare every cell with its base cell on the same seeds, and re-run the report's BH
     family with those comparisons in it (significance.py)."""
-    aggregates["paired"] = compare_with_base(spec, outcomes)
+    aggregates["paired"] = compare_with_base(spec, paired)
     apply_family(aggregates)
 
 

@@ -230,19 +230,32 @@ def paired_means(a: Sequence[float], b: Sequence[float]) -> Comparison:
     """A mean on the same seeds: the paired t-test on the per-seed differences and its interval."""
     if len(a) != len(b) or len(a) < 2:
         raise ValueError("a paired mean needs the same seeds on both sides, at least two")
-    diffs = [y - x for x, y in zip(a, b, strict=True)]
-    before, after = sum(a) / len(a), sum(b) / len(b)
-    mean = sum(diffs) / len(diffs)
-    if all(d == diffs[0] for d in diffs):
-        # No spread: a t-test is undefined; identical games mean no difference at all.
-        return Comparison(before, after, mean, mean, mean, 1.0 if mean == 0 else 0.0, "paired-t", len(a))
-    from scipy.stats import ttest_1samp
-
-    res = ttest_1samp(diffs, 0.0)
-    ci = res.confidence_interval(0.95)
-    return Comparison(
-        before, after, mean, float(ci.low), float(ci.high), float(res.pvalue), "paired-t", len(a)
+    return paired_means_from_sums(
+        len(a), sum(a), sum(b), sum((y - x) ** 2 for x, y in zip(a, b, strict=True))
     )
+
+
+def paired_means_from_sums(n: int, sum_a: float, sum_b: float, sum_sq_diff: float) -> Comparison:
+    """`paired_means` from sums alone: n pairs, each side's sum and the sum of squared
+    differences (B minus A). Sums add up chunk by chunk, so a sweep's paired length
+    comparison needs no list of games; with whole numbers (turns) the variance is exact."""
+    if n < 2:
+        raise ValueError("a paired mean needs at least two pairs")
+    before, after = sum_a / n, sum_b / n
+    sum_diff = sum_b - sum_a
+    mean = sum_diff / n
+    # n * sum(d^2) - (sum d)^2 = n (n - 1) var: exact in integers, no cancellation.
+    spread = n * sum_sq_diff - sum_diff * sum_diff
+    if spread <= 0:
+        # No spread: a t-test is undefined; identical games mean no difference at all.
+        return Comparison(before, after, mean, mean, mean, 1.0 if mean == 0 else 0.0, "paired-t", n)
+    from scipy.stats import t
+
+    se = math.sqrt(spread / (n * (n - 1)) / n)
+    stat = mean / se
+    half = float(t.ppf(0.975, n - 1)) * se
+    p = min(1.0, 2 * float(t.sf(abs(stat), n - 1)))
+    return Comparison(before, after, mean, mean - half, mean + half, p, "paired-t", n)
 
 
 def independent_means(
