@@ -37,10 +37,16 @@ ACTIVE = ("queued", "running")
 FINISHED = ("done", "failed")
 KEEP_SECONDS = 30 * 24 * 3600
 
-# Renew the lease only if this driver still holds it (a replaced driver must not steal it back).
+# Renew the lease if this driver still holds it, or take it back if it ran out while no one
+# else took it (a stalled renewal thread on a loaded machine); never from another driver.
 _RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
+local holder = redis.call('GET', KEYS[1])
+if holder == ARGV[1] then
   return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+if not holder then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 1
 end
 return 0
 """
