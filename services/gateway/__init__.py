@@ -31,6 +31,7 @@ BLUEPRINTS = [
     "services.gateway.tunes_api",
     "services.gateway.pages",
     "services.gateway.ops_dashboards",
+    "services.gateway.designer",
 ]
 
 

@@ -132,8 +132,16 @@ class TuneStore:
         if plots:
             pipe.hset(key(tune_id, "plots"), mapping=plots)
         pipe.execute()
-        verdict = ((summary.get("best") or {}).get("confirmed") or {}).get("verdict", "none")
-        self._end(tune_id, "done", verdict=verdict, spent=summary["search_games"], trials=summary["trials"])
+        best = summary.get("best") or {}
+        verdict = (best.get("confirmed") or {}).get("verdict", "none")
+        fields: dict[str, Any] = {
+            "verdict": verdict,
+            "spent": summary["search_games"],
+            "trials": summary["trials"],
+        }
+        if best:
+            fields |= {"best": orjson.dumps(best["config"]), "best_score": repr(best["score"])}
+        self._end(tune_id, "done", **fields)
 
     def _end(self, tune_id: str, status: str, **fields: Any) -> None:
         pipe = self.r.pipeline()
