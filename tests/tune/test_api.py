@@ -160,6 +160,7 @@ def test_a_driver_killed_mid_search_is_replaced_and_resumes(client, driver, tune
         assert time.monotonic() < deadline, tunes.meta(tune_id)
         time.sleep(0.05)
     stop_worker(driver, hard=True)  # the driver dies with its worker; its sweeps play on
+    at_kill = client.get(f"/api/tunes/{tune_id}").get_json()["percent"]
     assert tunes.status(tune_id) == "running"
     replacement = start_worker(
         redis_url, queues=QUEUE, concurrency=1, name="tune-api-driver2", extra_env=DRIVER_ENV
@@ -175,6 +176,9 @@ def test_a_driver_killed_mid_search_is_replaced_and_resumes(client, driver, tune
     finally:
         stop_worker(replacement, hard=True)
     assert done["status"] == "done", done
+    # The replacement replays from the start, but the percentage never runs backwards.
+    assert at_kill > 0 and min(done["percents"]) >= at_kill
+    assert done["percents"] == sorted(done["percents"])
     local = run_tune(parse_tune_spec(spec), LocalRunner(1), tune_id)
     summary = done["summary"]
     assert summary["history"] == local["history"] and summary["best"] == local["best"]

@@ -84,19 +84,25 @@ class _Lease:
 
 
 def _progress_writer(tunes: TuneStore, tune_id: str):
-    """The driver's progress callback: search games, trials, best so far, into the meta hash."""
+    """The driver's progress callback: search games, trials, best so far, into the meta hash.
+
+    A replacement driver replays the search from its start (reading, not playing, what the
+    dead one had played): its figures stay at the dead driver's until they pass them, so
+    the percentage a designer watches never runs backwards."""
     last = [0.0]
+    meta = tunes.meta(tune_id)
+    floor = {"spent": int(meta.get("spent", 0)), "trials": int(meta.get("trials", 0))}
 
     def write(p: dict[str, Any], force: bool = False) -> None:
         now = time.monotonic()
         if not force and now - last[0] < PROGRESS_SECONDS and p.get("phase") != "batch":
             return
         last[0] = now
-        fields: dict[str, Any] = {"spent": int(p.get("spent", 0))}
+        fields: dict[str, Any] = {"spent": max(floor["spent"], int(p.get("spent", 0)))}
         if p.get("phase") in ("confirming", "playing", "batch"):
             fields["phase"] = "confirming" if p["phase"] == "confirming" else "searching"
         if "trials" in p:
-            fields["trials"] = int(p["trials"])
+            fields["trials"] = max(floor["trials"], int(p["trials"]))
         if p.get("best") is not None:
             fields["best"] = p["best"]
             fields["best_score"] = repr(p["best_score"])
