@@ -21,6 +21,7 @@ import orjson
 from flask import Blueprint, Response, request
 
 from services.engines.core.bots import bot_names
+from workers.sweeps import control
 from workers.sweeps.spec import SpecError
 from workers.sweeps.store import new_id
 from workers.tune.spec import parse_tune_spec
@@ -43,7 +44,7 @@ def _tunes() -> TuneStore:
 
 def _links(tune_id: str) -> dict[str, str]:
     base = f"/api/tunes/{tune_id}"
-    return {"progress": base, "report": f"{base}/report"}
+    return {"progress": base, "report": f"{base}/report", "cancel": f"{base}/cancel"}
 
 
 def _number(meta: dict[str, str], name: str, default: float = 0.0) -> float:
@@ -143,14 +144,28 @@ def status(tune_id: str):
     return out
 
 
+@bp.post("/<tune_id>/cancel")
+def cancel(tune_id: str):
+    """Stop a queued or running tune and the evaluation sweeps it has queued."""
+    tunes = _known(tune_id)
+    if not tunes.cancel(tune_id):
+        raise ApiError(409, "finished", f"tune {tune_id} already finished ({tunes.status(tune_id)})")
+    store = _ctx().store
+    for sweep_id in tunes.sweep_ids(tune_id):
+        control.cancel(store, sweep_id)  # a finished one stays as it is
+    return progress(tunes, tune_id)
+
+
 @bp.get("/<tune_id>/report")
 def report(tune_id: str):
     """The HTML report of a finished tune; its images are the `plots/` beside it."""
     tunes = _known(tune_id)
     p = progress(tunes, tune_id)
     assert p is not None
-    if p["status"] == "failed":
-        raise ApiError(409, "failed", f"tune {tune_id} failed: {p['error']}")
+    if p["status"] in ("failed", "cancelled"):
+        raise ApiError(
+            409, p["status"], f"tune {tune_id} {p['status']}" + (f": {p['error']}" if p["error"] else "")
+        )
     summary = tunes.summary(tune_id)
     if summary is None:
         return p, 202
@@ -260,8 +275,11 @@ OPENAPI_SCHEMAS = {
             "id": {"type": "string"},
             "name": {"type": "string"},
             "game": {"type": "string"},
-            "status": {"type": "string", "enum": ["queued", "running", "done", "failed"]},
-            "phase": {"type": "string", "enum": ["queued", "searching", "confirming", "done", "failed"]},
+            "status": {"type": "string", "enum": ["queued", "running", "done", "failed", "cancelled"]},
+            "phase": {
+                "type": "string",
+                "enum": ["queued", "searching", "confirming", "done", "failed", "cancelled"],
+            },
             "games_done": {"type": "integer", "description": "search games played"},
             "budget": {"type": "integer"},
             "percent": {"type": "number", "minimum": 0, "maximum": 100, "description": "games_done / budget"},
@@ -326,6 +344,17 @@ OPENAPI_PATHS = {
             },
         }
     },
+    "/api/tunes/{tune_id}/cancel": {
+        "post": {
+            "summary": "Cancel a queued or running tune (and the evaluation sweeps it queued)",
+            "parameters": [TUNE_ID],
+            "responses": {
+                "200": {"description": "cancelled", "content": _json(_PROGRESS)},
+                "404": _err("no such tune"),
+                "409": _err("the tune already finished"),
+            },
+        }
+    },
     "/api/tunes/{tune_id}/report": {
         "get": {
             "summary": "The HTML report of a finished tune (its images under plots/)",
@@ -337,7 +366,7 @@ OPENAPI_PATHS = {
                 },
                 "202": {"description": "still running: its progress", "content": _json(_PROGRESS)},
                 "404": _err("no such tune"),
-                "409": _err("the tune failed"),
+                "409": _err("the tune failed or was cancelled"),
             },
         }
     },

@@ -188,3 +188,31 @@ def test_a_driver_killed_mid_search_is_replaced_and_resumes(client, driver, tune
     played = sum(int(sweeps.meta(s)["games_done"]) for s in set(summary["run"]["sweeps"]))
     assert played == summary["games"]
     sweeps.r.close()
+
+
+def test_a_cancelled_tune_stops_its_driver_and_its_sweeps(client, driver, tunes, redis_url):
+    spec = {
+        **SMALL,
+        "name": "cancelled",
+        "budget": 5000,
+        "seed": 13,
+        "racing": {"games": 200, "eta": 2, "rungs": 2, "batch": 4},
+    }
+    tune_id = _post(client, spec).get_json()["id"]
+    deadline = time.monotonic() + 120
+    while not tunes.sweep_ids(tune_id):
+        assert time.monotonic() < deadline, tunes.meta(tune_id)
+        time.sleep(0.05)
+    resp = client.post(f"/api/tunes/{tune_id}/cancel")
+    assert resp.status_code == 200 and resp.get_json()["status"] == "cancelled"
+    assert client.post(f"/api/tunes/{tune_id}/cancel").status_code == 409
+    assert client.get(f"/api/tunes/{tune_id}/report").status_code == 409
+    deadline = time.monotonic() + 60
+    while tunes.has_driver(tune_id):  # the driver saw it and let go of the tune
+        assert time.monotonic() < deadline
+        time.sleep(0.1)
+    sweeps = SweepStore.from_url(redis_url)
+    assert {sweeps.status(s) for s in tunes.sweep_ids(tune_id)} <= {"cancelled", "done"}
+    sweeps.r.close()
+    body = client.get(f"/api/tunes/{tune_id}").get_json()
+    assert body["status"] == "cancelled" and "summary" not in body and tune_id not in tunes.active_ids()

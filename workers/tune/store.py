@@ -34,7 +34,7 @@ PREFIX = "cultists:tune:"
 INDEX = "cultists:tunes"
 ACTIVE_SET = "cultists:tunes:active"
 ACTIVE = ("queued", "running")
-FINISHED = ("done", "failed")
+FINISHED = ("done", "failed", "cancelled")
 KEEP_SECONDS = 30 * 24 * 3600
 
 # Renew the lease if this driver still holds it, or take it back if it ran out while no one
@@ -153,6 +153,14 @@ class TuneStore:
         for part in ("meta", "spec", "summary", "plots", "sweeps"):
             pipe.expire(key(tune_id, part), KEEP_SECONDS)
         pipe.execute()
+
+    def cancel(self, tune_id: str) -> bool:
+        """Stop a queued or running tune (its driver stops at its next look); False if it had
+        already finished. The caller cancels its evaluation sweeps (`sweep_ids`)."""
+        if self.status(tune_id) not in ACTIVE:
+            return False
+        self._end(tune_id, "cancelled")
+        return True
 
     def summary(self, tune_id: str) -> dict[str, Any] | None:
         raw = self.r.get(key(tune_id, "summary"))

@@ -48,6 +48,10 @@ REQUEUE_PATIENCE = float(os.environ.get("TUNE_REQUEUE_PATIENCE_SECONDS", "300"))
 PROGRESS_SECONDS = 1.0
 
 
+class Cancelled(Exception):
+    """The tune was cancelled (POST /api/tunes/<id>/cancel): the driver stops."""
+
+
 def send_drive(app: Any, tune_id: str, attempt: str = "") -> None:
     """Queue a tune's driver by name (the gateway's light client has no task code)."""
     app.send_task(
@@ -150,6 +154,8 @@ def drive(tune_id: str) -> str:
             def runner(sweep, on_progress=None):
                 if lease.lost.is_set():
                     raise RuntimeError("another driver took this tune's lease")
+                if tunes.status(tune_id) not in ACTIVE:
+                    raise Cancelled(tune_id)
                 if on_progress is None:  # the confirmation: its own progress figures
                     tunes.update(tune_id, phase="confirming", confirm_games_total=sweep.total_games)
 
@@ -168,6 +174,9 @@ def drive(tune_id: str) -> str:
         except Exception as exc:
             if lease.lost.is_set():
                 return "lost lease"
+            if tunes.status(tune_id) == "cancelled":  # its sweeps were cancelled with it
+                log.info("tune %s cancelled", tune_id)
+                return "cancelled"
             log.error("tune %s failed: %s", tune_id, traceback.format_exc(limit=8))
             tunes.fail(tune_id, f"{type(exc).__name__}: {exc}")
             return "failed"
