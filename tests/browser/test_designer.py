@@ -131,3 +131,16 @@ def _follow(page, running, finished, sweep, summary, tunes, sweeps, screenshots)
     images = page.locator("img")
     assert images.count() >= 2
     page.wait_for_function("[...document.images].every((i) => i.complete && i.naturalWidth > 0)")
+
+
+def test_the_nightly_data_refuses_a_bad_count_and_reads_an_empty_folder(
+    client, tmp_path, monkeypatch, nights
+):
+    bad = client.get("/designer/data/nightly?nights=0")
+    assert bad.status_code == 400 and bad.get_json()["error"]["code"] == "malformed"
+    assert client.get("/designer/data/nightly?nights=x").status_code == 400
+    last_two = client.get("/designer/data/nightly?nights=2").get_json()["games"]["crazy_cultists"]
+    assert [n["night"] for n in last_two["nights"]] == ["20261129T020000000000Z", "20261130T020000000000Z"]
+    assert last_two["cells"][CELL_2P] == [[0.551, 0.61], [0.449, 0.39]]
+    monkeypatch.setenv("CULTISTS_NIGHTLY_DIR", str(tmp_path / "none yet"))
+    assert client.get("/designer/data/nightly").get_json()["games"] == {}
