@@ -6,8 +6,9 @@ worker process takes one task at a time (`prefetch 1`), so a killed worker loses
 and holds nothing back. Task modules make their results idempotent, so a requeued task
 never counts twice.
 
-Two queues keep the two kinds of work apart: `tables` (bot moves and deadlines of live
-matches: short, latency-sensitive) and `sweeps` (long simulation chunks).
+Three queues keep the kinds of work apart: `tables` (bot moves and deadlines of live
+matches: short, latency-sensitive), `sweeps` (long simulation chunks) and `tunes` (a
+tune's driver, which mostly waits on the sweeps it queues: workers/tune/tasks.py).
 """
 
 from __future__ import annotations
@@ -28,7 +29,10 @@ VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
 RECONCILE_SECONDS = float(os.environ.get("SWEEP_RECONCILE_SECONDS", "30"))
 
 app = Celery(
-    "cultists", broker=REDIS_URL, backend=REDIS_URL, include=["workers.tables", "workers.sweeps.tasks"]
+    "cultists",
+    broker=REDIS_URL,
+    backend=REDIS_URL,
+    include=["workers.tables", "workers.sweeps.tasks", "workers.tune.tasks"],
 )
 
 app.conf.update(
@@ -52,7 +56,12 @@ app.conf.update(
     },
     result_backend_transport_options={"visibility_timeout": VISIBILITY_TIMEOUT},
     task_default_queue="sweeps",
-    task_routes={"workers.tables.*": {"queue": "tables"}, "workers.sweeps.*": {"queue": "sweeps"}},
+    task_routes={
+        "workers.tables.*": {"queue": "tables"},
+        "workers.sweeps.*": {"queue": "sweeps"},
+        "workers.tune.tasks.drive": {"queue": "tunes"},
+        "workers.tune.tasks.reconcile": {"queue": "sweeps"},
+    },
     timezone="UTC",
     beat_schedule={
         # Deadlines of live tables live in Redis; this sweep enforces the due ones (issue 6).
@@ -60,6 +69,12 @@ app.conf.update(
         # Lost chunks of running sweeps queued again; lost finish tasks sent again (issue 13).
         "reconcile-sweeps": {
             "task": "workers.sweeps.tasks.reconcile",
+            "schedule": RECONCILE_SECONDS,
+            "options": {"priority": 0, "expires": RECONCILE_SECONDS},
+        },
+        # Tunes whose driver died queued again; the new driver resumes (workers/tune/tasks.py).
+        "reconcile-tunes": {
+            "task": "workers.tune.tasks.reconcile",
             "schedule": RECONCILE_SECONDS,
             "options": {"priority": 0, "expires": RECONCILE_SECONDS},
         },

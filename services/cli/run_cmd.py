@@ -79,6 +79,8 @@ def plan(redis: str) -> list[ProcessSpec]:
         _worker("tables", "WARNING", env),
         # Balance sweeps: simulation chunks, in-process with the rules library.
         _worker("sweeps", "INFO", env),
+        # Tune drivers: each proposes configs and waits on the sweeps it queues (hours, mostly idle).
+        _worker("tunes", "INFO", env),
         ProcessSpec(
             "beat",
             [py, "-m", "celery", "-A", "workers.app", "beat", "--loglevel", "WARNING",
@@ -164,6 +166,7 @@ def _facts(url: str, prom_url: str | None) -> dict:
             "gateway": gateway_port(),
             "worker sweeps": worker_metrics_port("sweeps"),
             "worker tables": worker_metrics_port("tables"),
+            "worker tunes": worker_metrics_port("tunes"),
         },
         "prometheus_url": prom_url,
         "pid": os.getpid(),

@@ -29,8 +29,10 @@ BLUEPRINTS = [
     "services.gateway.players_api",
     "services.gateway.replays_api",
     "services.gateway.sweeps_api",
+    "services.gateway.tunes_api",
     "services.gateway.pages",
     "services.gateway.ops_dashboards",
+    "services.gateway.designer",
 ]
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists": 50053}
 ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
-WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105}
+WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105, "tunes": 9106}
 GATEWAY_PORT = 8000
 PROMETHEUS_PORT = 9090
 

@@ -39,18 +39,29 @@ class CeleryRunner:
     """The sweep queued on Celery like any other (`control.submit`), waited for, read back.
 
     The sweep's own crash safety applies: a worker dying mid-chunk is recovered by the
-    lease and the reconciler, a finish lost is nudged again here.
+    lease and the reconciler, a finish lost is nudged again here. With a `memo` (a tune
+    driven by the `tunes` worker, tasks.py) an evaluation already queued by an earlier
+    driver of the same tune is found again and read, not played again.
     """
 
-    def __init__(self, store: Any, app: Any, poll: float = 0.2, timeout: float = 3600.0) -> None:
-        self.store, self.app, self.poll, self.timeout = store, app, poll, timeout
+    def __init__(
+        self, store: Any, app: Any, poll: float = 0.2, timeout: float = 3600.0, memo: Any = None
+    ) -> None:
+        self.store, self.app, self.poll, self.timeout, self.memo = store, app, poll, timeout, memo
         self.sweep_ids: list[str] = []
+        self.reused: list[str] = []  # evaluations an earlier driver had queued
 
     def __call__(self, sweep: SweepSpec, on_progress: Progress | None = None) -> list[dict[str, Any]]:
         from workers.sweeps import control
         from workers.sweeps.simulate import unpack
 
-        sweep_id = control.submit(sweep, self.store, self.app)
+        sweep_id = self.memo.find(sweep.to_dict(), self.store) if self.memo is not None else None
+        if sweep_id is not None:
+            self.reused.append(sweep_id)
+        else:
+            sweep_id = control.submit(sweep, self.store, self.app)
+            if self.memo is not None:
+                self.memo.remember(sweep.to_dict(), sweep_id)
         self.sweep_ids.append(sweep_id)
         deadline = time.monotonic() + self.timeout
         last_nudge = time.monotonic()

@@ -152,6 +152,14 @@ def write_report(out: Path, summary: dict[str, Any]) -> Path:
     (out / "plots").mkdir(exist_ok=True)
     for name, data in plots.items():
         (out / "plots" / name).write_bytes(data)
+    page = out / "report.html"
+    page.write_text(render_page(summary, list(plots)))
+    return page
+
+
+def render_page(summary: dict[str, Any], plots: list[str]) -> str:
+    """The report's HTML; its images are `plots/<name>` beside it (a folder on disk, or the
+    API's `/api/tunes/<id>/plots/<name>` next to `/api/tunes/<id>/report`)."""
     e = html.escape
     parts = [
         f"<!doctype html><meta charset='utf-8'><title>tune {e(summary['name'])}</title>",
@@ -184,6 +192,4 @@ def write_report(out: Path, summary: dict[str, Any]) -> Path:
             f"<td>{', '.join(f'{x:.3f}' for x in t['losses'])}</td><td>{e(t['state'])} {e(t.get('error', ''))}</td></tr>"
         )
     parts.append("</table>")
-    page = out / "report.html"
-    page.write_text("\n".join(parts))
-    return page
+    return "\n".join(parts)

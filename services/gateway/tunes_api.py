@@ -1,0 +1,389 @@
+"""Balance tunes over HTTP: submit a tune spec, watch it search, read its proof and report.
+
+The body of a submit is the same mapping as a tune spec file (docs/tune.md), as JSON,
+validated completely by the parser `cultists tune` uses (`workers/tune/spec.py`) before
+anything is written or queued: a bad spec is a 400 whose `field` names the part of the
+spec at fault (`search.threshold`, `objectives[0]`, `budget`, ...). A valid one is written
+to Redis and its driver queued on the `tunes` queue (`workers/tune/tasks.py`): the search
+never runs inside a request. Progress, summary, report and plots are read from Redis, so
+any gateway process answers for any tune.
+
+The Redis and Celery client are the sweeps blueprint's (`sweeps_api._ctx`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import orjson
+from flask import Blueprint, Response, request
+
+from services.engines.core.bots import bot_names
+from workers.sweeps import control
+from workers.sweeps.spec import SpecError
+from workers.sweeps.store import new_id
+from workers.tune.spec import parse_tune_spec
+from workers.tune.store import TuneStore
+from workers.tune.tasks import send_drive
+
+from .bounds import check_bot
+from .errors import ApiError, json_object
+from .sweeps_api import _ctx, _lineup_bots
+
+bp = Blueprint("tunes", __name__, url_prefix="/api/tunes")
+
+_ID = re.compile(r"^[0-9a-f]{16}$")
+_PLOT = re.compile(r"^[a-z_0-9]+\.png$")
+
+
+def _tunes() -> TuneStore:
+    return TuneStore(_ctx().store.r)
+
+
+def _links(tune_id: str) -> dict[str, str]:
+    base = f"/api/tunes/{tune_id}"
+    return {"progress": base, "report": f"{base}/report", "cancel": f"{base}/cancel"}
+
+
+def _number(meta: dict[str, str], name: str, default: float = 0.0) -> float:
+    try:
+        return float(meta[name])
+    except (KeyError, ValueError):
+        return default
+
+
+def progress(tunes: TuneStore, tune_id: str) -> dict[str, Any] | None:
+    """Where a tune stands: search games of the budget (percent), trials, best so far, the
+    confirmation's games; None if there is no such tune."""
+    meta = tunes.meta(tune_id)
+    if not meta:
+        return None
+    budget = int(meta.get("budget", 0))
+    spent = int(meta.get("spent", 0))
+    status = meta["status"]
+    started = _number(meta, "first_started") or None
+    finished = _number(meta, "finished") or None
+    elapsed = ((finished or time.time()) - started) if started else 0.0
+    # The search may stop short of its budget (its space ran out): done is 100 %.
+    percent = 100.0 if status == "done" else (round(min(100.0, 100.0 * spent / budget), 2) if budget else 0.0)
+    return {
+        "id": tune_id,
+        "name": meta.get("name", ""),
+        "game": meta.get("game", ""),
+        "status": status,
+        "phase": meta.get("phase", status),
+        "games_done": spent,
+        "budget": budget,
+        "percent": percent,
+        "trials": int(meta.get("trials", 0)),
+        "trial_cap": int(meta.get("trial_cap", 0)),
+        "best": orjson.loads(meta["best"]) if meta.get("best") else None,
+        "best_score": _number(meta, "best_score") if meta.get("best_score") else None,
+        "confirm_games_done": int(meta.get("confirm_games_done", 0)),
+        "confirm_games_total": int(meta.get("confirm_games_total", 0)),
+        "verdict": meta.get("verdict"),
+        "drivers": int(meta.get("drivers", 0)),
+        "elapsed_seconds": round(elapsed, 2),
+        "error": meta.get("error"),
+        "created": _number(meta, "created"),
+        "links": _links(tune_id),
+    }
+
+
+def _known(tune_id: str) -> TuneStore:
+    tunes = _tunes()
+    if not _ID.match(tune_id) or not tunes.exists(tune_id):
+        raise ApiError(404, "not_found", f"no tune {tune_id!r}")
+    return tunes
+
+
+@bp.post("")
+def submit():
+    body = json_object()
+    try:
+        spec = parse_tune_spec(body)
+    except SpecError as exc:
+        raise ApiError(400, "invalid_spec", str(exc), field=getattr(exc, "field", None) or "spec") from None
+    known = bot_names(spec.table.game_spec)
+    for name in sorted(_lineup_bots(spec.table.lineups)):
+        check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
+    ctx = _ctx()
+    tunes = TuneStore(ctx.store.r)
+    tune_id = new_id()
+    tunes.create(
+        tune_id,
+        spec.to_dict(),
+        {"name": spec.name, "game": spec.game, "budget": spec.budget, "trial_cap": spec.trials},
+    )
+    send_drive(ctx.celery, tune_id)
+    return progress(tunes, tune_id), 202
+
+
+@bp.get("")
+def recent():
+    """The latest tunes, newest first, with their progress."""
+    try:
+        limit = max(1, min(100, int(request.args.get("limit", 20))))
+    except ValueError:
+        raise ApiError(400, "malformed", "'limit' must be a whole number") from None
+    tunes = _tunes()
+    rows = [p for p in (progress(tunes, i) for i in tunes.recent(limit)) if p is not None]
+    return {"tunes": rows}
+
+
+@bp.get("/<tune_id>")
+def status(tune_id: str):
+    """Progress; once done, the JSON summary under `summary`."""
+    tunes = _known(tune_id)
+    out = progress(tunes, tune_id)
+    assert out is not None
+    if out["status"] == "done":
+        out["summary"] = tunes.summary(tune_id)
+    return out
+
+
+@bp.post("/<tune_id>/cancel")
+def cancel(tune_id: str):
+    """Stop a queued or running tune and the evaluation sweeps it has queued."""
+    tunes = _known(tune_id)
+    if not tunes.cancel(tune_id):
+        raise ApiError(409, "finished", f"tune {tune_id} already finished ({tunes.status(tune_id)})")
+    store = _ctx().store
+    for sweep_id in tunes.sweep_ids(tune_id):
+        control.cancel(store, sweep_id)  # a finished one stays as it is
+    return progress(tunes, tune_id)
+
+
+@bp.get("/<tune_id>/report")
+def report(tune_id: str):
+    """The HTML report of a finished tune; its images are the `plots/` beside it."""
+    tunes = _known(tune_id)
+    p = progress(tunes, tune_id)
+    assert p is not None
+    if p["status"] in ("failed", "cancelled"):
+        raise ApiError(
+            409, p["status"], f"tune {tune_id} {p['status']}" + (f": {p['error']}" if p["error"] else "")
+        )
+    summary = tunes.summary(tune_id)
+    if summary is None:
+        return p, 202
+    from workers.tune.report import render_page
+
+    return Response(render_page(summary, tunes.plot_names(tune_id)), mimetype="text/html")
+
+
+@bp.get("/<tune_id>/plots/<name>")
+def plot(tune_id: str, name: str):
+    tunes = _known(tune_id)
+    data = tunes.plot(tune_id, name) if _PLOT.match(name) else None
+    if data is None:
+        raise ApiError(404, "not_found", f"tune {tune_id} has no plot {name!r}")
+    return Response(data, mimetype="image/png")
+
+
+# --- OpenAPI ---------------------------------------------------------------------------
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _err(description: str) -> dict[str, Any]:
+    return {"description": description, "content": _json({"$ref": "#/components/schemas/Error"})}
+
+
+TUNE_ID = {
+    "name": "tune_id",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
+}
+_PROGRESS = {"$ref": "#/components/schemas/TuneProgress"}
+
+OPENAPI_SCHEMAS = {
+    "TuneSpec": {
+        "type": "object",
+        "required": ["game", "search", "objectives", "budget"],
+        "description": "The same mapping as a tune spec file (docs/tune.md); the table part is a sweep spec's.",
+        "properties": {
+            "name": {"type": "string"},
+            "game": {"type": "string"},
+            "seed": {"type": "integer", "minimum": 0},
+            "players": {"oneOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]},
+            "max_turns": {"type": "integer", "minimum": 1, "nullable": True},
+            "config": {"type": "object"},
+            "lineups": {"type": "array"},
+            "chunk": {"type": "integer", "minimum": 1},
+            "search": {
+                "type": "object",
+                "description": "config field -> {low, high[, step]} or a list of choices",
+                "additionalProperties": {
+                    "oneOf": [
+                        {"type": "array", "minItems": 1},
+                        {
+                            "type": "object",
+                            "required": ["low", "high"],
+                            "properties": {
+                                "low": {"type": "number"},
+                                "high": {"type": "number"},
+                                "step": {"type": "integer", "minimum": 1},
+                            },
+                        },
+                    ]
+                },
+            },
+            "objectives": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "required": ["metric", "target"],
+                    "properties": {
+                        "metric": {
+                            "type": "string",
+                            "enum": ["seat_rate", "seat_spread", "group_spread", "mean_length", "play_rate"],
+                        },
+                        "target": {
+                            "oneOf": [{"type": "number"}, {"type": "array", "items": {"type": "number"}}]
+                        },
+                        "seat": {"type": "integer", "minimum": 0},
+                        "group": {"type": "string"},
+                        "card": {"type": "string"},
+                    },
+                },
+            },
+            "budget": {"type": "integer", "minimum": 1, "description": "games the search may spend"},
+            "racing": {
+                "type": "object",
+                "properties": {
+                    k: {"type": "integer", "minimum": 1} for k in ("games", "eta", "rungs", "batch")
+                },
+            },
+            "confirm": {
+                "type": "integer",
+                "minimum": 10,
+                "description": "fresh games per table for the proof",
+            },
+            "sampler": {"type": "string", "enum": ["tpe", "nsga2", "random"]},
+            "trials": {"type": "integer", "minimum": 1},
+        },
+    },
+    "TuneProgress": {
+        "type": "object",
+        "required": ["id", "status", "games_done", "budget", "percent", "trials"],
+        "properties": {
+            "id": {"type": "string"},
+            "name": {"type": "string"},
+            "game": {"type": "string"},
+            "status": {"type": "string", "enum": ["queued", "running", "done", "failed", "cancelled"]},
+            "phase": {
+                "type": "string",
+                "enum": ["queued", "searching", "confirming", "done", "failed", "cancelled"],
+            },
+            "games_done": {"type": "integer", "description": "search games played"},
+            "budget": {"type": "integer"},
+            "percent": {"type": "number", "minimum": 0, "maximum": 100, "description": "games_done / budget"},
+            "trials": {"type": "integer"},
+            "trial_cap": {"type": "integer"},
+            "best": {"type": "object", "nullable": True, "description": "the best config so far"},
+            "best_score": {"type": "number", "nullable": True},
+            "confirm_games_done": {"type": "integer"},
+            "confirm_games_total": {"type": "integer"},
+            "verdict": {
+                "type": "string",
+                "nullable": True,
+                "description": "confirmed, unproven, miss or none, once done",
+            },
+            "drivers": {
+                "type": "integer",
+                "description": "driver runs (more than 1: a driver died and was replaced)",
+            },
+            "elapsed_seconds": {"type": "number"},
+            "error": {"type": "string", "nullable": True},
+            "created": {"type": "number"},
+            "summary": {"type": "object", "description": "the JSON summary (docs/tune.md), once done"},
+            "links": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+    },
+}
+
+OPENAPI_PATHS = {
+    "/api/tunes": {
+        "post": {
+            "summary": "Start a balance tune (validated before anything is queued)",
+            "requestBody": {"required": True, "content": _json({"$ref": "#/components/schemas/TuneSpec"})},
+            "responses": {
+                "202": {"description": "queued", "content": _json(_PROGRESS)},
+                "400": _err("malformed body or invalid spec; `error.field` names the spec field at fault"),
+                "413": _err("the body is too large"),
+            },
+        },
+        "get": {
+            "summary": "The latest tunes, newest first",
+            "parameters": [
+                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}}
+            ],
+            "responses": {
+                "200": {
+                    "description": "tunes with their progress",
+                    "content": _json(
+                        {"type": "object", "properties": {"tunes": {"type": "array", "items": _PROGRESS}}}
+                    ),
+                },
+                "400": _err("bad limit"),
+            },
+        },
+    },
+    "/api/tunes/{tune_id}": {
+        "get": {
+            "summary": "A tune's progress (percent of its budget, trials, best so far); its summary once done",
+            "parameters": [TUNE_ID],
+            "responses": {
+                "200": {"description": "progress", "content": _json(_PROGRESS)},
+                "404": _err("no such tune"),
+            },
+        }
+    },
+    "/api/tunes/{tune_id}/cancel": {
+        "post": {
+            "summary": "Cancel a queued or running tune (and the evaluation sweeps it queued)",
+            "parameters": [TUNE_ID],
+            "responses": {
+                "200": {"description": "cancelled", "content": _json(_PROGRESS)},
+                "404": _err("no such tune"),
+                "409": _err("the tune already finished"),
+            },
+        }
+    },
+    "/api/tunes/{tune_id}/report": {
+        "get": {
+            "summary": "The HTML report of a finished tune (its images under plots/)",
+            "parameters": [TUNE_ID],
+            "responses": {
+                "200": {
+                    "description": "the report",
+                    "content": {"text/html": {"schema": {"type": "string"}}},
+                },
+                "202": {"description": "still running: its progress", "content": _json(_PROGRESS)},
+                "404": _err("no such tune"),
+                "409": _err("the tune failed or was cancelled"),
+            },
+        }
+    },
+    "/api/tunes/{tune_id}/plots/{name}": {
+        "get": {
+            "summary": "One PNG plot of a finished tune's report",
+            "parameters": [
+                TUNE_ID,
+                {"name": "name", "in": "path", "required": True, "schema": {"type": "string"}},
+            ],
+            "responses": {
+                "200": {
+                    "description": "the plot",
+                    "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+                },
+                "404": _err("no such tune or plot"),
+            },
+        }
+    },
+}
