@@ -103,11 +103,12 @@ def test_gunicorn_serves_streams_and_merges_metrics(gunicorn):
     tid, tokens = open_table(base)
 
     lines: list[str] = []
-    got_update = threading.Event()
+    opened, got_update = threading.Event(), threading.Event()
 
     def listen():
         with urllib.request.urlopen(f"{base}/api/tables/{tid}/events/stream", timeout=30) as stream:
             for raw in stream:
+                opened.set()  # the view subscribed before its first line: no update can slip by
                 lines.append(raw.decode())
                 if raw.startswith(b"event: update"):
                     got_update.set()
@@ -115,6 +116,7 @@ def test_gunicorn_serves_streams_and_merges_metrics(gunicorn):
 
     listener = threading.Thread(target=listen, daemon=True)
     listener.start()
+    assert opened.wait(10), "the stream opened"
     # other requests are served while the stream is open
     assert first_move(base, tid, tokens)["version"] == 1
     assert got_update.wait(10), "the stream carried the move"
