@@ -6,7 +6,8 @@ script asks every few seconds, so percentages move by themselves. The nightly hi
 read from the stored nights (`workers/sweeps/night.py`'s archive: the folder `cultists
 nightly` and the beat's nightly job write, `CULTISTS_NIGHTLY_DIR` or the platform's data
 folder), which the gateway must be able to read: under `cultists run` it is the same
-folder; in a container deployment it needs the workers' nightly volume mounted.
+folder; docker-compose.yml and deploy/k8s mount the workers' data volume into the gateway
+read-only.
 
 Routes (not under /api, so not in the OpenAPI document):
 
