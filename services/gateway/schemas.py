@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
+import orjson
 from flask import request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
@@ -75,6 +76,20 @@ def parse_body(model: type[B], optional: bool = False) -> B:
         return model.model_validate_json(data)
     except ValidationError as exc:
         raise ApiError(400, "malformed", describe(exc)) from None
+
+
+def json_object() -> dict[str, Any]:
+    """The body as a JSON object, for documents that have their own parser (sweep and tune
+    specs: one parser shared with spec files and the CLI), or 400 `malformed` saying why not."""
+    if not request.is_json:
+        raise ApiError(400, "malformed", "send the body as application/json")
+    try:
+        body = orjson.loads(request.get_data(cache=True))
+    except orjson.JSONDecodeError:
+        raise ApiError(400, "malformed", "the body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise ApiError(400, "malformed", "the body must be a JSON object")
+    return body
 
 
 def validate(model: type[B], value: Any) -> B:

@@ -30,6 +30,7 @@ from workers.sweeps.store import INDEX, SweepStore
 
 from .bounds import check_bot
 from .offload import run_cpu_bound
+from .schemas import json_object
 
 bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
 
@@ -97,11 +98,8 @@ def _lineup_bots(lineups: Any) -> set[str]:
 
 @bp.post("")
 def submit():
-    body = request.get_json(silent=True) if request.is_json else None
-    if not isinstance(body, dict):
-        return _error(400, "malformed", "send the sweep spec as a JSON object (application/json)")
     try:
-        spec = parse_spec(body)
+        spec = parse_spec(json_object())
     except SpecError as exc:
         return _error(400, "invalid_spec", str(exc))
     known = bot_names(spec.game_spec)

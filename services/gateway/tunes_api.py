@@ -29,7 +29,8 @@ from workers.tune.store import TuneStore
 from workers.tune.tasks import send_drive
 
 from .bounds import check_bot
-from .errors import ApiError, json_object
+from .errors import ApiError
+from .schemas import json_object
 from .sweeps_api import _ctx, _lineup_bots
 
 bp = Blueprint("tunes", __name__, url_prefix="/api/tunes")

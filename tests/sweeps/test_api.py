@@ -8,7 +8,7 @@ import time
 import pytest
 from flask import Flask
 
-from services.gateway import sweeps_api
+from services.gateway import errors, sweeps_api
 from workers.sweeps import control
 from workers.sweeps.store import INDEX, new_id
 
@@ -22,6 +22,7 @@ def client(redis_url):
     app = Flask(__name__)
     app.config["SWEEPS_REDIS_URL"] = redis_url
     app.register_blueprint(sweeps_api.bp)
+    errors.register(app)  # the gateway's error answers, as create_app installs them
     return app.test_client()
 
 
@@ -47,7 +48,9 @@ def test_invalid_specs_are_refused_before_anything_is_queued(client, store, body
 
 
 def test_malformed_body(client):
-    assert client.post("/api/sweeps", data="game: x", content_type="text/yaml").status_code == 400
+    refused = client.post("/api/sweeps", data="game: x", content_type="text/yaml")
+    assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "malformed"
+    assert client.post("/api/sweeps", data="[1", content_type="application/json").status_code == 400
     assert client.get("/api/sweeps/0123456789abcdef").status_code == 404
     assert client.get("/api/sweeps/not-an-id/result").status_code == 404
 
