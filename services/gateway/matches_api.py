@@ -72,6 +72,9 @@ def stream(table_id: str):
     gw = current()
     after = _after()
     table = gw.tables.get(table_id)
+    # With a seat's token, each move's update also says what `/legal` says for that seat.
+    token = bearer_token()
+    seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
     pubsub = gw.redis.pubsub(ignore_subscribe_messages=True)
     pubsub.subscribe(updates_channel(table_id))  # before reading the backlog: nothing falls between
     settings = gw.settings
@@ -97,9 +100,11 @@ def stream(table_id: str):
                 if message is None:
                     yield ": keepalive\n\n"
                     continue
-                data = message["data"].decode()
-                finished = orjson.loads(data).get("status") == "finished"
-                yield f"event: update\ndata: {data}\n\n"
+                update = orjson.loads(message["data"])
+                finished = update.get("status") == "finished"
+                if seat is not None and "version" in update:
+                    update = gw.tables.seat_update(table_id, seat, update)
+                yield f"event: update\ndata: {orjson.dumps(update).decode()}\n\n"
         finally:
             pubsub.close()
 
@@ -174,12 +179,30 @@ OPENAPI_SCHEMAS = {
     },
     "MoveResult": {
         "type": "object",
-        "required": ["table", "version", "status", "to_act", "events"],
+        "required": [
+            "table",
+            "version",
+            "status",
+            "to_act",
+            "events",
+            "seat",
+            "your_turn",
+            "legal_actions",
+        ],
+        "description": "the move's outcome, and what `/legal` now says for the seat that moved, "
+        "so a client needs one request per move",
         "properties": {
             "table": {"type": "string"},
-            "version": {"type": "integer"},
+            "version": {"type": "integer", "description": "send it back with the seat's next move"},
             "status": {"type": "string", "enum": ["playing", "finished"]},
             "to_act": {"type": "array", "items": {"type": "integer"}},
+            "seat": {"type": "integer", "description": "the seat that moved"},
+            "your_turn": {"type": "boolean", "description": "that seat must decide again now"},
+            "legal_actions": {
+                "type": "array",
+                "items": ref("Action"),
+                "description": "that seat's legal actions at `version` (empty unless `your_turn`)",
+            },
             "winners": {"type": "array", "items": {"type": "integer"}},
             "returns": {
                 "type": "array",
@@ -265,7 +288,9 @@ OPENAPI_PATHS = {
     },
     "/api/tables/{table_id}/events/stream": {
         "get": {
-            "summary": "Server-sent events: `log` (one event, with id), `update` (version, to_act, status), `end`",
+            "summary": "Server-sent events: `log` (one event, with id), `update` (version, to_act, status; "
+            "with a seat token also that seat's `your_turn` and `legal_actions`), `end`",
+            "security": TOKEN_OPTIONAL,
             "parameters": [
                 TABLE_ID,
                 AFTER,

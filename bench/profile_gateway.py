@@ -1,0 +1,122 @@
+"""Where a gateway worker's CPU goes under the bench's load: py-spy samples every gunicorn
+worker while the bench's clients play 200 tables at half the target rate (the phase the
+p99 target is set at), then the functions with the most samples are printed, by own time
+(the frame on top of the stack) and by inclusive time (anywhere on the stack).
+
+`python -m bench.profile_gateway [SECONDS]`. Not a `make bench` section: py-spy's sampling
+takes CPU from the two cores the figures are measured on, so a profile run's latencies are
+not the bench's. Needs `py-spy` (a dev dependency) and the right to trace child processes.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from services.engines.registry import available_games
+from services.runtime.embedded_redis import start_redis
+from services.runtime.ports import free_port, wait_for_port
+
+from .gateway import (
+    GATEWAY_APP,
+    TABLES,
+    TARGET_MOVES_PER_SECOND,
+    WARMUP_SECONDS,
+    CpuMeter,
+    _gunicorn,
+    _phase,
+    _start,
+    _stop,
+)
+
+TOP = 25
+_FRAME = re.compile(r"^(?P<func>.*?) \((?P<file>[^:]+):\d+\)$")
+
+
+def _frame_name(frame: str) -> str:
+    """`func (path/to/module.py:123)` -> `module.py:func`: lines of one function summed."""
+    found = _FRAME.match(frame)
+    if found is None:
+        return frame
+    path = found["file"]
+    for marker in ("site-packages/", "/services/", "/bench/", "/lib/python3"):
+        if marker in path:
+            path = path.split(marker, 1)[1]
+            break
+    return f"{path}:{found['func']}"
+
+
+def summarize(raw: str, top: int = TOP) -> dict[str, list[tuple[str, float]]]:
+    """py-spy's raw (collapsed-stack) output -> the top functions by own and by inclusive
+    share of the samples, in percent."""
+    own: Counter[str] = Counter()
+    inclusive: Counter[str] = Counter()
+    total = 0
+    for line in raw.splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        n = int(count)
+        frames = [_frame_name(f) for f in stack.split(";")]
+        frames = [f for f in frames if not f.startswith("process ")]  # --subprocesses' root
+        if not frames:
+            continue
+        total += n
+        own[frames[-1]] += n
+        for name in set(frames):
+            inclusive[name] += n
+    return {
+        kind: [(name, round(100 * n / max(total, 1), 1)) for name, n in counts.most_common(top)]
+        for kind, counts in (("own", own), ("inclusive", inclusive))
+    } | {"samples": [("", float(total))]}
+
+
+def main(argv: list[str]) -> int:
+    seconds = float(argv[0]) if argv else 20.0
+    spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(spy).exists():
+        print("py-spy is not installed (pip install py-spy)", file=sys.stderr)
+        return 2
+    games = available_games()
+    redis = start_redis()
+    logs = Path(tempfile.mkdtemp(prefix="cultists-profile-gateway-"))
+    procs: list[subprocess.Popen] = []
+    out = logs / "gateway.raw"
+    try:
+        env = {"REDIS_URL": redis.url, "PROMETHEUS_MULTIPROC_DIR": str(logs / "metrics")}
+        env.update(GATEWAY_RATE_LIMIT_ADDRESS="", GATEWAY_RATE_LIMIT_PLAYER="")
+        for game in games:
+            port = free_port()
+            env[f"ENGINE_ADDR_{game.upper()}"] = f"127.0.0.1:{port}"
+            argv_engine = [sys.executable, "-m", "services.cli.main", "serve", game, "--port", str(port)]
+            procs.append(_start(argv_engine, {}, logs / f"{game}.log"))
+            wait_for_port(port, timeout=60)
+        gateway, port = _gunicorn(GATEWAY_APP, env, logs / "gateway.log")
+        procs.append(gateway)
+        # Attached to the master, following its workers, for the whole phase (warm-up too).
+        record = [spy, "record", "--pid", str(gateway.pid), "--subprocesses", "--nonblocking"]
+        record += ["-r", "200", "-d", str(int(WARMUP_SECONDS + seconds)), "-f", "raw", "-o", str(out)]
+        spying = subprocess.Popen(record, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        meter = CpuMeter({"gateway": gateway.pid})
+        _phase(port, games, TABLES, seconds, 2 * TABLES / TARGET_MOVES_PER_SECOND, meter)
+        spying.wait(timeout=60)
+    finally:
+        for proc in reversed(procs):
+            _stop(proc)
+        redis.stop()
+    found = summarize(out.read_text())
+    print(f"\n{int(found.pop('samples')[0][1])} samples of the gateway's workers")
+    for kind, rows in found.items():
+        print(f"\nby {kind} time:")
+        for name, share in rows:
+            print(f"  {share:5.1f}%  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
