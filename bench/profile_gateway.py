@@ -3,7 +3,8 @@ worker while the bench's clients play 200 tables at half the target rate (the ph
 p99 target is set at), then the functions with the most samples are printed, by own time
 (the frame on top of the stack) and by inclusive time (anywhere on the stack).
 
-`python -m bench.profile_gateway [SECONDS]`. Not a `make bench` section: py-spy's sampling
+`python -m bench.profile_gateway [SECONDS] [--floor]` (`--floor`: the same for bench/floor.py,
+to see what of a worker's CPU is Flask, gunicorn, gevent, gRPC and redis-py alone). Not a `make bench` section: py-spy's sampling
 takes CPU from the two cores the figures are measured on, so a profile run's latencies are
 not the bench's. Needs `py-spy` (a dev dependency) and the right to trace child processes.
 """
@@ -23,6 +24,7 @@ from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import free_port, wait_for_port
 
 from .gateway import (
+    FLOOR_APP,
     GATEWAY_APP,
     TABLES,
     TARGET_MOVES_PER_SECOND,
@@ -77,6 +79,8 @@ def summarize(raw: str, top: int = TOP) -> dict[str, list[tuple[str, float]]]:
 
 
 def main(argv: list[str]) -> int:
+    app = FLOOR_APP if "--floor" in argv else GATEWAY_APP
+    argv = [a for a in argv if a != "--floor"]
     seconds = float(argv[0]) if argv else 20.0
     spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(spy).exists():
@@ -96,7 +100,7 @@ def main(argv: list[str]) -> int:
             argv_engine = [sys.executable, "-m", "services.cli.main", "serve", game, "--port", str(port)]
             procs.append(_start(argv_engine, {}, logs / f"{game}.log"))
             wait_for_port(port, timeout=60)
-        gateway, port = _gunicorn(GATEWAY_APP, env, logs / "gateway.log")
+        gateway, port = _gunicorn(app, env, logs / "gateway.log")
         procs.append(gateway)
         # Attached to the master, following its workers, for the whole phase (warm-up too).
         record = [spy, "record", "--pid", str(gateway.pid), "--subprocesses", "--nonblocking"]
@@ -110,7 +114,7 @@ def main(argv: list[str]) -> int:
             _stop(proc)
         redis.stop()
     found = summarize(out.read_text())
-    print(f"\n{int(found.pop('samples')[0][1])} samples of the gateway's workers")
+    print(f"\n{int(found.pop('samples')[0][1])} samples of the workers of {app}")
     for kind, rows in found.items():
         print(f"\nby {kind} time:")
         for name, share in rows:
