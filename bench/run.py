@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+import services.engines
+
 from . import (
     bots,
     determinisation,
@@ -77,6 +79,8 @@ def main(argv: list[str]) -> int:
         # When, and how busy the machine was: the docs print both beside every figure.
         section["measured_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
         section["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+        # Whether the engines' compiled modules were there to load (make install builds them).
+        section["engines_compiled"] = services.engines.compiled()
         results[name] = section
         failed += [f"{name}: {t}" for t, ok in section.get("targets", {}).items() if not ok]
         RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
