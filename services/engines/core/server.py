@@ -174,9 +174,10 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         self._seat(state, request.seat)
         state.apply(request.seat, request.action)
         self._applied.inc()
-        if state.is_terminal():
+        step = self._step(state, request.with_legal)
+        if step.terminal:  # asked once, in _step: the rules' own check is not free
             self._finished.inc()
-        return self._step(state, request.with_legal)
+        return step
 
     @_rpc
     def View(self, request: engine_pb2.ViewRequest, context: Any) -> common_pb2.PlayerView:
