@@ -278,8 +278,11 @@ class TableService:
 
     def seat_update(self, table_id: str, seat: int, update: dict[str, Any]) -> dict[str, Any]:
         """A move's stream update for a seat's own stream: with what `/legal` now says for
-        that seat, so its client learns its turn and its choices without asking."""
-        table = self.get(table_id)
+        that seat, so its client learns its turn and its choices without asking. (A
+        table gone meanwhile, its keys expired, gets the plain update.)"""
+        table = self.store.load(table_id)
+        if table is None:
+            return update
         return {
             **update,
             "version": table.version,  # the list's own; a later move sends its own update
