@@ -236,8 +236,8 @@ def _gunicorn(app: str, env: dict[str, str], log: Path) -> tuple[subprocess.Pope
 
 
 def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[str, Any]:
-    """On one Redis and one set of engines: the floor paced at the target and at half of it,
-    then the gateway at the same two rates (latency at and below saturation) and unpaced
+    """On one Redis and one set of engines: the floor and the gateway in turn, paced at the
+    target and at half of it (latency at and below saturation), then the gateway unpaced
     (the most moves per second)."""
     games = available_games()
     redis = start_redis()
@@ -263,27 +263,27 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
         # 200 scripted players share one address here: no per-address write limit.
         env.update(GATEWAY_RATE_LIMIT_ADDRESS="", GATEWAY_RATE_LIMIT_PLAYER="")
 
-        floor, port = _gunicorn(FLOOR_APP, env, logs / "floor.log")
-        meter = CpuMeter({**parts, "gateway": floor.pid})
-        print("  floor (bench/floor.py: bare Flask, canned bodies, 1 gRPC call + 2 Redis round trips):")
-        try:
-            floor_phases = {
-                "paced": _phase(port, games, tables, seconds, at_target, meter),
-                "paced_half": _phase(port, games, tables, seconds, 2 * at_target, meter),
-            }
-        finally:
-            _stop(floor)
-
+        # Both served at once, phases alternating floor / gateway at each rate, so each
+        # ratio compares two phases a few seconds apart on the same machine (the idle one
+        # costs next to nothing).
+        floor, floor_port = _gunicorn(
+            FLOOR_APP, {**env, "PROMETHEUS_MULTIPROC_DIR": str(logs / "floor-metrics")}, logs / "floor.log"
+        )
+        procs.append(floor)
         gateway, port = _gunicorn(GATEWAY_APP, env, logs / "gateway.log")
         procs.append(gateway)
+        floor_meter = CpuMeter({**parts, "gateway": floor.pid})
         meter = CpuMeter({**parts, "gateway": gateway.pid})
+        floor_phases: dict[str, Any] = {}
+        phases: dict[str, Any] = {}
+        # half the target: the latency when the stack is not saturated
+        for key, interval in (("paced", at_target), ("paced_half", 2 * at_target)):
+            print("  floor (bench/floor.py: bare Flask, canned bodies, 1 gRPC call + 2 Redis round trips):")
+            floor_phases[key] = _phase(floor_port, games, tables, seconds, interval, floor_meter)
+            print("  gateway:")
+            phases[key] = _phase(port, games, tables, seconds, interval, meter)
         print("  gateway:")
-        phases = {
-            "paced": _phase(port, games, tables, seconds, at_target, meter),
-            # half the target: the latency when the stack is not saturated
-            "paced_half": _phase(port, games, tables, seconds, 2 * at_target, meter),
-            "unpaced": _phase(port, games, tables, seconds, 0.0, meter),
-        }
+        phases["unpaced"] = _phase(port, games, tables, seconds, 0.0, meter)
     finally:
         for proc in reversed(procs):
             _stop(proc)
