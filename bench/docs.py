@@ -51,7 +51,9 @@ def _when(section: dict[str, Any]) -> str:
 
 def _targets(section: dict[str, Any]) -> list[str]:
     return [
-        f"- {'met' if ok else 'TARGET MISSED'}: {name}" for name, ok in section.get("targets", {}).items()
+        # In name order, as results.json keeps them (sort_keys), whether read back or not.
+        f"- {'met' if ok else 'TARGET MISSED'}: {name}"
+        for name, ok in sorted(section.get("targets", {}).items())
     ]
 
 
