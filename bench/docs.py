@@ -115,13 +115,14 @@ PROFILE_ROWS = 15
 def profile_table(results: dict[str, Any]) -> str:
     """py-spy's top functions (bench/profile_gateway.py), the gateway's beside the floor's."""
     section = _section(results, "gateway_profile")
-    columns = [("gateway", "own"), ("gateway", "inclusive"), ("floor", "own")]
-    head = " | ".join(f"{app}, {kind} time | %" for app, kind in columns)
+    columns = [("gateway", "own"), ("gateway", "ours"), ("floor", "own")]
+    titles = {"own": "own time", "ours": "its own code, inclusive"}
+    head = " | ".join(f"{app}, {titles[kind]} | %" for app, kind in columns)
     rows = [f"| {head} |", "|" + "---|" * (2 * len(columns))]
     for i in range(PROFILE_ROWS):
         cells = []
         for app, kind in columns:
-            entries = section[app][kind]
+            entries = section[app].get(kind, [])
             name, share = entries[i] if i < len(entries) else ("", None)
             cells += [f"`{name}`" if name else "", f"{share:.1f}" if share is not None else ""]
         rows.append("| " + " | ".join(cells) + " |")
