@@ -35,6 +35,7 @@ from . import docs
 from .gateway import (
     FLOOR_APP,
     GATEWAY_APP,
+    ROOT,
     TABLES,
     TARGET_MOVES_PER_SECOND,
     WARMUP_SECONDS,
@@ -51,12 +52,15 @@ _FRAME = re.compile(r"^(?P<func>.*?) \((?P<file>[^:]+):\d+\)$")
 
 
 def _frame_name(frame: str) -> str:
-    """`func (path/to/module.py:123)` -> `module.py:func`: lines of one function summed."""
+    """`func (path/to/module.py:123)` -> `package/module.py:func`: lines of one function
+    summed; the project's files named from the repository root (`services/...`, `bench/...`)."""
     found = _FRAME.match(frame)
     if found is None:
         return frame
     path = found["file"]
-    for marker in ("site-packages/", "/services/", "/bench/", "/lib/python3"):
+    if path.startswith(f"{ROOT}/"):
+        path = path[len(str(ROOT)) + 1 :]
+    for marker in ("site-packages/", "/lib/python3"):
         if marker in path:
             path = path.split(marker, 1)[1]
             break
@@ -93,7 +97,7 @@ def summarize(raw: str, top: int = TOP) -> dict[str, list[tuple[str, float]]]:
             "ours": [
                 (name, round(100 * n / max(total, 1), 1))
                 for name, n in inclusive.most_common()
-                if name.startswith(("gateway/", "engines/", "floor.py"))
+                if name.startswith(("services/", "bench/"))
             ][:top]
         }
         | {"samples": [("", float(total))]}
