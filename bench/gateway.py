@@ -1,13 +1,20 @@
-"""The gateway under load: 200 tables played at once over HTTP, and matchmaking's grouping.
+"""The gateway under load against its floor: 200 tables played at once over HTTP, and matchmaking's grouping.
 
 Everything runs on this machine, on loopback: a real redis-server, one `cultists serve`
 process per game, and the gateway under gunicorn with deploy/gunicorn.conf.py, exactly as
 `cultists run` starts them. The scripted clients are one asyncio loop speaking HTTP/1.1
 keep-alive (one connection per table), so the client costs as little CPU as it can on a
 machine whose two cores it shares with everything it measures. Each client plays every seat
-of its table: ask the seat to act for its legal actions, send one chosen at that version;
-the move's round trip is the POST. A finished table is replaced by a new one, so 200 are
-always in play. The run is bounded by time and stops by itself.
+of its table the way one player's client does: a move is one POST, whose answer carries the
+seat's next legal actions and whether it must decide again; only when another seat is to
+act does the client ask that seat's `/legal` first. The move's round trip is the POST. A
+finished table is replaced by a new one, so 200 are always in play. The run is bounded by
+time and stops by itself.
+
+In the same run, with the same Redis, engines and client, the floor (bench/floor.py: a bare
+Flask app under the same gunicorn configuration, canned bodies, one gRPC call and two Redis
+round trips per move) is driven at the same offered loads, so the gateway's CPU per move is
+reported as a multiple of what Flask, gunicorn, gRPC and redis-py cost on their own.
 """
 
 from __future__ import annotations
@@ -37,7 +44,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TABLES = 200
 WARMUP_SECONDS = 5.0
 MEASURE_SECONDS = 15.0
-TARGET_P99_MS = 25.0
+TARGET_P99_MS = 25.0  # at half of TARGET_MOVES_PER_SECOND offered
+TARGET_CPU_OVER_FLOOR = 1.5
 TARGET_MOVES_PER_SECOND = 500
 MATCH_TICKETS = 10_000
 TARGET_MATCH_SECONDS = 1.0
@@ -98,6 +106,7 @@ class Load:
         self.conflicts = 0
         self.errors = 0
         self.tables_finished = 0
+        self.legal_requests = 0  # GET /legal asked in the measured window
 
     async def client(self, index: int) -> None:
         conn = Connection(self.port)
@@ -118,6 +127,7 @@ class Load:
             assert status == 201, claim
             tokens.append(claim["token"])
         to_act = (await conn.request("GET", f"/api/tables/{tid}"))[1]["to_act"]
+        legal: Any = None  # the acting seat's legal actions, when the last move's answer gave them
         next_move = time.monotonic() + rng.uniform(0, self.interval)
         while time.monotonic() < self.stop_at:
             pause = next_move - time.monotonic()
@@ -125,10 +135,13 @@ class Load:
                 await asyncio.sleep(pause)
             next_move = max(next_move + self.interval, time.monotonic())
             seat = to_act[0]
-            status, legal = await conn.request("GET", f"/api/tables/{tid}/legal", token=tokens[seat])
-            if status != 200:
-                self.errors += 1
-                return
+            if legal is None or legal["seat"] != seat:
+                status, legal = await conn.request("GET", f"/api/tables/{tid}/legal", token=tokens[seat])
+                if status != 200:
+                    self.errors += 1
+                    return
+                if time.monotonic() >= self.measure_from:
+                    self.legal_requests += 1
             choice = rng.choice(legal["legal_actions"])["id"]
             start = time.perf_counter()
             status, moved = await conn.request(
@@ -138,6 +151,7 @@ class Load:
                 tokens[seat],
             )
             elapsed = time.perf_counter() - start
+            legal = None
             if status == 409:
                 self.conflicts += 1
                 continue
@@ -151,6 +165,8 @@ class Load:
                 self.tables_finished += 1
                 return
             to_act = moved["to_act"]
+            if moved.get("your_turn"):  # one request per move: the answer says what next
+                legal = moved
 
 
 class CpuMeter:
@@ -206,14 +222,29 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+GATEWAY_APP = "services.gateway:create_app()"
+FLOOR_APP = "bench.floor:create_app()"
+
+
+def _gunicorn(app: str, env: dict[str, str], log: Path) -> tuple[subprocess.Popen, int]:
+    """`app` under gunicorn with deploy/gunicorn.conf.py, as `cultists run` starts the gateway."""
+    port = free_port()
+    env = {**env, "GATEWAY_PORT": str(port)}
+    proc = _start([sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", app], env, log)
+    wait_for_port(port, timeout=60)
+    return proc, port
+
+
 def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[str, Any]:
-    """Three phases on one running stack: paced at the target rate (latency at that load),
-    at half of it (latency below saturation), then unpaced (the most moves per second)."""
+    """On one Redis and one set of engines: the floor and the gateway in turn, paced at the
+    target and at half of it (latency at and below saturation), then the gateway unpaced
+    (the most moves per second)."""
     games = available_games()
     redis = start_redis()
     logs = Path(tempfile.mkdtemp(prefix="cultists-bench-gateway-"))
     procs: list[subprocess.Popen] = []
     parts: dict[str, int] = {"redis": redis.process.pid}
+    at_target = tables / TARGET_MOVES_PER_SECOND
     try:
         env = {"REDIS_URL": redis.url}
         for game in games:
@@ -228,35 +259,45 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
             )
             wait_for_port(port, timeout=60)
             parts[f"engine {game}"] = procs[-1].pid
-        gateway_port = free_port()
-        env.update(GATEWAY_PORT=str(gateway_port), PROMETHEUS_MULTIPROC_DIR=str(logs / "metrics"))
+        env["PROMETHEUS_MULTIPROC_DIR"] = str(logs / "metrics")
         # 200 scripted players share one address here: no per-address write limit.
         env.update(GATEWAY_RATE_LIMIT_ADDRESS="", GATEWAY_RATE_LIMIT_PLAYER="")
-        gunicorn = [
-            sys.executable,
-            "-m",
-            "gunicorn",
-            "-c",
-            "deploy/gunicorn.conf.py",
-            "services.gateway:create_app()",
-        ]
-        procs.append(_start(gunicorn, env, logs / "gateway.log"))
-        wait_for_port(gateway_port, timeout=60)
-        parts["gateway"] = procs[-1].pid
-        meter = CpuMeter(parts)
 
-        phases = {
-            "paced": _phase(gateway_port, games, tables, seconds, tables / TARGET_MOVES_PER_SECOND, meter),
-            # half the target: the latency when the stack is not saturated
-            "paced_half": _phase(
-                gateway_port, games, tables, seconds, 2 * tables / TARGET_MOVES_PER_SECOND, meter
-            ),
-            "unpaced": _phase(gateway_port, games, tables, seconds, 0.0, meter),
-        }
+        # Both served at once, phases alternating floor / gateway at each rate, so each
+        # ratio compares two phases a few seconds apart on the same machine (the idle one
+        # costs next to nothing).
+        floor, floor_port = _gunicorn(
+            FLOOR_APP, {**env, "PROMETHEUS_MULTIPROC_DIR": str(logs / "floor-metrics")}, logs / "floor.log"
+        )
+        procs.append(floor)
+        gateway, port = _gunicorn(GATEWAY_APP, env, logs / "gateway.log")
+        procs.append(gateway)
+        floor_meter = CpuMeter({**parts, "gateway": floor.pid})
+        meter = CpuMeter({**parts, "gateway": gateway.pid})
+        floor_phases: dict[str, Any] = {}
+        phases: dict[str, Any] = {}
+        # half the target: the latency when the stack is not saturated
+        for key, interval in (("paced", at_target), ("paced_half", 2 * at_target)):
+            print("  floor (bench/floor.py: bare Flask, canned bodies, 1 gRPC call + 2 Redis round trips):")
+            floor_phases[key] = _phase(floor_port, games, tables, seconds, interval, floor_meter)
+            print("  gateway:")
+            phases[key] = _phase(port, games, tables, seconds, interval, meter)
+        print("  gateway:")
+        phases["unpaced"] = _phase(port, games, tables, seconds, 0.0, meter)
     finally:
         for proc in reversed(procs):
             _stop(proc)
         redis.stop()
+    ratios = {
+        name: round(
+            phases[name]["cpu_ms_per_move"]["gateway"] / floor_phases[name]["cpu_ms_per_move"]["gateway"], 2
+        )
+        for name in floor_phases
+    }
+    print(
+        "  gateway CPU per move over the floor's: "
+        + ", ".join(f"{phases[n]['offered_moves_per_second']} offered {r:.2f}x" for n, r in ratios.items())
+    )
     return {
         "tables": tables,
         "seconds": seconds,
@@ -265,6 +306,8 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
         # What else ran: figures from a machine busy with other work are not the stack's own.
         "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
         **phases,
+        "floor": floor_phases,
+        "gateway_cpu_over_floor": ratios,
     }
 
 
@@ -291,7 +334,8 @@ def _phase(
     offered = f"{tables / interval:,.0f} moves/s offered" if interval else "unpaced"
     print(
         f"  {tables} tables over HTTP, {offered}: {rate:,.0f} moves/s, move round trip "
-        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({load.conflicts} conflicts, {load.errors} errors)"
+        f"p50 {p50:.1f} ms, p99 {p99:.1f} ms ({load.conflicts} conflicts, {load.errors} errors, "
+        f"{(load.moves + load.legal_requests) / max(load.moves, 1):.2f} requests per move)"
     )
     print("    CPU per move: " + ", ".join(f"{name} {ms:.2f} ms" for name, ms in cpu.items()))
     return {
@@ -304,6 +348,8 @@ def _phase(
         "conflicts": load.conflicts,
         "errors": load.errors,
         "cpu_ms_per_move": cpu,
+        # 1.0: every move was one request; 2.0: each also asked /legal first.
+        "requests_per_move": round((load.moves + load.legal_requests) / max(load.moves, 1), 2),
     }
 
 
@@ -323,15 +369,22 @@ def matchmaking(tickets: int = MATCH_TICKETS, players: int = 4) -> dict[str, Any
 def run() -> dict[str, Any]:
     load = http_load()
     match = matchmaking()
-    paced, unpaced = load["paced"], load["unpaced"]
+    paced, half, unpaced = load["paced"], load["paced_half"], load["unpaced"]
     return {
         "http": load,
         "matchmaking": match,
         "targets": {
-            f"move p99 <= {TARGET_P99_MS:g} ms at {TARGET_MOVES_PER_SECOND} moves/s offered": paced[
+            # Issue 18: the latency bound is at half the throughput target; the 500 moves/s
+            # phase stays as a figure.
+            f"move p99 <= {TARGET_P99_MS:g} ms at {half['offered_moves_per_second']} moves/s offered": half[
                 "move_p99_ms"
             ]
             <= TARGET_P99_MS,
+            f"gateway CPU per move <= {TARGET_CPU_OVER_FLOOR:g}x the floor's at "
+            f"{half['offered_moves_per_second']} moves/s offered": load["gateway_cpu_over_floor"][
+                "paced_half"
+            ]
+            <= TARGET_CPU_OVER_FLOOR,
             f">= {TARGET_MOVES_PER_SECOND} moves/s": max(
                 paced["moves_per_second"], unpaced["moves_per_second"]
             )

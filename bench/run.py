@@ -2,20 +2,27 @@
 bench/results.json. Machines here are noisy, so targets are checked as ratios measured in
 the same run (Apply vs an empty call on the same server), never as timed unit tests.
 
-`python -m bench.run engines grpc` runs only the named sections.
+`python -m bench.run engines grpc` runs only the named sections; every run then rewrites the
+docs' figure tables from the results (bench/docs.py), and `python -m bench.run --docs` does
+only that.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
+import os
 import platform
 import sys
 import time
 from pathlib import Path
 
+import services.engines
+
 from . import (
     bots,
     determinisation,
+    docs,
     drift,
     engines,
     flood,
@@ -51,6 +58,8 @@ def main(argv: list[str]) -> int:
             module = sys.modules[section.__module__]
             print(f"  {name:<11} {(module.__doc__ or '').strip().splitlines()[0]}")
         return 0
+    if argv == ["--docs"]:
+        return _docs(json.loads(RESULTS.read_text()) if RESULTS.exists() else {})
     chosen = argv or list(SECTIONS)
     unknown = [s for s in chosen if s not in SECTIONS]
     if unknown:
@@ -67,12 +76,24 @@ def main(argv: list[str]) -> int:
         start = time.perf_counter()
         section = SECTIONS[name]()
         section["wall_seconds"] = round(time.perf_counter() - start, 2)
+        # When, and how busy the machine was: the docs print both beside every figure.
+        section["measured_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+        section["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+        # Whether the engines' compiled modules were there to load (make install builds them).
+        section["engines_compiled"] = services.engines.compiled()
         results[name] = section
         failed += [f"{name}: {t}" for t, ok in section.get("targets", {}).items() if not ok]
         RESULTS.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n")
     print(f"written to {RESULTS}")
+    _docs(results)
     for line in failed:
         print(f"TARGET MISSED  {line}")
+    return 0
+
+
+def _docs(results: dict) -> int:
+    for page in docs.write(results):
+        print(f"rewrote the figure tables of {page.relative_to(docs.DOCS.parent)}")
     return 0
 
 

@@ -44,6 +44,12 @@ class Event(Body):
     text: str
 
 
+class Action(Body):
+    id: int = Field(description="what a move sends")
+    label: str
+    detail: dict[str, Any] = Field(description="the game's ActionDetail message")
+
+
 class MoveResult(Body):
     """What a move did; the move that ends the game also carries the final scores."""
 
@@ -57,6 +63,12 @@ class MoveResult(Body):
         None, description="the last move: each seat's final score and what made it"
     )
     events: list[Event]
+    seat: int = Field(description="the seat that moved")
+    your_turn: bool = Field(description="that seat must decide again now")
+    legal_actions: list[Action] = Field(
+        description="that seat's legal actions at `version` (empty unless `your_turn`): "
+        "with them a client needs one request per move"
+    )
 
 
 @bp.get("/tables/<table_id>/view")
@@ -109,6 +121,9 @@ def stream(table_id: str):
     gw = current()
     after = _after()
     table = gw.tables.get(table_id)
+    # With a seat's token, each move's update also says what `/legal` says for that seat.
+    token = bearer_token()
+    seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
     pubsub = gw.redis.pubsub(ignore_subscribe_messages=True)
     pubsub.subscribe(updates_channel(table_id))  # before reading the backlog: nothing falls between
     settings = gw.settings
@@ -134,9 +149,11 @@ def stream(table_id: str):
                 if message is None:
                     yield ": keepalive\n\n"
                     continue
-                data = message["data"].decode()
-                finished = orjson.loads(data).get("status") == "finished"
-                yield f"event: update\ndata: {data}\n\n"
+                update = orjson.loads(message["data"])
+                finished = update.get("status") == "finished"
+                if seat is not None and "version" in update:
+                    update = gw.tables.seat_update(table_id, seat, update)
+                yield f"event: update\ndata: {orjson.dumps(update).decode()}\n\n"
         finally:
             pubsub.close()
 
@@ -147,12 +164,6 @@ def stream(table_id: str):
 @bp.get("/tables/<table_id>/replay")
 def replay(table_id: str):
     return jsonify(current().tables.replay(table_id))
-
-
-class Action(Body):
-    id: int = Field(description="what a move sends")
-    label: str
-    detail: dict[str, Any] = Field(description="the game's ActionDetail message")
 
 
 Status = Literal["waiting", "playing", "finished"]
@@ -245,7 +256,9 @@ OPENAPI_PATHS = {
     },
     "/api/tables/{table_id}/events/stream": {
         "get": {
-            "summary": "Server-sent events: `log` (one event, with id), `update` (version, to_act, status), `end`",
+            "summary": "Server-sent events: `log` (one event, with id), `update` (version, to_act, status; "
+            "with a seat token also that seat's `your_turn` and `legal_actions`), `end`",
+            "security": TOKEN_OPTIONAL,
             "parameters": [
                 TABLE_ID,
                 AFTER,

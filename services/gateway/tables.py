@@ -259,12 +259,6 @@ class TableService:
         engine did not give it."""
         table = self.get(table_id)
         seat = self.seat_of(table, token, player_id)
-        stored = table.seats[seat].legal
-        if stored:
-            actions: Any = orjson.Fragment(stored)
-        else:
-            view = self.engines.view(table.game, table.state, seat)
-            actions = [self.engines.action_json(table.game, a) for a in view.legal_actions]
         return {
             "table": table.id,
             "version": table.version,
@@ -273,8 +267,33 @@ class TableService:
             # An empty list alone did not say why: not your turn, not started, or over.
             "your_turn": table.status == "playing" and seat in table.to_act,
             "to_act": table.to_act,
-            "legal_actions": actions,
+            "legal_actions": self._seat_actions(table.game, table.state, seat, table.seats[seat].legal),
         }
+
+    def seat_update(self, table_id: str, seat: int, update: dict[str, Any]) -> dict[str, Any]:
+        """A move's stream update for a seat's own stream: with what `/legal` now says for
+        that seat, so its client learns its turn and its choices without asking. (A
+        table gone meanwhile, its keys expired, gets the plain update.)"""
+        table = self.store.load(table_id)
+        if table is None:
+            return update
+        return {
+            **update,
+            "version": table.version,  # the list's own; a later move sends its own update
+            "to_act": table.to_act,
+            "status": table.status,
+            "seat": seat,
+            "your_turn": table.status == "playing" and seat in table.to_act,
+            "legal_actions": self._seat_actions(table.game, table.state, seat, table.seats[seat].legal),
+        }
+
+    def _seat_actions(self, game: str, state: bytes, seat: int, stored: bytes | None) -> Any:
+        """A seat's legal actions as clients get them: the JSON stored with the state,
+        passed through unparsed; through View only where the engine did not give it."""
+        if stored:
+            return orjson.Fragment(stored)
+        view = self.engines.view(game, state, seat)
+        return [self.engines.action_json(game, a) for a in view.legal_actions]
 
     def events(self, table_id: str, after: int) -> list[dict[str, Any]]:
         self.get(table_id)
@@ -310,14 +329,20 @@ class TableService:
         if outcome != 1:
             raise self._stale(current)
         self._after_commit(table, step)
+        to_act = list(step.to_act)
         return {
             "table": table.id,
             "version": current,
             "status": "finished" if step.terminal else "playing",
-            "to_act": list(step.to_act),
+            "to_act": to_act,
             "winners": list(step.winners),
             **({"returns": list(step.returns), "scores": final_scores(step)} if step.terminal else {}),
             "events": events,
+            # What `/legal` would now say for this seat, so a move is one request: the
+            # engine made the list with the new position (Apply's with_legal).
+            "seat": seat,
+            "your_turn": not step.terminal and seat in to_act,
+            "legal_actions": self._seat_actions(table.game, step.state, seat, legal[seat]),
         }
 
     def bot_move(self, table: Table, seat: int, timed_out: bool, dispatch: bool = True) -> bool:

@@ -19,8 +19,9 @@ from grpc_reflection.v1alpha.proto_reflection_descriptor_database import (
 )
 
 from services.engines.core.messages import load_messages, message_to_dict
-from services.engines.core.serial import json_from_bytes
-from services.engines.registry import available_games
+from services.engines.core.serial import json_from_bytes, state_from_bytes
+from services.engines.core.server import EngineServicer
+from services.engines.registry import available_games, load_game
 
 GAMES = available_games()
 
@@ -269,3 +270,31 @@ def test_two_player_crazy_cultists_is_invalid_argument_without_the_cc2_switch(en
         # Describe offers what the default rules seat: 3-6, and 2 only as the variant.
         desc = stub.Describe(engine_pb2.DescribeRequest(), timeout=5)
         assert (desc.min_players, desc.variant_min_players, desc.max_players) == (3, 2, 6)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_packed_action_details_are_the_engines_and_never_shared(name):
+    """The servicer packs each distinct action detail once (a cache by content); every
+    answer still carries exactly what the rules say, in a message of its own."""
+    servicer = EngineServicer(load_game(name), load_messages(name))
+    messages = load_messages(name)
+    step = servicer.NewGame(engine_pb2.NewGameRequest(seed=4, with_legal=True), None)
+    for _ in range(40):
+        if step.terminal:
+            break
+        state = state_from_bytes(step.state)
+        for entry in step.legal:
+            for action in entry.actions:
+                detail = messages.action()
+                action.detail.Unpack(detail)
+                assert message_to_dict(detail) == message_to_dict(
+                    messages.action(**state.action_detail(action.id))
+                )
+        seat = step.to_act[0]
+        first, again = (servicer._action(state, state.legal_actions(seat)[0]) for _ in range(2))
+        first.detail.value = b"changed"
+        assert again.detail.value != b"changed", "each answer has its own copy"
+        choice = step.legal[0].actions[0].id
+        step = servicer.Apply(
+            engine_pb2.ApplyRequest(state=step.state, seat=seat, action=choice, with_legal=True), None
+        )

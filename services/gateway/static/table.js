@@ -37,6 +37,7 @@
   let me = -1;
   let shown = -1; // the version on screen
   let latest = -1; // the newest version the stream told us of
+  let asked = -1; // the newest version known when the live panel was last asked for
   let wasMyTurn = false;
 
   // -- settings ---------------------------------------------------------------------------
@@ -140,6 +141,7 @@
             show(await reply.text());
             await sleep(pace());
           }
+          asked = Math.max(asked, latest);
           const reply = await fetchPanel();
           if (!reply.ok) {
             await failed(reply);
@@ -430,6 +432,9 @@
       );
       latest = Math.max(latest, done.version);
       say("");
+      // The move's own stream update may have come first and asked for the panel at this
+      // version already: one move, one panel.
+      if (done.version <= asked) return;
     } catch (err) {
       // 409: someone moved first (an out-of-turn answer, a bot); the fresh panel says what now.
       if (err.status !== 409) say(err.message);
@@ -531,12 +536,18 @@
   stream.addEventListener("open", () => refresh());
   stream.addEventListener("log", (ev) => addLog(JSON.parse(ev.data)));
   stream.addEventListener("update", (ev) => {
+    let version;
     try {
-      latest = Math.max(latest, Number(JSON.parse(ev.data).version ?? latest));
+      version = JSON.parse(ev.data).version;
     } catch (_) {
-      /* a seats-only update carries no version */
+      version = undefined;
     }
-    refresh();
+    if (version === undefined) return refresh(); // a seats-only update carries no version
+    latest = Math.max(latest, Number(version));
+    // Our own move's update: its answer already said the version, and the panel asked for
+    // after it shows it, so one move costs this page one panel, not two.
+    if (Number(version) <= asked) return undefined;
+    return refresh();
   });
   stream.addEventListener("end", () => {
     stream.close(); // the game is over: nothing more will come
