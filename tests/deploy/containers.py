@@ -199,7 +199,10 @@ def _build_image(log: Callable[[str], None]) -> Image:
             _install_own_wheel(image, [str(w) for w in (root / "wheels").glob("cultists-*.whl")], key, log)
         return image
     shutil.rmtree(root, ignore_errors=True)  # a build that failed half-way
-    images = sorted((p for p in CACHE.iterdir() if (p / "done").exists()), key=lambda p: p.stat().st_mtime)
+    images = sorted(  # image roots (virtualenvs have a `done` of their own, and stay)
+        (p for p in CACHE.iterdir() if (p / "done").exists() and (p / "wheels").is_dir()),
+        key=lambda p: p.stat().st_mtime,
+    )
     for old in images[: max(0, len(images) - KEEP_IMAGES + 1)]:  # dependency wheels and virtualenvs stay
         shutil.rmtree(old)
     root.mkdir()
