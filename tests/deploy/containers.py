@@ -5,17 +5,27 @@ lines run as written (protoc into gen/, then `pip wheel` of the project and its
 dependencies) in a copy of what its COPY lines copy; the final stage installs those wheels
 into a fresh virtualenv outside the checkout and lays out its file system (the folders its
 RUN lines make, the files its COPY lines put under /app). An instruction it does not know
-fails loudly, so a Dockerfile change cannot slip past the test unseen. The result is
-cached under /var/tmp by a hash of everything the build reads, like a layer cache; the
-dependency wheels an earlier build made are offered to pip (PIP_FIND_LINKS, as a wheel
-cache would), and the virtualenv of an earlier image with the very same dependency
-wheels is reused with only the project's wheel reinstalled, so a source change costs
-seconds, not a rebuild of every dependency.
+fails loudly, so a Dockerfile change cannot slip past the test unseen. What COPY copies
+leaves out what .dockerignore names, as `docker build` does. The result is cached under
+/var/tmp by a hash of everything the build reads, like a layer cache (the last few
+images are kept, so worktrees that share the machine do not rebuild each other's away).
+
+A source change rebuilds, but like an incremental build, not from nothing: the build
+stage's file system (its virtualenv with the build tools, its /src) stays between builds
+and each COPY brings it in line with the checkout, writing a changed file with a fresh
+modification time and leaving an unchanged one alone, so Cython and setuptools recompile
+only the engine modules whose source changed (their own up-to-date checks, as `make
+install` relies on). The dependency wheels an earlier build made are offered to pip
+(PIP_FIND_LINKS, as a wheel cache would), and the virtualenv of an earlier image with the
+very same dependency wheels is reused with only the project's wheel reinstalled. Builds
+take a lock, so two test runs on one machine never share a half-built image.
 
 `Container` runs one service from that image: a file system of its own (the image's
-/app, a fresh world-writable /tmp, fresh mounts), the image's ENV plus the service's
-environment and nothing of the test's, the image's working directory, and (when the test
-runs as root) an unprivileged user. `Network` stands for the container network: each
+/app, a fresh world-writable /tmp, fresh mounts and named volumes, bind-mounted folders
+copied in), the image's ENV plus the service's environment and nothing of the test's, the
+image's working directory, and (when the test runs as root) an unprivileged user.
+`prometheus_image()` is the third-party prom/prometheus image as this machine can have
+it: Debian's `prometheus` binary as its entrypoint, its working directory and user. `Network` stands for the container network: each
 (service, container port) gets a free loopback port, and `name:port` references to other
 services, `0.0.0.0` binds and the service's own ports are rewritten accordingly.
 """
@@ -23,6 +33,7 @@ services, `0.0.0.0` binds and the service's own ports are rewritten accordingly.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import os
 import pwd
@@ -31,9 +42,8 @@ import shlex
 import shutil
 import subprocess
 import sys
-import time
 import urllib.request
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,7 +52,77 @@ from services.runtime.ports import free_port
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = Path("/var/tmp/cultists-image-test")
 CONTAINER_PATHS = ("/app", "/tmp", "/data")  # absolute paths that live inside a container
-BUILD_INPUTS = ("Dockerfile", "pyproject.toml", "README.md", "protos", "services", "workers", "deploy")
+BUILD_INPUTS = (
+    "Dockerfile", ".dockerignore", "pyproject.toml", "README.md", "protos", "services", "workers", "deploy",
+)  # fmt: skip
+KEEP_IMAGES = 3  # images kept in the cache, the most recently used
+
+
+def _ignore_patterns() -> list[re.Pattern]:
+    """.dockerignore's patterns as regular expressions over context-relative paths."""
+    path = ROOT / ".dockerignore"
+    lines = path.read_text().splitlines() if path.exists() else []
+    patterns = []
+    for line in (x.strip() for x in lines):
+        if not line or line.startswith("#"):
+            continue
+        assert not line.startswith("!"), f".dockerignore exceptions ({line}) are not followed here: teach it"
+        parts = re.split(r"(\*\*/?|\*|\?)", line.strip("/"))
+        regex = "".join(
+            {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}.get(part, re.escape(part))
+            for part in parts
+        )
+        patterns.append(re.compile(regex))
+    return patterns
+
+
+def _context_files(source: Path, ignored: list[re.Pattern]) -> list[Path]:
+    """The files under `source` that `docker build` sends (a path or a parent of it
+    matching a .dockerignore pattern is left out)."""
+    files = [source] if source.is_file() else sorted(p for p in source.rglob("*") if p.is_file())
+    out = []
+    for file in files:
+        rel = file.relative_to(ROOT).parts
+        prefixes = ["/".join(rel[: i + 1]) for i in range(len(rel))]
+        if not any(p.fullmatch(prefix) for p in ignored for prefix in prefixes):
+            out.append(file)
+    return out
+
+
+def _sync(source: Path, dest: Path, ignored: list[re.Pattern]) -> None:
+    """COPY `source` to `dest` over what an earlier build left there: files the context
+    lacks go, except what the build made from a file it has (a module's .c and .so);
+    a new or changed file is written with a fresh modification time, so make-like
+    tools rebuild from it; an unchanged one is left as it is."""
+    wanted = {
+        f.relative_to(source) if source.is_dir() else Path(): f for f in _context_files(source, ignored)
+    }
+    if source.is_dir() and dest.is_dir():
+        sources = {str(rel) for rel in wanted}
+        for old in sorted(p for p in dest.rglob("*") if p.is_file() or p.is_symlink()):
+            rel = old.relative_to(dest)
+            module = str(rel.with_name(rel.name.split(".")[0] + ".py"))
+            if str(rel) not in sources and not (rel.suffix in (".c", ".so") and module in sources):
+                old.unlink()
+    elif dest.is_dir() != source.is_dir() and dest.exists():
+        shutil.rmtree(dest) if dest.is_dir() else dest.unlink()
+    for rel, file in wanted.items():
+        out = dest / rel
+        data = file.read_bytes()
+        if out.is_file() and out.read_bytes() == data:
+            continue
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(data)
+        out.chmod(file.stat().st_mode & 0o777)
+
+
+@contextlib.contextmanager
+def _build_lock() -> Iterator[None]:
+    CACHE.mkdir(parents=True, exist_ok=True)
+    CACHE.chmod(0o755)
+    with open(CACHE / "lock", "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        yield
 
 
 def _instructions(dockerfile: Path) -> list[list[tuple[str, str]]]:
@@ -72,12 +152,12 @@ def image_python() -> str:
 
 def _fingerprint() -> str:
     digest = hashlib.sha256(image_python().encode())
+    ignored = _ignore_patterns()
     for name in BUILD_INPUTS:
         path = ROOT / name
-        files = [path] if path.is_file() else sorted(p for p in path.rglob("*") if p.is_file())
-        for file in files:
-            if "__pycache__" in file.parts:
-                continue
+        if not path.exists():
+            continue
+        for file in _context_files(path, ignored):
             digest.update(str(file.relative_to(ROOT)).encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()[:20]
 
@@ -89,6 +169,7 @@ class Image:
     workdir: str
     user: str
     venv: Path | None = None  # the installed wheels (see _final_run_step)
+    entrypoint: list[str] = field(default_factory=list)  # ENTRYPOINT: a service's command follows it
 
     @property
     def bin(self) -> Path:
@@ -97,6 +178,11 @@ class Image:
 
 
 def build_image(log: Callable[[str], None] = print) -> Image:
+    with _build_lock():
+        return _build_image(log)
+
+
+def _build_image(log: Callable[[str], None]) -> Image:
     key = _fingerprint()
     root = CACHE / key
     stages = _instructions(ROOT / "Dockerfile")
@@ -107,39 +193,41 @@ def build_image(log: Callable[[str], None] = print) -> Image:
     image = Image(root, env, workdir, user)
     if (root / "done").exists():
         image.venv = Path((root / "done").read_text())
+        root.touch()  # recently used
+        mark = image.venv / "project-wheel"
+        if not mark.exists() or mark.read_text() != key:  # another image's wheel since
+            _install_own_wheel(image, [str(w) for w in (root / "wheels").glob("cultists-*.whl")], key, log)
         return image
-    CACHE.mkdir(parents=True, exist_ok=True)
-    CACHE.chmod(0o755)
-    for old in CACHE.iterdir():  # one image at a time; dependency wheels and virtualenvs stay
-        if old.name != "dependency-wheels" and not old.name.startswith("venv-"):
-            shutil.rmtree(old)
+    shutil.rmtree(root, ignore_errors=True)  # a build that failed half-way
+    images = sorted(  # image roots (virtualenvs have a `done` of their own, and stay)
+        (p for p in CACHE.iterdir() if (p / "done").exists() and (p / "wheels").is_dir()),
+        key=lambda p: p.stat().st_mtime,
+    )
+    for old in images[: max(0, len(images) - KEEP_IMAGES + 1)]:  # dependency wheels and virtualenvs stay
+        shutil.rmtree(old)
     root.mkdir()
     known_wheels = CACHE / "dependency-wheels"
     known_wheels.mkdir(exist_ok=True)
     pip_config = subprocess.run(
         [sys.executable, "-m", "pip", "config", "get", "global.find-links"], capture_output=True, text=True
     ).stdout.split()
-    build = root / "build"
+    build = CACHE / "build"  # the build stage's file system, kept between builds (see above)
     wheels = root / "wheels"
-    subprocess.run([sys.executable, "-m", "venv", str(build / "venv")], check=True)
+    if not (build / "venv" / "bin" / "python").exists():
+        subprocess.run([sys.executable, "-m", "venv", str(build / "venv")], check=True)
+    ignored = _ignore_patterns()
+    copies = _copy_targets(stages[0])
     cwd = build / "ctx"
-    cwd.mkdir()
     for word, rest in stages[0]:
         if word == "FROM":
             continue
         if word == "WORKDIR":
             cwd = build / rest.lstrip("/")
             cwd.mkdir(parents=True, exist_ok=True)
+            _forget_earlier_runs(cwd, copies, build)
         elif word == "COPY":
-            *sources, target = rest.split()
-            into = target.endswith("/") or len(sources) > 1  # COPY a b ./ copies into a folder
-            for source in sources:
-                dest = cwd / target / Path(source).name if into else cwd / target
-                dest.parent.mkdir(parents=True, exist_ok=True)
-                if (ROOT / source).is_dir():
-                    shutil.copytree(ROOT / source, dest, ignore=shutil.ignore_patterns("__pycache__"))
-                else:
-                    shutil.copy(ROOT / source, dest)
+            for source, dest in _copies(rest, cwd):
+                _sync(ROOT / source, dest, ignored)
         elif word == "RUN":
             command = rest.replace("/wheels", str(wheels))
             log(f"build: RUN {command[:120]}")
@@ -152,6 +240,7 @@ def build_image(log: Callable[[str], None] = print) -> Image:
     for wheel in wheels.glob("*.whl"):
         if not wheel.name.startswith("cultists-"):
             shutil.copy(wheel, known_wheels)
+
     fs = root / "fs"
     (fs / workdir.lstrip("/")).mkdir(parents=True, exist_ok=True)
     for word, rest in final:
@@ -173,6 +262,55 @@ def build_image(log: Callable[[str], None] = print) -> Image:
     subprocess.run(["chmod", "-R", "a+rX", str(root), str(image.venv)], check=True)
     (root / "done").write_text(str(image.venv))
     return image
+
+
+def _forget_earlier_runs(cwd: Path, copies: set[Path], build: Path) -> None:
+    """Remove what earlier builds' RUNs made in the WORKDIR (gen/, egg-info, the wheel's
+    build/lib), so that nothing of them reaches this build's wheel. Kept: setuptools'
+    per-platform folders of the engines' extension build (build/lib.<platform>,
+    build/temp.<platform>), which `pip wheel` of the project never reads (it has no
+    extension modules of its own) and where build_ext looks to see that a module is up
+    to date (it builds there and copies the result in place)."""
+    for old in cwd.iterdir():
+        if old.relative_to(build) in copies:
+            continue
+        if old.name == "build" and old.is_dir():
+            for inner in old.iterdir():
+                if not (inner.is_dir() and inner.name.startswith(("lib.", "temp."))):
+                    shutil.rmtree(inner) if inner.is_dir() else inner.unlink()
+        else:
+            shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
+
+
+def _copies(rest: str, cwd: Path) -> list[tuple[str, Path]]:
+    """(context path, destination) of one COPY instruction."""
+    *sources, target = rest.split()
+    into = target.endswith("/") or len(sources) > 1  # COPY a b ./ copies into a folder
+    return [(s, cwd / target / Path(s).name if into else cwd / target) for s in sources]
+
+
+def _copy_targets(stage: list[tuple[str, str]]) -> set[Path]:
+    """The top-level entries of the build stage's WORKDIR that its COPYs write."""
+    out: set[Path] = set()
+    cwd = Path("ctx")
+    for word, rest in stage:
+        if word == "WORKDIR":
+            cwd = Path(rest.lstrip("/"))
+        elif word == "COPY":
+            for _source, dest in _copies(rest, cwd):
+                out.add(cwd / dest.relative_to(cwd).parts[0])
+    return out
+
+
+def _install_own_wheel(image: Image, own: list[str], key: str, log: Callable[[str], None]) -> None:
+    """The project's wheel into the image's virtualenv (shared by images whose dependency
+    wheels are the same), marked with the image it came from."""
+    log("image: dependencies as in an earlier image; installing the project's wheel")
+    assert own, "the build made no cultists wheel"
+    subprocess.run(
+        [str(image.bin / "pip"), "install", "-q", "--no-deps", "--force-reinstall", *own], check=True
+    )
+    (image.venv / "project-wheel").write_text(key)  # type: ignore[operator]
 
 
 def _final_run_step(step: str, image: Image, wheels: Path, fs: Path, log: Callable[[str], None]) -> None:
@@ -197,20 +335,32 @@ def _final_run_step(step: str, image: Image, wheels: Path, fs: Path, log: Callab
         deps = sorted(Path(w).name for w in wheel_files if not Path(w).name.startswith("cultists-"))
         key = hashlib.sha256("\n".join([image_python(), *deps]).encode()).hexdigest()[:20]
         image.venv = CACHE / f"venv-{key}"
+        own = [str(w) for w in wheel_files if Path(w).name.startswith("cultists-")]
         if (image.venv / "done").exists():
-            own = [str(w) for w in wheel_files if Path(w).name.startswith("cultists-")]
-            log("image: dependencies as in an earlier image; installing the project's wheel")
-            subprocess.run(
-                [str(image.bin / "pip"), "install", "-q", "--no-deps", "--force-reinstall", *own], check=True
-            )
+            _install_own_wheel(image, own, image.root.name, log)
             return
         shutil.rmtree(image.venv, ignore_errors=True)
         subprocess.run([image_python(), "-m", "venv", str(image.venv)], check=True)
         log(f"image: pip install {len(wheel_files)} wheels into a fresh virtualenv")
         subprocess.run([str(image.bin / "pip"), "install", "-q", *map(str, wheel_files)], check=True)
         (image.venv / "done").write_text(key)
+        (image.venv / "project-wheel").write_text(image.root.name)
         return
     raise AssertionError(f"the image test cannot follow `RUN {step}`: teach it")
+
+
+def prometheus_image() -> Image:
+    """prom/prometheus (ENTRYPOINT /bin/prometheus, WORKDIR /prometheus, USER nobody) with
+    Debian's `prometheus` binary in place of the image's own build; its file system holds
+    only the working directory, where the TSDB goes (`data/`) unless a flag says otherwise.
+    Debian patches that default to /var/lib/prometheus/metrics2, so the entrypoint says
+    upstream's default out loud."""
+    binary = shutil.which("prometheus")
+    assert binary, "prometheus is not installed: `make install` (deploy/system-packages.sh) installs it"
+    root = CACHE / "prometheus-image"
+    (root / "fs" / "prometheus").mkdir(parents=True, exist_ok=True)
+    subprocess.run(["chmod", "-R", "a+rX", str(CACHE)], check=True)
+    return Image(root, {}, "/prometheus", "nobody", entrypoint=[binary, "--storage.tsdb.path=data/"])
 
 
 def run_user() -> tuple[int, int] | None:
@@ -244,9 +394,10 @@ class Network:
             self.ports[service, port] = free_port()
         return self.ports[service, port]
 
-    def rewrite(self, service: str, text: str, root: Path) -> str:
+    def rewrite(self, service: str, text: str, root: Path, paths: Iterable[str] = CONTAINER_PATHS) -> str:
         """`text` as seen from outside: other services' addresses, this one's own ports
-        and binds, and container paths mapped to where they are on this machine."""
+        and binds, and container paths (`paths`, the longest first) mapped to where they
+        are on this machine."""
         names = "|".join(sorted(map(re.escape, self.names), key=len, reverse=True))
 
         def other(m: re.Match) -> str:
@@ -257,7 +408,7 @@ class Network:
         for port in own:
             text = re.sub(rf"(?<![\d.]){port}(?!\d)", str(self.ports[service, port]), text)
         text = text.replace("0.0.0.0", "127.0.0.1")
-        for prefix in CONTAINER_PATHS:
+        for prefix in sorted(paths, key=len, reverse=True):
             text = re.sub(rf"(?<![\w/.]){prefix}(?=/|$|\s|')", str(root) + prefix, text)
         return text
 
@@ -271,6 +422,7 @@ class Container:
     network: Network
     home: Path
     mounts: list[str] = field(default_factory=list)
+    volumes: list[str] = field(default_factory=list)  # compose's "source:target[:mode]"
     proc: subprocess.Popen | None = None
 
     def __post_init__(self) -> None:
@@ -282,28 +434,51 @@ class Container:
         (self.root / "home").mkdir()
         (self.root / "data").mkdir()
         user = run_user()
-        for mount in self.mounts:  # tmpfs / emptyDir: fresh and writable
+        fresh = list(self.mounts)  # tmpfs / emptyDir / a named volume: fresh and writable
+        binds: list[tuple[str, str]] = []  # a host folder: its files, read-only
+        for volume in self.volumes:
+            source, target = volume.split(":")[:2]
+            if source.startswith("/"):
+                binds.append((source, target))
+            else:
+                fresh.append(target)
+        self.paths = (*CONTAINER_PATHS, *fresh, *(target for _source, target in binds))
+        for mount in fresh:
             path = self.root / mount.lstrip("/")
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir(parents=True)
             os.chmod(path, 0o1777)
+        for source, target in binds:
+            self._bind(Path(source), self.root / target.lstrip("/"))
         if user is not None:
             for owned in ("home", "data", "tmp/prometheus"):
                 if (self.root / owned).exists():
                     os.chown(self.root / owned, *user)
 
+    def _bind(self, source: Path, dest: Path) -> None:
+        """A bind-mounted folder, copied in as seen from this network: every `service:port`
+        its files name resolves as the container's would (loopback, the remapped port).
+        Nothing else in it changes."""
+        for file in sorted(p for p in source.rglob("*") if p.is_file()):
+            out = dest / file.relative_to(source)
+            out.parent.mkdir(parents=True, exist_ok=True)
+            text = file.read_text()
+            out.write_text(self.network.rewrite(self.name, text, self.root, paths=()))
+        subprocess.run(["chmod", "-R", "a+rX", str(dest)], check=True)
+
     def _env(self) -> dict[str, str]:
+        venv = f"{self.image.bin}:" if self.image.venv is not None else ""
         base = {
-            "PATH": f"{self.image.bin}:/usr/local/bin:/usr/bin:/bin",
+            "PATH": f"{venv}/usr/local/bin:/usr/bin:/bin",
             "HOME": str(self.root / "home"),
             "HOSTNAME": os.uname().nodename,  # what Celery names its node after
             "LANG": "C.UTF-8",
         }
-        given = {k: self.network.rewrite(self.name, v, self.root) for k, v in self.env.items()}
+        given = {k: self.network.rewrite(self.name, v, self.root, self.paths) for k, v in self.env.items()}
         return {**base, **self.image.env, **given}
 
     def command(self, argv: list[str]) -> list[str]:
-        return [self.network.rewrite(self.name, a, self.root) for a in argv]
+        return [self.network.rewrite(self.name, a, self.root, self.paths) for a in argv]
 
     def _popen(self, argv: list[str], **kwargs) -> subprocess.Popen:
         user = run_user()
@@ -314,7 +489,7 @@ class Container:
     def start(self, log: Path) -> None:
         self.log = log
         self.proc = self._popen(
-            self.argv,
+            [*self.image.entrypoint, *self.argv],
             stdout=open(log, "wb"),  # noqa: SIM115 - the child holds it; closed when it exits
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -346,18 +521,6 @@ class Container:
         else:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(self.proc.pid, 9)
-
-
-def wait_healthy(container: Container, check: Callable[[], bool], timeout: float = 120) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        if not container.alive():
-            raise AssertionError(f"{container.name} exited: {container.log.read_text()[-3000:]}")
-        if time.monotonic() > deadline:
-            raise AssertionError(
-                f"{container.name} never became healthy: {container.log.read_text()[-3000:]}"
-            )
-        time.sleep(0.5)
 
 
 def http_ok(url: str) -> bool:

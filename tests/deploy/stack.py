@@ -38,13 +38,15 @@ def http(url: str, body: dict | None = None, timeout: float = 10, headers: dict 
         return json.loads(reply.read())
 
 
-def wait(predicate, timeout: float, what: str):
+def wait(predicate, timeout: float, what: str, interval: float = 0.2):
+    """Poll `predicate` every `interval` seconds (short: a part that is up is seen at once;
+    what a poll costs is the predicate's own time) until it is true or `timeout` passes."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         result = predicate()
         if result:
             return result
-        time.sleep(0.5)
+        time.sleep(interval)
     raise AssertionError(f"timed out waiting for {what}")
 
 

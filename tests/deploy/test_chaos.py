@@ -119,10 +119,14 @@ def platform(tmp_path_factory):
     ports = {f"ENGINE_PORT_{g.upper()}": free_port() for g in GAMES}
     ports |= {f"ENGINE_METRICS_PORT_{g.upper()}": free_port() for g in GAMES}
     ports |= {"GATEWAY_PORT": free_port(), "WORKER_METRICS_PORT_SWEEPS": free_port(),
-              "WORKER_METRICS_PORT_TABLES": free_port()}  # fmt: skip
+              "WORKER_METRICS_PORT_TABLES": free_port(), "PROMETHEUS_PORT": free_port()}  # fmt: skip
     env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {k: str(v) for k, v in ports.items()}
-    # A killed worker's unacknowledged tasks come back after this many seconds.
-    env |= {"CULTISTS_DATA": str(tmp / "var"), "CELERY_VISIBILITY_TIMEOUT": "10", "GATEWAY_WORKERS": "2"}
+    # A killed worker's unacknowledged tasks come back after this many seconds, and the
+    # sweep chunk it held once its lease (10 s, renewed every third of it) has run out and
+    # the reconciler (every 2 s) looks: with the production 60 s and 30 s, the test would
+    # spend a minute waiting for the lost chunk.
+    env |= {"CULTISTS_DATA": str(tmp / "var"), "CELERY_VISIBILITY_TIMEOUT": "10", "GATEWAY_WORKERS": "2",
+            "SWEEP_LEASE_SECONDS": "10", "SWEEP_RECONCILE_SECONDS": "2"}  # fmt: skip
     log = tmp / "run.log"
     state = {"env": env, "data": tmp / "var", "log": log, "run": _start_run(env, log)}
     try:

@@ -7,10 +7,17 @@ wheel built as the Dockerfile builds it and installed into a fresh virtualenv ou
 the checkout, each service started with its own command and environment (as given by
 `docker-compose config` and `kubectl kustomize deploy/k8s`), from the image's working
 directory, as an unprivileged user when the test runs as root, with service names
-resolved to loopback and ports remapped to free ones. Third-party images (Redis,
-Prometheus, Grafana) are not ours to prove: Redis is the machine's redis-server on the
-service's port, Prometheus and Grafana are left out (tests/deploy/test_stack.py runs
-Prometheus with the project's config).
+resolved to loopback and ports remapped to free ones.
+
+Third-party images are stood in for by the machine's own binaries. Redis is the machine's
+redis-server on the service's port. Prometheus is Debian's `prometheus` run as the
+compose service runs prom/prometheus (its command after the image's entrypoint, the
+project's deploy/prometheus mounted read-only at /etc/prometheus, a fresh data volume,
+the image's working directory and user; containers.prometheus_image), and it must scrape
+every app service of the setup. Grafana is left out: no registry these machines reach
+ships a grafana-server (Debian dropped the package, the PyPI `grafana` name is an empty
+placeholder, npm has dashboard tools only), and its dashboards' queries are proven
+against the project's Prometheus by tests/deploy/test_stack.py.
 """
 
 from __future__ import annotations
@@ -20,20 +27,31 @@ import shutil
 import subprocess
 import tempfile
 import time
+import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import yaml
 
 from services.runtime.embedded_redis import redis_binary
-from tests.deploy.containers import ROOT, Container, Network, build_image, grpc_serving, http_ok, wait_healthy
+from tests.deploy.containers import (
+    ROOT,
+    Container,
+    Network,
+    build_image,
+    grpc_serving,
+    http_ok,
+    prometheus_image,
+)
 from tests.deploy.stack import SHORT_GAMES
 from tests.deploy.stack import http as _http
 from tests.deploy.stack import wait as _wait
 
-THIRD_PARTY = {"prometheus", "grafana"}
+THIRD_PARTY = {"grafana"}  # no binary to stand in for its image: see above
+UNSCRAPED = {"beat"}  # serves no metrics: it only sends tasks
 SWEEP = {"game": "trash_cult", "seed": 5, "games": 8, "chunk": 4, "players": [2], "max_turns": 40,
          "lineups": ["random"]}  # fmt: skip
 
@@ -45,7 +63,7 @@ pytestmark = pytest.mark.timeout(1200)
 
 @pytest.fixture(scope="module")
 def image():
-    return build_image(log=lambda line: print(line, flush=True))
+    return build_image(log=lambda line: print(time.strftime("%H:%M:%S"), line, flush=True))
 
 
 @pytest.fixture()
@@ -119,33 +137,111 @@ def test_compose_services_start_and_serve(image, home):
     started: list[Container] = []
     try:
         for name, service in services.items():
-            if name not in ours:  # Redis: the real server on its service's port
+            if name not in ours and name != "prometheus":  # Redis: the real server on its port
                 assert name == "redis", f"compose service {name} runs an image this test does not know"
                 others.append(_start_redis(network, name, 6379, home, service["command"]))
-        healthy = {n for n in services if n not in ours}
-        pending = dict(ours)
-        while pending:  # in depends_on order, as compose starts them
-            wave = [n for n, s in pending.items() if set(s.get("depends_on") or {}) <= healthy]
-            assert wave, f"depends_on cannot be met: {pending}"
-            batch = []
-            for name in wave:
-                service = pending.pop(name)
-                env = {k: str(v) for k, v in (service.get("environment") or {}).items()}
-                container = Container(image, name, list(service["command"]), env, network, home,
-                                      mounts=list(service.get("tmpfs") or []))  # fmt: skip
-                container.start(home / f"{name}.log")
-                started.append(container)
-                batch.append((container, service))
-            for container, service in batch:
-                wait_healthy(container, _compose_check(container, service))
-                healthy.add(container.name)
+
+        def make(name: str, service: dict) -> Container:
+            if name == "prometheus":
+                return _prometheus(network, service, home)
+            env = {k: str(v) for k, v in (service.get("environment") or {}).items()}
+            return Container(image, name, list(service["command"]), env, network, home,
+                             mounts=list(service.get("tmpfs") or []))  # fmt: skip
+
+        ready = {n: "healthy" for n in services if n not in ours and n != "prometheus"}
+        todo = {n: s for n, s in services.items() if n not in ready}
+        started += _start_all(todo, ready, make, _compose_check, home)
         # The code that runs is the installed wheel's, never the checkout's.
+        app = next(c for c in started if c.image is image)
         where = "import services, sys; sys.exit(not services.__file__.startswith(sys.argv[1]))"
-        assert started[0].exec(["python", "-c", where, str(image.venv)]) == 0
+        assert app.exec(["python", "-c", where, str(image.venv)]) == 0
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
         _play_and_sweep(gateway, network.ports["worker-sweeps", 9100])
+        assert "prometheus" in services, "docker-compose.yml has no prometheus service"
+        _assert_scraped(f"http://127.0.0.1:{network.ports['prometheus', 9090]}", set(ours) - UNSCRAPED)
     finally:
         _stop(started, others)
+
+
+def _start_all(
+    services: dict[str, dict],
+    ready: dict[str, str],
+    make: Callable[[str, dict], Container],
+    health: Callable[[Container, dict], Callable[[], bool]],
+    home: Path,
+) -> list[Container]:
+    """Start `services` as compose does: each as soon as its depends_on conditions hold
+    (`service_started` or `service_healthy`; none: at once, as Kubernetes starts pods),
+    each one's health check (`health`) run over and over, concurrently with the others',
+    until it passes. Returns the containers once every one is healthy. `ready` holds the
+    state of services started already ("healthy")."""
+    state = dict(ready)
+    pending = dict(services)
+    checking: dict[str, tuple[Container, Callable[[], bool], Future | None]] = {}
+    started: list[Container] = []
+    deadline = time.monotonic() + 180
+    with ThreadPoolExecutor(max_workers=max(1, len(services))) as pool:
+        try:
+            while pending or checking:
+                for name, service in list(pending.items()):
+                    needs = service.get("depends_on") or {}
+                    if all(
+                        state.get(d) == "healthy"
+                        or (state.get(d) and c.get("condition") == "service_started")
+                        for d, c in needs.items()
+                    ):
+                        container = make(name, pending.pop(name))
+                        container.start(home / f"{name}.log")
+                        started.append(container)
+                        state[name] = "started"
+                        checking[name] = (container, health(container, service), None)
+                for name, (container, check, running) in list(checking.items()):
+                    if running is None:
+                        checking[name] = (container, check, pool.submit(check))
+                    elif running.done():
+                        if running.result():
+                            state[name] = "healthy"
+                            del checking[name]
+                        elif not container.alive():
+                            raise AssertionError(f"{name} exited: {container.log.read_text()[-3000:]}")
+                        else:
+                            checking[name] = (container, check, pool.submit(check))
+                if time.monotonic() > deadline:
+                    logs = {n: c.log.read_text()[-1500:] for n, (c, _check, _f) in checking.items()}
+                    raise AssertionError(
+                        f"never healthy: {sorted(checking)}; unmet: {sorted(pending)}; {logs}"
+                    )
+                time.sleep(0.1)
+        except BaseException:
+            _stop(started, [])
+            raise
+    return started
+
+
+def _prometheus(network: Network, service: dict, home: Path) -> Container:
+    """The compose service's command after the image's entrypoint, its volumes mounted,
+    and the listen address the image defaults to (0.0.0.0 on the container port) said
+    explicitly so that the port can be remapped as a port mapping would."""
+    [port] = [p["target"] for p in service["ports"]]
+    argv = [*service["command"], f"--web.listen-address=0.0.0.0:{port}"]
+    return Container(prometheus_image(), "prometheus", argv, {}, network, home,
+                     volumes=list(service["volumes"]))  # fmt: skip
+
+
+def _assert_scraped(prometheus: str, services: set[str]) -> None:
+    """Prometheus scrapes every one of `services` (its target up) and holds cultists_
+    series from each."""
+
+    def query(q: str) -> list[dict]:
+        return _http(f"{prometheus}/api/v1/query?" + urllib.parse.urlencode({"query": q}))["data"]["result"]
+
+    def all_up() -> bool:
+        up = {s["metric"].get("service"): s["value"][1] for s in query("up")}
+        return up == dict.fromkeys(services, "1")
+
+    _wait(all_up, 60, f"Prometheus to scrape {sorted(services)}")
+    found = {s["metric"]["service"] for s in query('count by (service) ({__name__=~"cultists_.+"})')}
+    assert found == services, f"cultists_ series from {sorted(found)}, expected {sorted(services)}"
 
 
 def _compose_check(container: Container, service: dict):
@@ -203,11 +299,9 @@ def test_kubernetes_deployments_start_and_serve(image, home):
         pods.append((Container(image, name, argv, env, network, home, mounts=mounts), spec))
     started: list[Container] = []
     try:
-        for container, _spec in pods:  # Kubernetes starts them all at once
-            container.start(home / f"k8s-{container.name}.log")
-            started.append(container)
-        for container, spec in pods:
-            wait_healthy(container, _probe(container, spec))
+        by_name = {container.name: (container, spec) for container, spec in pods}
+        specs = {name: spec for name, (_container, spec) in by_name.items()}
+        started += _start_all(specs, {}, lambda name, _spec: by_name[name][0], _probe, home)
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
         _play_and_sweep(gateway, network.ports["worker-sweeps", 9100])
     finally:

@@ -6,11 +6,19 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
+from concurrent import futures
 from pathlib import Path
+from typing import Any
 
+import grpc
 import pytest
+from cultists.v1 import engine_pb2_grpc
+from prometheus_client import REGISTRY
 
-from services.engines.core.server import start_engine
+from services.engines.core.messages import load_messages
+from services.engines.core.server import EngineServicer, start_engine
+from services.engines.registry import load_game
 from services.gateway import create_app
 from services.gateway.engines import EngineClients
 from services.gateway.errors import ApiError
@@ -18,14 +26,15 @@ from services.gateway.settings import Settings
 from services.runtime.embedded_redis import start_redis
 
 from .conftest import bearer
+from .support import stored
 
 GAME = "trash_cult"  # two seats: Crazy Cultists needs three (CC-2)
 THINKER = "trash_cult"  # its first decision has several legal actions: a bot really searches
 
 
 def test_an_engine_stopped_mid_call_is_503_engine_unavailable():
-    """A stop cuts a call off; depending on how the connection goes the client library
-    says UNAVAILABLE or CANCELLED (which used to reach clients as 502): both are 503."""
+    """The engine's own stop cuts a bot search off (grpc 1.85 ends it UNAVAILABLE,
+    "Cancelling all calls"; a call the server cancels ends CANCELLED, the next test)."""
     engine = start_engine(THINKER, port=0)
     clients = EngineClients(
         Settings(engine_addresses={THINKER: f"127.0.0.1:{engine.port}"}, engine_timeout=30)
@@ -52,6 +61,107 @@ def test_an_engine_stopped_mid_call_is_503_engine_unavailable():
     finally:
         engine.stop(grace=0)
         clients.close()
+
+
+class _HoldApply(grpc.ServerInterceptor):
+    """Holds every Apply call on the server until the call is cancelled, so that a test
+    knows the call is in flight (`entered`) when it stops the engine under it."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.calls: list[grpc.ServicerContext] = []
+
+    def intercept_service(self, continuation: Callable, details: grpc.HandlerCallDetails) -> Any:
+        handler = continuation(details)
+        if handler is None or not details.method.endswith("/Apply"):
+            return handler
+        serve = handler.unary_unary
+
+        def held(request: Any, context: grpc.ServicerContext) -> Any:
+            self.calls.append(context)
+            self.entered.set()
+            while context.is_active():
+                time.sleep(0.01)
+            return serve(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(
+            held, request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )  # fmt: skip
+
+
+@pytest.fixture()
+def held_engine() -> Iterator[tuple[grpc.Server, int, _HoldApply]]:
+    """The Trash Cult engine's own servicer on a real gRPC server of this test's, with
+    the holding interceptor in front of it."""
+    hold = _HoldApply()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=4), interceptors=[hold])
+    servicer = EngineServicer(load_game(GAME), load_messages(GAME))
+    engine_pb2_grpc.add_GameEngineServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    yield server, port, hold
+    server.stop(grace=0)
+
+
+def _engine_errors(code: str) -> float:
+    labels = {"game": GAME, "method": "Apply", "code": code}
+    return REGISTRY.get_sample_value("cultists_gateway_engine_errors_total", labels) or 0.0
+
+
+def test_an_engine_that_cancels_a_move_in_flight_is_503_and_the_table_is_unchanged(
+    engines, redis_url, held_engine
+):
+    """The engine stops while a move's Apply is in flight and cuts the call off with
+    RST_STREAM CANCEL, as a server or proxy shutting down does (what #14 saw reach clients
+    as 502 engine_error "CANCELLED"): the client gets 503 engine_unavailable with
+    Retry-After, the table keeps its version and state, and the same move is made once
+    the engine is back on its address."""
+    server, port, hold = held_engine
+    addresses = {g: f"127.0.0.1:{e.port}" for g, e in engines.items()} | {GAME: f"127.0.0.1:{port}"}
+    app = create_app(Settings(redis_url=redis_url, engine_addresses=addresses, engine_timeout=30))
+    gw = app.extensions["cultists"]
+    client = app.test_client()
+    back = None
+    try:
+        tid = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()["table"]
+        tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
+        public = client.get(f"/api/tables/{tid}/view").get_json()
+        seat = public["to_act"][0]
+        legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+        move = {"action": legal["legal_actions"][0]["id"], "version": public["version"]}
+        before = stored(gw.redis, tid)
+        cancelled = _engine_errors("CANCELLED")
+
+        replies: list[Any] = []
+
+        def play() -> None:
+            replies.append(client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(tokens[seat])))
+
+        mover = threading.Thread(target=play)
+        mover.start()
+        assert hold.entered.wait(10), "the move never reached the engine"
+        for call in hold.calls:  # the engine goes away with the call in flight
+            call.cancel()
+        server.stop(grace=0)
+        mover.join(timeout=10)
+        assert not mover.is_alive()
+
+        [reply] = replies
+        assert reply.status_code == 503, reply.get_data(as_text=True)
+        assert reply.get_json()["error"]["code"] == "engine_unavailable"
+        assert reply.headers["Retry-After"].isdigit()
+        assert _engine_errors("CANCELLED") == cancelled + 1, "the call did not end CANCELLED"
+        assert stored(gw.redis, tid) == before, "the cancelled move changed the table"
+
+        back = start_engine(GAME, port=port)  # the engine restarted on its address
+        made = client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(tokens[seat]))
+        assert made.status_code == 200, made.get_json()
+        assert stored(gw.redis, tid)[0] == before[0] + 1
+    finally:
+        if back is not None:
+            back.stop(grace=0)
+        gw.close()
 
 
 def test_engine_down_answers_retry_after(gateway_settings, redis_url):
