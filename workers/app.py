@@ -14,6 +14,7 @@ tune's driver, which mostly waits on the sweeps it queues: workers/tune/tasks.py
 from __future__ import annotations
 
 import os
+from functools import cached_property
 
 from celery import Celery
 from celery.schedules import crontab
@@ -28,7 +29,17 @@ VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
 # How often beat looks for lost sweep chunks and finish tasks (reconcile.py).
 RECONCILE_SECONDS = float(os.environ.get("SWEEP_RECONCILE_SECONDS", "30"))
 
-app = Celery(
+
+class CultistsCelery(Celery):
+    """Celery whose `celery worker` runs workers/worker.py's Worker: a worker that hits an
+    unrecoverable error exits (and is restarted) instead of hanging in its shutdown."""
+
+    @cached_property
+    def Worker(self) -> type:
+        return self.subclass_with_self("workers.worker:Worker")
+
+
+app = CultistsCelery(
     "cultists",
     broker=REDIS_URL,
     backend=REDIS_URL,
