@@ -432,22 +432,31 @@ class Container:
         (self.root / "tmp").mkdir(exist_ok=True)
         os.chmod(self.root / "tmp", 0o1777)
         (self.root / "home").mkdir()
-        (self.root / "data").mkdir()
+        (self.root / "data").mkdir(exist_ok=True)  # the image makes /data (the Dockerfile)
         user = run_user()
-        fresh = list(self.mounts)  # tmpfs / emptyDir / a named volume: fresh and writable
+        fresh = list(self.mounts)  # tmpfs / emptyDir: fresh and writable
+        named: list[tuple[str, str]] = []  # a named volume: one folder every container shares
         binds: list[tuple[str, str]] = []  # a host folder: its files, read-only
         for volume in self.volumes:
             source, target = volume.split(":")[:2]
             if source.startswith("/"):
                 binds.append((source, target))
             else:
-                fresh.append(target)
-        self.paths = (*CONTAINER_PATHS, *fresh, *(target for _source, target in binds))
+                named.append((source, target))
+        self.paths = (*CONTAINER_PATHS, *fresh, *(t for _s, t in named), *(t for _s, t in binds))
         for mount in fresh:
             path = self.root / mount.lstrip("/")
             shutil.rmtree(path, ignore_errors=True)
             path.mkdir(parents=True)
             os.chmod(path, 0o1777)
+        for source, target in named:
+            shared = self.home / "volumes" / source
+            shared.mkdir(parents=True, exist_ok=True)
+            os.chmod(shared, 0o1777)
+            path = self.root / target.lstrip("/")
+            shutil.rmtree(path, ignore_errors=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.symlink_to(shared, target_is_directory=True)
         for source, target in binds:
             self._bind(Path(source), self.root / target.lstrip("/"))
         if user is not None:

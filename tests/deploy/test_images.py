@@ -146,7 +146,8 @@ def test_compose_services_start_and_serve(image, home):
                 return _prometheus(network, service, home)
             env = {k: str(v) for k, v in (service.get("environment") or {}).items()}
             return Container(image, name, list(service["command"]), env, network, home,
-                             mounts=list(service.get("tmpfs") or []))  # fmt: skip
+                             mounts=list(service.get("tmpfs") or []),
+                             volumes=list(service.get("volumes") or []))  # fmt: skip
 
         ready = {n: "healthy" for n in services if n not in ours and n != "prometheus"}
         todo = {n: s for n, s in services.items() if n not in ready}
@@ -295,8 +296,18 @@ def test_kubernetes_deployments_start_and_serve(image, home):
             env["REDIS_URL"] = redis_url
         argv = [*spec.get("command", []), *spec.get("args", [])]
         network.claim(name, [*argv, *env.values(), *(str(p["containerPort"]) for p in spec.get("ports", []))])
-        mounts = [m["mountPath"] for m in spec.get("volumeMounts", [])]
-        pods.append((Container(image, name, argv, env, network, home, mounts=mounts), spec))
+        # A PersistentVolumeClaim is one folder every pod that claims it shares (a named
+        # volume); any other volume (emptyDir) is fresh per pod.
+        claims = {v["name"]: v["persistentVolumeClaim"]["claimName"]
+                  for v in deployment["spec"]["template"]["spec"].get("volumes", [])
+                  if "persistentVolumeClaim" in v}  # fmt: skip
+        mounts = [m["mountPath"] for m in spec.get("volumeMounts", []) if m["name"] not in claims]
+        shared = [
+            f"{claims[m['name']]}:{m['mountPath']}"
+            for m in spec.get("volumeMounts", [])
+            if m["name"] in claims
+        ]
+        pods.append((Container(image, name, argv, env, network, home, mounts=mounts, volumes=shared), spec))
     started: list[Container] = []
     try:
         by_name = {container.name: (container, spec) for container, spec in pods}
