@@ -152,6 +152,7 @@ def test_a_driver_killed_mid_search_is_replaced_and_resumes(client, driver, tune
     from workers.tune.tasks import reconcile
 
     app.conf.broker_url = app.conf.result_backend = redis_url
+    app.set_current()  # reconcile() runs here, on current_app: not an app an earlier test made current
     # Wide enough that the driver is killed with most of the search ahead of it.
     spec = {**SMALL, "name": "killed driver", "budget": 600, "seed": 9}
     tune_id = _post(client, spec).get_json()["id"]
