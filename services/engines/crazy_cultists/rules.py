@@ -212,6 +212,11 @@ def check_players(config: Any, players: int) -> None:
 
 
 class CrazyCultistsState(State):
+    # Older documents (before issue 16) lack what seats remember: nothing remembered.
+    ADDED_FIELDS = {
+        "known": lambda doc, players: [[] for _ in range(players)],
+        "known_deck": lambda doc, players: [[] for _ in range(players)],
+    }
     FIELDS = (
         "deck",  # main deck, top at the end
         "discard",  # main discard pile, face up
