@@ -13,7 +13,9 @@ What each notebook holds:
   it kept from those, seats before it did not), and every void a seat revealed by not
   following suit, loosened only by the Codex cards it took into hand since (TK-7);
 - Crazy Cultists: the hand a look showed the seat (Evil Eye, Ouija, Hail), the cards a
-  Nerdronomicon shows, the deck contents a search shows, while the look lasts;
+  Nerdronomicon shows, the deck contents a search shows, while the look lasts; after it, the
+  card a Scrying Bones search took (shown to everyone), and a card the seat put on top
+  (Nerdronomicon, Forbidden Alchemy) followed into the hand that drew it;
 - Trash Cult: the card a Pigeon Thief takes (seen by the thief, and by its victim, whose
   hand lost it) and the deck contents a Squirrel search shows.
 """
@@ -32,6 +34,7 @@ from hypothesis import strategies as st
 from services.engines.core.bots import make_bot
 from services.engines.core.game import State
 from services.engines.core.rng import Rng
+from services.engines.crazy_cultists.rules import CHOOSE
 from services.engines.registry import load_game
 from services.engines.trash_cult.cards import SQUIRREL
 from services.engines.tricky_cultists.rules import DRAFT, STRIDE, SWAP, TAKE
@@ -156,14 +159,23 @@ class HandNotes:
             list(state.deck),
             None if state.pending is None else dict(state.pending),
             seat,
+            action,
         )
 
     def after(self, state: Any) -> None:
-        hands, deck, p, seat = self.before
+        hands, deck, p, seat, action = self.before
         now = [set(h) for h in state.hands]
         gone = {t for t in range(len(now)) if hands[t] - now[t]}
         self.hands = [e for e in self.hands if e[1] not in gone]
-        if set(deck) - set(state.deck):
+        left = set(deck) - set(state.deck)
+        if left:
+            # A card a seat put on top and then saw drawn into a hand (a draw is public, and
+            # the seat knows which card was on top) is known in that hand (issue 16).
+            for o, at in self.tops:
+                for c in at.values():
+                    holder = next((t for t in range(len(now)) if c in now[t] - hands[t]), -1)
+                    if c in left and holder not in (-1, o):
+                        self.hands.append((o, holder, {c}))
             self.tops, self.contents = [], []
         for s, old in enumerate(hands):  # a whole hand passed on (Puppet Master, a swap)
             for t, new in enumerate(now):
@@ -172,6 +184,11 @@ class HandNotes:
         if p is None:
             return
         kind = p.get("kind") or p.get("step")
+        if kind == "scry":  # "Show it to everyone then add it to your hand" (rulebook)
+            taken = next(c for c in now[seat] - hands[seat] if state.kind[c] == action - CHOOSE)
+            for o in range(len(now)):
+                if o != seat:
+                    self.hands.append((o, seat, {taken}))
         if kind in ("evil_eye", "ouija", "hail"):
             lookers = [p["player"]] if kind != "hail" else range(len(now))
             for o in lookers:
@@ -225,10 +242,12 @@ def _check_all(spec_name: str, truth: State, notes: Any, salt: int) -> int:
     return checked
 
 
-def _play_and_check(game: str, players: int, seed: int, every: float) -> int:
+def _play_and_check(game: str, players: int, seed: int, every: float, dark: bool = False) -> int:
     spec = load_game(game)
-    # Crazy Cultists seats 2 only behind its sweep-variant switch (CC-2).
-    config = spec.make_config({"two_players": True}) if (game, players) == ("crazy_cultists", 2) else None
+    chosen: dict[str, Any] = {"dark_powers": True} if dark else {}
+    if (game, players) == ("crazy_cultists", 2):
+        chosen["two_players"] = True  # CC-2: 2 seats only behind the sweep-variant switch
+    config = spec.make_config(chosen) if chosen else None
     state = spec.new_state(config, players, seed)
     bots = [make_bot(spec, "heuristic" if s % 2 else "random", seed + s) for s in range(players)]
     pick = random.Random(seed)
@@ -257,6 +276,16 @@ def test_tricky_cultists_determinisations_keep_to_what_each_seat_saw(seed: int) 
 @given(seed=st.integers(0, 1 << 32), players=st.sampled_from([2, 3, 4]))
 def test_crazy_cultists_determinisations_keep_to_what_each_seat_saw(seed: int, players: int) -> None:
     _play_and_check("crazy_cultists", players, seed, every=0.2)
+
+
+@SETTINGS
+@given(seed=st.integers(0, 1 << 32), players=st.sampled_from([2, 3, 4]))
+def test_crazy_cultists_with_dark_powers_determinisations_keep_to_what_each_seat_saw(
+    seed: int, players: int
+) -> None:
+    """CC-10's Scrying Bones (a take shown to everyone) and Forbidden Alchemy (cards put back
+    on top, then drawn) add what a seat knows of cards it cannot see."""
+    _play_and_check("crazy_cultists", players, seed, every=0.3, dark=True)
 
 
 @SETTINGS

@@ -238,3 +238,50 @@ def test_an_owed_dark_draw_is_still_offered_when_only_the_dark_discard_holds_car
     assert state.pending["kind"] == "dark_draw" and state.dark_due[0] == 1
     act(state, 0, "take the top Dark Powers card")
     assert "ouija" in names(state, state.hands[0]) and state.dark_due[0] == 0
+
+
+def test_scrying_bones_take_is_shown_to_everyone_and_every_seat_remembers_it():
+    """Rulebook: "Search through the main deck and choose a card. Show it to everyone then add
+    it to your hand." The take is public (G-3: the card is shown to the table), so the public
+    log names it and no seat's determinisation may put that card anywhere but the taker's
+    hand (issue 16), while the deck's order stays hidden from all."""
+    from services.engines.core.rng import Rng
+
+    state = dark_table(hands={0: ["scrying_bones"]})
+    act(state, 0, "play Scrying Bones")
+    pass_window(state)
+    act(state, 0, "take Beelze-Beatdown from the deck")
+    taken = next(c for c in state.hands[0] if names(state, [c]) == ["beelze_beatdown"])
+    assert [e.text for e in state.log if e.kind == "take"] == ["seat 0 takes Beelze-Beatdown from the deck"]
+    for seat in range(4):
+        assert taken in state.known[seat]
+    for observer in (1, 2, 3):
+        for salt in range(8):
+            det = state.clone()
+            det.resample_hidden(observer, Rng(salt))
+            assert "beelze_beatdown" in names(det, det.hands[0]), f"seat {observer} saw it shown"
+
+
+def test_cards_a_seat_put_on_top_are_known_in_the_hand_that_draws_them_until_one_goes_back():
+    """Seat 1 knows the two cards on top (it put them there: Nerdronomicon, in the state's
+    `known`). Seat 0's Forbidden Alchemy draws them in plain sight: seat 1 knows seat 0 holds
+    them until seat 0 returns a card it cannot see (issue 16)."""
+    from services.engines.core.rng import Rng
+
+    state = dark_table(
+        hands={0: ["forbidden_alchemy", "favor_1", "favor_1"]},
+        deck_top=("favor_4", "hex_o_rama", "favor_2"),
+    )
+    tops = state.deck[-2:]
+    assert names(state, tops) == ["hex_o_rama", "favor_4"]
+    state.known[1] = list(tops)
+    state.check_invariants()
+    act(state, 0, "play Forbidden Alchemy")
+    pass_window(state)
+    assert state.pending["kind"] == "alchemy"
+    for salt in range(8):
+        det = state.clone()
+        det.resample_hidden(1, Rng(salt))
+        assert {"hex_o_rama", "favor_4"} <= set(names(det, det.hands[0]))
+    act(state, 0, "return Favor 1 to the deck")
+    assert not set(tops) & set(state.known[1])  # which card went back is hidden from seat 1

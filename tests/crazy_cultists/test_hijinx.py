@@ -79,6 +79,32 @@ def test_nerdronomicon_keeps_one_of_the_top_three_and_orders_the_other_two():
     assert names(state, state.hands[1][:2]) == ["hex_o_rama", "favor_1"]
 
 
+def test_nerdronomicon_player_knows_which_hand_drew_the_cards_it_put_back():
+    """Issue 16 (G-3 keeps the look private): seat 0 saw the two cards it put back and saw
+    seat 1 draw them, so in every world seat 0 could be in, seat 1 holds them; seat 2 saw
+    only the draw, so for it they may be anything."""
+    from services.engines.core.rng import Rng
+
+    state = table(
+        hands={0: ["nerdronomicon", "favor_2", "favor_2"]}, deck_top=("favor_1", "favor_4", "hex_o_rama")
+    )
+    act(state, 0, "play Nerdronomicon")
+    pass_window(state)
+    act(state, 0, "keep Favor 4")
+    act(state, 0, "put Hex-O-Rama back on top")
+    put_back = state.hands[1][:2]
+    worlds = []
+    for salt in range(12):
+        det = state.clone()
+        det.resample_hidden(0, Rng(salt))
+        assert {"hex_o_rama", "favor_1"} <= set(names(det, det.hands[1]))
+        det = state.clone()
+        det.resample_hidden(2, Rng(salt))
+        worlds.append(sorted(names(det, det.hands[1])))
+    assert len({tuple(w) for w in worlds}) > 1  # seat 2 cannot tell: its worlds differ
+    assert not set(put_back) & set(state.known[2])
+
+
 def test_counter_spell_cannot_be_played_on_your_own_turn():
     state = table(hands={0: ["counter_spell", "favor_2"]})
     assert legal_labels(state, 0) == ["play Favor 2"]

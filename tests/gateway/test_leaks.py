@@ -26,7 +26,8 @@ from .conftest import bearer
 from .support import EngineProbe
 
 GAMES = {
-    "crazy_cultists": {"players": 3, "config": {}},
+    # Dark Powers on: its looks (Ouija, Hail, Scrying Bones) widen what a view could leak.
+    "crazy_cultists": {"players": 3, "config": {"dark_powers": True}},
     "trash_cult": {"players": 3, "config": {"food_needed_3p": 2}},
     "tricky_cultists": {"players": 4, "config": {"rounds": 1}},
 }

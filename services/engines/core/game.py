@@ -44,6 +44,13 @@ class State(ABC):
     """
 
     FIELDS: ClassVar[tuple[str, ...]] = ()
+    # Fields added to the documented form after states were already being stored (Redis,
+    # replays, support cases), each with the builder of its default from the document and
+    # the player count. A document lacking one is the older form: `from_json` fills the
+    # default in (docs/state-json.md, "Older documents") instead of refusing a game that
+    # was valid when it was written. A default must be true of any position: it may only
+    # forget what the newer field records, never assert something.
+    ADDED_FIELDS: ClassVar[dict[str, Callable[[dict[str, Any], int], Any]]] = {}
     spec: ClassVar[GameSpec]
 
     def __init__(self, config: Any, num_players: int, seed: int) -> None:
@@ -189,6 +196,7 @@ class State(ABC):
             players = doc["players"]
             if type(players) is not int or not (cls.spec.min_players <= players <= cls.spec.max_players):
                 raise BadState(f"bad player count {players!r}")
+            doc = cls.upgrade(doc, players)
             new = cls.__new__(cls)
             new.config = config
             new.num_players = players
@@ -210,6 +218,19 @@ class State(ABC):
         except (TypeError, ValueError, IndexError, AttributeError) as exc:
             raise BadState(f"state is unreadable: {exc}") from None
         return new
+
+    @classmethod
+    def upgrade(cls, doc: dict[str, Any], players: int) -> dict[str, Any]:
+        """The older documented form -> the current one: a copy of `doc` with every field in
+        `ADDED_FIELDS` that it lacks filled with its default (the caller's dict is left as
+        it was). A current document comes back as it is."""
+        missing = [name for name in cls.ADDED_FIELDS if name not in doc]
+        if not missing:
+            return doc
+        doc = dict(doc)
+        for name in missing:
+            doc[name] = cls.ADDED_FIELDS[name](doc, players)
+        return doc
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, State):

@@ -212,6 +212,11 @@ def check_players(config: Any, players: int) -> None:
 
 
 class CrazyCultistsState(State):
+    # Older documents (before issue 16) lack what seats remember: nothing remembered.
+    ADDED_FIELDS = {
+        "known": lambda doc, players: [[] for _ in range(players)],
+        "known_deck": lambda doc, players: [[] for _ in range(players)],
+    }
     FIELDS = (
         "deck",  # main deck, top at the end
         "discard",  # main discard pile, face up
@@ -576,8 +581,7 @@ class CrazyCultistsState(State):
             for _ in range(ALCHEMY_DRAW):
                 drawn = draw(self.deck, self.discard, self.rng)
                 if drawn is not None:
-                    hand.append(drawn)
-                    self._forget((drawn,), keep=player)  # which ones go back is hidden
+                    hand.append(drawn)  # off the top: a seat that knew the card knows it is here
                     self._drew(player, drawn)
             p["count"] = min(ALCHEMY_RETURN, len(hand))
             if p["count"]:
@@ -699,8 +703,12 @@ class CrazyCultistsState(State):
     def _on_scry(self, p: dict[str, Any], action: int) -> None:
         player = p["player"]
         taken = self._take(self.deck, action - CHOOSE)
-        self._forget((taken,), keep=player)
         self.hands[player].append(taken)
+        self._forget((taken,))  # out of the deck: what any seat knew of it there lapses
+        # "Show it to everyone then add it to your hand" (rulebook): the take is public, so
+        # the log names it and every seat knows which card the player now holds (G-3).
+        for s in range(self.num_players):
+            self._learn(s, (taken,))
         self.rng.shuffle(self.deck)  # the search saw the deck; its order is hidden again (G-3)
         in_deck = set(self.deck)
         for s in range(self.num_players):  # places in the deck are lost; contents stay known
@@ -713,9 +721,14 @@ class CrazyCultistsState(State):
     def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
         # Returned one at a time: the last returned is the new top card. A Dark Powers card
         # goes on top of the Dark Powers deck: the decks never mix (CC-10).
-        card = self._take(self.hands[p["player"]], action - CHOOSE)
+        player = p["player"]
+        hand = self.hands[player]
+        card = self._take(hand, action - CHOOSE)
         (self.deck if card < self.n_main else self.dark_deck).append(card)
-        self._learn(p["player"], (card,))
+        # Which card went back is hidden from the rest of the table: what they knew of the
+        # hand (a card they had put on top and saw drawn into it, issue 16) lapses.
+        self._forget((card, *hand), keep=player)
+        self._learn(player, (card,))
         p["count"] -= 1
         if not p["count"]:
             self._finish(p["card"])

@@ -136,6 +136,11 @@ def argument(action: int) -> int:
 
 
 class TrashCultState(State):
+    # Older documents (before issue 16) lack what seats remember: nothing remembered.
+    ADDED_FIELDS = {
+        "known": lambda doc, players: [[] for _ in range(players)],
+        "known_deck": lambda doc, players: [[] for _ in range(players)],
+    }
     FIELDS: ClassVar[tuple[str, ...]] = (
         "deck",  # active deck, top at the end (hidden)
         "trash",  # trash pile, face up (TC-16)

@@ -63,7 +63,22 @@ ABILITY_PHASES = {"Red": RED, "Green": GREEN, "Blue": BLUE, "Purple": PURPLE}
 PHASES = frozenset({DRAFT, CHOOSE_BONUS, PLAYING, STEALING, OVER, RED, GREEN, BLUE, PURPLE})
 
 
+UNRECORDED = -2  # agenda_met kind of a round scored before the record existed (older states)
+
+
+def _unrecorded_rounds(doc: dict[str, Any], players: int) -> list[list[list[Any]]]:
+    """An older state's scored rounds, judged "not recorded": which agenda each seat kept in
+    a past round is gone from such a state, so nothing is claimed and sweeps skip them."""
+    rounds = doc.get("breakdown")
+    return [[[UNRECORDED, None] for _ in range(players)] for _ in (rounds if type(rounds) is list else ())]
+
+
 class TrickyCultistsState(State):
+    # Older documents (before issue 16) lack these: no void seen yet, rounds unrecorded.
+    ADDED_FIELDS = {
+        "suit_limits": lambda doc, players: [[] for _ in range(players)],
+        "agenda_met": _unrecorded_rounds,
+    }
     FIELDS = (
         "round",
         "start",
@@ -713,9 +728,11 @@ class TrickyCultistsState(State):
                 if type(item) is not list or len(item) != 2 or type(item[1]) not in (bool, type(None)):
                     raise BadState(f"agenda_met entries are [agenda kind, true/false/null], got {item!r}")
                 kind, met = item
-                _int("agenda_met kind", kind, -1, len(AGENDAS))
+                _int("agenda_met kind", kind, UNRECORDED, len(AGENDAS))
                 if kind < 0 and met is not None:
                     raise BadState(f"agenda_met {item!r}: a seat without an agenda is judged null")
+                if kind == UNRECORDED:
+                    continue  # a round scored before the record existed: its points stand
                 scored = 0 if met is None else points[kind][0 if met else 1]
                 if part[0] != scored:
                     raise BadState(f"agenda points {part[0]} disagree with agenda_met {item!r}")
