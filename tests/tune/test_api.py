@@ -15,6 +15,7 @@ from flask import Flask
 
 from services.gateway import errors, sweeps_api, tunes_api
 from tests.support.celery_worker import start_worker, stop_worker
+from tests.tune.specs import SMALL_CC_TUNE
 from workers.sweeps.store import SweepStore
 from workers.tune.evaluate import LocalRunner
 from workers.tune.run import run_tune
@@ -22,19 +23,7 @@ from workers.tune.spec import parse_tune_spec
 from workers.tune.store import INDEX, TuneStore
 from workers.tune.tasks import QUEUE
 
-SMALL = {
-    "name": "api tune",
-    "game": "crazy_cultists",
-    "seed": 5,
-    "players": [2],
-    "config": {"two_players": True},
-    "search": {"threshold": {"low": 8, "high": 12}, "starting_hand": [1, 3]},
-    "objectives": [{"metric": "seat_rate", "seat": 0, "target": [0.4, 0.6]}],
-    "budget": 240,
-    "racing": {"games": 40, "eta": 2, "rungs": 2, "batch": 4},
-    "confirm": 60,
-    "chunk": 20,
-}
+SMALL = {"name": "api tune", **SMALL_CC_TUNE, "budget": 240}
 DRIVER_ENV = {"TUNE_LEASE_SECONDS": "5", "TUNE_POLL_SECONDS": "0.1"}
 
 

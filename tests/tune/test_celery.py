@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.tune.specs import SMALL_CC_TUNE
 from workers.sweeps.store import INDEX, SweepStore
 from workers.tune.evaluate import CeleryRunner, LocalRunner
 from workers.tune.run import run_tune
@@ -12,18 +13,7 @@ from workers.tune.spec import parse_tune_spec
 
 pytestmark = pytest.mark.usefixtures("tune_worker")
 
-SMALL = {
-    "game": "crazy_cultists",
-    "seed": 5,
-    "players": [2],
-    "config": {"two_players": True},
-    "search": {"threshold": {"low": 8, "high": 12}, "starting_hand": [1, 3]},
-    "objectives": [{"metric": "seat_rate", "seat": 0, "target": [0.4, 0.6]}],
-    "budget": 250,
-    "racing": {"games": 40, "eta": 2, "rungs": 2, "batch": 4},
-    "confirm": 60,
-    "chunk": 20,
-}
+SMALL = SMALL_CC_TUNE
 
 
 def test_a_tune_on_celery_plays_sweeps_and_matches_local(redis_url):
