@@ -109,6 +109,17 @@ def _engine_errors(code: str) -> float:
     return REGISTRY.get_sample_value("cultists_gateway_engine_errors_total", labels) or 0.0
 
 
+def _table_with_a_move(client) -> tuple[str, list[str], int, dict[str, int]]:
+    """A two-human table with both seats taken: its id, the seat tokens, the seat to act
+    and a legal first move for it."""
+    tid = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()["table"]
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
+    public = client.get(f"/api/tables/{tid}/view").get_json()
+    seat = public["to_act"][0]
+    legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+    return tid, tokens, seat, {"action": legal["legal_actions"][0]["id"], "version": public["version"]}
+
+
 def test_an_engine_that_cancels_a_move_in_flight_is_503_and_the_table_is_unchanged(
     engines, redis_url, held_engine
 ):
@@ -124,12 +135,7 @@ def test_an_engine_that_cancels_a_move_in_flight_is_503_and_the_table_is_unchang
     client = app.test_client()
     back = None
     try:
-        tid = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()["table"]
-        tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
-        public = client.get(f"/api/tables/{tid}/view").get_json()
-        seat = public["to_act"][0]
-        legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
-        move = {"action": legal["legal_actions"][0]["id"], "version": public["version"]}
+        tid, tokens, seat, move = _table_with_a_move(client)
         before = stored(gw.redis, tid)
         cancelled = _engine_errors("CANCELLED")
 
@@ -192,12 +198,7 @@ def test_redis_down_is_503_store_unavailable_and_recovers(engines, own_redis):
     app = create_app(settings)
     client = app.test_client()
     try:
-        tid = client.post("/api/tables", json={"game": GAME, "players": 2}).get_json()["table"]
-        tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
-        public = client.get(f"/api/tables/{tid}/view").get_json()
-        seat = public["to_act"][0]
-        legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
-        move = {"action": legal["legal_actions"][0]["id"], "version": public["version"]}
+        tid, tokens, seat, move = _table_with_a_move(client)
 
         server.process.kill()
         server.process.wait()
@@ -218,9 +219,9 @@ def test_redis_down_is_503_store_unavailable_and_recovers(engines, own_redis):
         server.process = again.process
         assert client.get("/healthz").status_code == 200
         after = client.get(f"/api/tables/{tid}/view").get_json()
-        assert after["version"] == public["version"]
+        assert after["version"] == move["version"]
         made = client.post(f"/api/tables/{tid}/actions", json=move, headers=bearer(tokens[seat]))
         assert made.status_code == 200, made.get_json()
-        assert client.get(f"/api/tables/{tid}/view").get_json()["version"] == public["version"] + 1
+        assert client.get(f"/api/tables/{tid}/view").get_json()["version"] == move["version"] + 1
     finally:
         app.extensions["cultists"].close()
