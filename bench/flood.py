@@ -25,7 +25,7 @@ from services.engines.registry import available_games
 from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import free_port, wait_for_port
 
-from .gateway import Connection, Load, _percentile, _start, _stop
+from .gateway import Connection, Load, _percentile, _start, _start_engines, _stop
 
 PLAYER_TABLES = 40
 PLAYER_INTERVAL = 0.2  # seconds between one table's moves: 200 moves/s offered in all
@@ -153,13 +153,7 @@ def run() -> dict[str, Any]:
     logs = Path(tempfile.mkdtemp(prefix="cultists-bench-flood-"))
     procs = []
     try:
-        env = {"REDIS_URL": redis.url}
-        for game in games:
-            port = free_port()
-            env[f"ENGINE_ADDR_{game.upper()}"] = f"127.0.0.1:{port}"
-            argv = [sys.executable, "-m", "services.cli.main", "serve", game, "--port", str(port)]
-            procs.append(_start(argv, {}, logs / f"{game}.log"))
-            wait_for_port(port, timeout=60)
+        env = {"REDIS_URL": redis.url, **_start_engines(games, logs, procs)}
         gateway_port = free_port()
         env.update(
             GATEWAY_PORT=str(gateway_port),

@@ -222,6 +222,20 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait()
 
 
+def _start_engines(games: list[str], logs: Path, procs: list[subprocess.Popen]) -> dict[str, str]:
+    """One `cultists serve` per game on a free port (appended to `procs` as each starts, so
+    the caller stops what did start if a later one fails); returns the gateway's
+    ENGINE_ADDR_<GAME> variables."""
+    env: dict[str, str] = {}
+    for game in games:
+        port = free_port()
+        env[f"ENGINE_ADDR_{game.upper()}"] = f"127.0.0.1:{port}"
+        argv = [sys.executable, "-m", "services.cli.main", "serve", game, "--port", str(port)]
+        procs.append(_start(argv, {}, logs / f"{game}.log"))
+        wait_for_port(port, timeout=60)
+    return env
+
+
 GATEWAY_APP = "services.gateway:create_app()"
 FLOOR_APP = "bench.floor:create_app()"
 
@@ -246,19 +260,8 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
     parts: dict[str, int] = {"redis": redis.process.pid}
     at_target = tables / TARGET_MOVES_PER_SECOND
     try:
-        env = {"REDIS_URL": redis.url}
-        for game in games:
-            port = free_port()
-            env[f"ENGINE_ADDR_{game.upper()}"] = f"127.0.0.1:{port}"
-            procs.append(
-                _start(
-                    [sys.executable, "-m", "services.cli.main", "serve", game, "--port", str(port)],
-                    {},
-                    logs / f"{game}.log",
-                )
-            )
-            wait_for_port(port, timeout=60)
-            parts[f"engine {game}"] = procs[-1].pid
+        env = {"REDIS_URL": redis.url, **_start_engines(games, logs, procs)}
+        parts.update({f"engine {game}": proc.pid for game, proc in zip(games, procs, strict=True)})
         env["PROMETHEUS_MULTIPROC_DIR"] = str(logs / "metrics")
         # 200 scripted players share one address here: no per-address write limit.
         env.update(GATEWAY_RATE_LIMIT_ADDRESS="", GATEWAY_RATE_LIMIT_PLAYER="")

@@ -29,7 +29,6 @@ from typing import Any
 import services.engines
 from services.engines.registry import available_games
 from services.runtime.embedded_redis import start_redis
-from services.runtime.ports import free_port, wait_for_port
 
 from . import docs
 from .gateway import (
@@ -42,7 +41,7 @@ from .gateway import (
     CpuMeter,
     _gunicorn,
     _phase,
-    _start,
+    _start_engines,
     _stop,
 )
 from .run import RESULTS
@@ -118,12 +117,7 @@ def main(argv: list[str]) -> int:
     try:
         env = {"REDIS_URL": redis.url, "PROMETHEUS_MULTIPROC_DIR": str(logs / "metrics")}
         env.update(GATEWAY_RATE_LIMIT_ADDRESS="", GATEWAY_RATE_LIMIT_PLAYER="")
-        for game in games:
-            port = free_port()
-            env[f"ENGINE_ADDR_{game.upper()}"] = f"127.0.0.1:{port}"
-            argv_engine = [sys.executable, "-m", "services.cli.main", "serve", game, "--port", str(port)]
-            procs.append(_start(argv_engine, {}, logs / f"{game}.log"))
-            wait_for_port(port, timeout=60)
+        env.update(_start_engines(games, logs, procs))
         for name, app in (("gateway", GATEWAY_APP), ("floor", FLOOR_APP)):
             out = logs / f"{name}.raw"
             server, port = _gunicorn(app, env, logs / f"{name}.log")
