@@ -38,12 +38,14 @@ _ERROR_TEXT = {
 }
 
 
+def error_reply(description: str) -> dict[str, Any]:
+    """One error reply in the shared `Error` shape, described in the endpoint's own words."""
+    return {"description": description, "content": json_content(ref("Error"))}
+
+
 def errors(*statuses: int) -> dict[str, Any]:
     """Error replies; 429 (rate limits) and 503 may answer any request."""
-    return {
-        str(s): {"description": _ERROR_TEXT[s], "content": json_content(ref("Error"))}
-        for s in sorted({*statuses, 429, 503})
-    }
+    return {str(s): error_reply(_ERROR_TEXT[s]) for s in sorted({*statuses, 429, 503})}
 
 
 TOKEN_REQUIRED: list[dict[str, list[str]]] = [{"SeatToken": []}, {"SeatTokenHeader": []}]

@@ -30,6 +30,7 @@ from workers.sweeps.store import INDEX, SweepStore
 
 from .bounds import check_bot
 from .offload import run_cpu_bound
+from .openapi import error_reply, json_content
 from .schemas import json_object
 
 bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
@@ -204,14 +205,6 @@ def replay(sweep_id: str, cell: int):
 
 
 # --- OpenAPI ---------------------------------------------------------------------------
-def _json(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"application/json": {"schema": schema}}
-
-
-def _err(description: str) -> dict[str, Any]:
-    return {"description": description, "content": _json({"$ref": "#/components/schemas/Error"})}
-
-
 SWEEP_ID = {"name": "sweep_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
 OPENAPI_SCHEMAS = {
@@ -277,11 +270,16 @@ OPENAPI_PATHS = {
     "/api/sweeps": {
         "post": {
             "summary": "Submit a balance sweep (validated before anything is queued)",
-            "requestBody": {"required": True, "content": _json({"$ref": "#/components/schemas/SweepSpec"})},
+            "requestBody": {
+                "required": True,
+                "content": json_content({"$ref": "#/components/schemas/SweepSpec"}),
+            },
             "responses": {
-                "202": {"description": "queued", "content": _json(_PROGRESS)},
-                "400": _err("malformed body or invalid spec (unknown game, config field, bot; zero games)"),
-                "413": _err("the body is too large"),
+                "202": {"description": "queued", "content": json_content(_PROGRESS)},
+                "400": error_reply(
+                    "malformed body or invalid spec (unknown game, config field, bot; zero games)"
+                ),
+                "413": error_reply("the body is too large"),
             },
         },
         "get": {
@@ -292,11 +290,11 @@ OPENAPI_PATHS = {
             "responses": {
                 "200": {
                     "description": "sweeps with their progress",
-                    "content": _json(
+                    "content": json_content(
                         {"type": "object", "properties": {"sweeps": {"type": "array", "items": _PROGRESS}}}
                     ),
                 },
-                "400": _err("bad limit"),
+                "400": error_reply("bad limit"),
             },
         },
     },
@@ -305,8 +303,8 @@ OPENAPI_PATHS = {
             "summary": "A sweep's progress: games done, percentage, games/s, time left",
             "parameters": [SWEEP_ID],
             "responses": {
-                "200": {"description": "progress", "content": _json(_PROGRESS)},
-                "404": _err("no such sweep"),
+                "200": {"description": "progress", "content": json_content(_PROGRESS)},
+                "404": error_reply("no such sweep"),
             },
         }
     },
@@ -315,9 +313,9 @@ OPENAPI_PATHS = {
             "summary": "Cancel a queued or running sweep",
             "parameters": [SWEEP_ID],
             "responses": {
-                "200": {"description": "cancelled", "content": _json(_PROGRESS)},
-                "404": _err("no such sweep"),
-                "409": _err("the sweep already finished"),
+                "200": {"description": "cancelled", "content": json_content(_PROGRESS)},
+                "404": error_reply("no such sweep"),
+                "409": error_reply("the sweep already finished"),
             },
         }
     },
@@ -328,11 +326,11 @@ OPENAPI_PATHS = {
             "responses": {
                 "200": {
                     "description": "the summary",
-                    "content": _json({"$ref": "#/components/schemas/SweepSummary"}),
+                    "content": json_content({"$ref": "#/components/schemas/SweepSummary"}),
                 },
-                "202": {"description": "still running: its progress", "content": _json(_PROGRESS)},
-                "404": _err("no such sweep"),
-                "409": _err("the sweep was cancelled or failed"),
+                "202": {"description": "still running: its progress", "content": json_content(_PROGRESS)},
+                "404": error_reply("no such sweep"),
+                "409": error_reply("the sweep was cancelled or failed"),
             },
         }
     },
@@ -345,9 +343,9 @@ OPENAPI_PATHS = {
                     "description": "the report",
                     "content": {"text/html": {"schema": {"type": "string"}}},
                 },
-                "202": {"description": "still running: its progress", "content": _json(_PROGRESS)},
-                "404": _err("no such sweep"),
-                "409": _err("the sweep was cancelled or failed"),
+                "202": {"description": "still running: its progress", "content": json_content(_PROGRESS)},
+                "404": error_reply("no such sweep"),
+                "409": error_reply("the sweep was cancelled or failed"),
             },
         }
     },
@@ -359,8 +357,8 @@ OPENAPI_PATHS = {
                 {"name": "cell", "in": "path", "required": True, "schema": {"type": "integer"}},
             ],
             "responses": {
-                "200": {"description": "the replay record", "content": _json({"type": "object"})},
-                "404": _err("no such sweep or cell"),
+                "200": {"description": "the replay record", "content": json_content({"type": "object"})},
+                "404": error_reply("no such sweep or cell"),
             },
         }
     },

@@ -30,6 +30,7 @@ from workers.tune.tasks import send_drive
 
 from .bounds import check_bot
 from .errors import ApiError
+from .openapi import error_reply, json_content
 from .schemas import json_object
 from .sweeps_api import _ctx, _lineup_bots
 
@@ -185,14 +186,6 @@ def plot(tune_id: str, name: str):
 
 
 # --- OpenAPI ---------------------------------------------------------------------------
-def _json(schema: dict[str, Any]) -> dict[str, Any]:
-    return {"application/json": {"schema": schema}}
-
-
-def _err(description: str) -> dict[str, Any]:
-    return {"description": description, "content": _json({"$ref": "#/components/schemas/Error"})}
-
-
 TUNE_ID = {
     "name": "tune_id",
     "in": "path",
@@ -312,11 +305,16 @@ OPENAPI_PATHS = {
     "/api/tunes": {
         "post": {
             "summary": "Start a balance tune (validated before anything is queued)",
-            "requestBody": {"required": True, "content": _json({"$ref": "#/components/schemas/TuneSpec"})},
+            "requestBody": {
+                "required": True,
+                "content": json_content({"$ref": "#/components/schemas/TuneSpec"}),
+            },
             "responses": {
-                "202": {"description": "queued", "content": _json(_PROGRESS)},
-                "400": _err("malformed body or invalid spec; `error.field` names the spec field at fault"),
-                "413": _err("the body is too large"),
+                "202": {"description": "queued", "content": json_content(_PROGRESS)},
+                "400": error_reply(
+                    "malformed body or invalid spec; `error.field` names the spec field at fault"
+                ),
+                "413": error_reply("the body is too large"),
             },
         },
         "get": {
@@ -327,11 +325,11 @@ OPENAPI_PATHS = {
             "responses": {
                 "200": {
                     "description": "tunes with their progress",
-                    "content": _json(
+                    "content": json_content(
                         {"type": "object", "properties": {"tunes": {"type": "array", "items": _PROGRESS}}}
                     ),
                 },
-                "400": _err("bad limit"),
+                "400": error_reply("bad limit"),
             },
         },
     },
@@ -340,8 +338,8 @@ OPENAPI_PATHS = {
             "summary": "A tune's progress (percent of its budget, trials, best so far); its summary once done",
             "parameters": [TUNE_ID],
             "responses": {
-                "200": {"description": "progress", "content": _json(_PROGRESS)},
-                "404": _err("no such tune"),
+                "200": {"description": "progress", "content": json_content(_PROGRESS)},
+                "404": error_reply("no such tune"),
             },
         }
     },
@@ -350,9 +348,9 @@ OPENAPI_PATHS = {
             "summary": "Cancel a queued or running tune (and the evaluation sweeps it queued)",
             "parameters": [TUNE_ID],
             "responses": {
-                "200": {"description": "cancelled", "content": _json(_PROGRESS)},
-                "404": _err("no such tune"),
-                "409": _err("the tune already finished"),
+                "200": {"description": "cancelled", "content": json_content(_PROGRESS)},
+                "404": error_reply("no such tune"),
+                "409": error_reply("the tune already finished"),
             },
         }
     },
@@ -365,9 +363,9 @@ OPENAPI_PATHS = {
                     "description": "the report",
                     "content": {"text/html": {"schema": {"type": "string"}}},
                 },
-                "202": {"description": "still running: its progress", "content": _json(_PROGRESS)},
-                "404": _err("no such tune"),
-                "409": _err("the tune failed or was cancelled"),
+                "202": {"description": "still running: its progress", "content": json_content(_PROGRESS)},
+                "404": error_reply("no such tune"),
+                "409": error_reply("the tune failed or was cancelled"),
             },
         }
     },
@@ -383,7 +381,7 @@ OPENAPI_PATHS = {
                     "description": "the plot",
                     "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
                 },
-                "404": _err("no such tune or plot"),
+                "404": error_reply("no such tune or plot"),
             },
         }
     },
