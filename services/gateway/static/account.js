@@ -59,38 +59,31 @@
     return Object.fromEntries(new FormData(form).entries());
   }
 
-  byId("upgrade-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    showError("upgrade-error", "");
-    try {
-      render(await call("POST", "/api/players/me/upgrade", fields(event.target)));
-      event.target.reset();
-    } catch (err) {
-      showError("upgrade-error", err.message);
-    }
-  });
+  // Each form: its error line cleared, its request made, the answer shown or the error said.
+  function onSubmit(name, send) {
+    byId(`${name}-form`).addEventListener("submit", async (event) => {
+      event.preventDefault();
+      showError(`${name}-error`, "");
+      try {
+        await send(fields(event.target), event.target);
+      } catch (err) {
+        showError(`${name}-error`, err.message);
+      }
+    });
+  }
 
-  byId("login-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    showError("login-error", "");
-    try {
-      const session = await call("POST", "/api/sessions", fields(event.target));
-      window.CultistsPlayer.use(session);
-      event.target.reset();
-      render(session);
-    } catch (err) {
-      showError("login-error", err.message);
-    }
+  onSubmit("upgrade", async (body, form) => {
+    render(await call("POST", "/api/players/me/upgrade", body));
+    form.reset();
   });
-
-  byId("rename-form").addEventListener("submit", async (event) => {
-    event.preventDefault();
-    showError("rename-error", "");
-    try {
-      render(await call("PATCH", "/api/players/me", fields(event.target)));
-    } catch (err) {
-      showError("rename-error", err.message);
-    }
+  onSubmit("login", async (body, form) => {
+    const session = await call("POST", "/api/sessions", body);
+    window.CultistsPlayer.use(session);
+    form.reset();
+    render(session);
+  });
+  onSubmit("rename", async (body) => {
+    render(await call("PATCH", "/api/players/me", body));
   });
 
   async function signOut(path) {
