@@ -258,17 +258,7 @@ class TableService:
         engine call: this is asked before every move); through View for a table whose
         engine did not give it."""
         table = self.get(table_id)
-        seat = self.seat_of(table, token, player_id)
-        return {
-            "table": table.id,
-            "version": table.version,
-            "seat": seat,
-            "status": table.status,
-            # An empty list alone did not say why: not your turn, not started, or over.
-            "your_turn": table.status == "playing" and seat in table.to_act,
-            "to_act": table.to_act,
-            "legal_actions": self._seat_actions(table.game, table.state, seat, table.seats[seat].legal),
-        }
+        return {"table": table.id, **self._seat_now(table, self.seat_of(table, token, player_id))}
 
     def seat_update(self, table_id: str, seat: int, update: dict[str, Any]) -> dict[str, Any]:
         """A move's stream update for a seat's own stream: with what `/legal` now says for
@@ -277,13 +267,18 @@ class TableService:
         table = self.store.load(table_id)
         if table is None:
             return update
+        # The version is the list's own; a later move sends its own update.
+        return {**update, **self._seat_now(table, seat)}
+
+    def _seat_now(self, table: Table, seat: int) -> dict[str, Any]:
+        """What `/legal` says for `seat` at the table's stored version."""
         return {
-            **update,
-            "version": table.version,  # the list's own; a later move sends its own update
-            "to_act": table.to_act,
-            "status": table.status,
+            "version": table.version,
             "seat": seat,
+            "status": table.status,
+            # An empty list alone did not say why: not your turn, not started, or over.
             "your_turn": table.status == "playing" and seat in table.to_act,
+            "to_act": table.to_act,
             "legal_actions": self._seat_actions(table.game, table.state, seat, table.seats[seat].legal),
         }
 
