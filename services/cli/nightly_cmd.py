@@ -114,7 +114,6 @@ def _celery(specs, args: argparse.Namespace, console: Console, preview: bool) ->
     from workers.app import app
     from workers.sweeps import control
     from workers.sweeps.night import night_game
-    from workers.sweeps.simulate import unpack
     from workers.sweeps.spec import parse_spec
     from workers.sweeps.store import FINISHED, SweepStore
 
@@ -143,7 +142,7 @@ def _celery(specs, args: argparse.Namespace, console: Console, preview: bool) ->
         summary = store.summary(sweep_id)
         assert summary is not None
         spec = parse_spec(summary["spec"])
-        tonight[game] = night_game(spec, summary, [unpack(b) for b in store.chunk_blobs(sweep_id).values()])
+        tonight[game] = night_game(spec, summary, control.stream_results(store, sweep_id))
     return tonight
 
 

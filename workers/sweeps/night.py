@@ -7,7 +7,8 @@ every game's sweep (in-process or on Celery), turn each finished sweep into a
 family (`drift.compare_nights`) and store tonight.
 
 Nights are stored as files under the data folder, `DIR/nightly/<night id>/<game>.json.gz`
-(aggregates plus per-game outcomes per cell, a few hundred kB a game) and `drift.json`.
+(aggregates plus each cell's per-game outcomes as bit masks, `outcomes.CellOutcomes`) and
+`drift.json`.
 Night ids are UTC timestamps, so the latest is the last in name order. A night run with
 `--set` overrides is a *preview*: it is stored (with "-preview" in its id) and compared
 like any other, but never becomes the night the next one is compared with.
@@ -89,7 +90,10 @@ def suite(
 
 
 def night_game(spec: SweepSpec, summary: dict[str, Any], results: Iterable[dict[str, Any]]) -> NightGame:
-    """A finished sweep of the suite as the drift comparison reads it (outcomes by cell label)."""
+    """A finished sweep of the suite as the drift comparison reads it (outcomes by cell label).
+
+    `results` may be a stream of chunk results (`control.stream_results`): each chunk is
+    turned into bit masks and dropped, so memory holds the masks, not the chunks."""
     labels = {c.index: c.label for c in spec.cells()}
     outcomes = from_chunk_results(spec, results)
     return NightGame(spec.game, summary["aggregates"], {labels[i]: o for i, o in outcomes.items()})
@@ -140,7 +144,11 @@ class NightArchive:
         out = {}
         for game in info["games"] if games is None else games:
             data = orjson.loads(gzip.decompress((folder / f"{game}.json.gz").read_bytes()))
-            outcomes = {label: CellOutcomes.from_dict(o) for label, o in data["outcomes"].items()}
+            # A night stored before the outcomes were bit masks has none we can pair with:
+            # it is compared from its counts (independent samples), never misread.
+            outcomes = {
+                label: CellOutcomes.from_dict(o) for label, o in data["outcomes"].items() if "blocks" in o
+            }
             out[game] = NightGame(game, data["aggregates"], outcomes)
         return out
 

@@ -1,20 +1,32 @@
-"""Per-game outcomes of a cell, keyed by seed: the input of every paired comparison.
+"""Per-game outcomes of a cell as bit masks, one block of seeds at a time: what pairing reads.
 
 Every cell of a sweep (and every night of the nightly suite) plays game i with seed
 `seed + i`, so two cells, or two nights, can be compared game by game: only the games
 whose outcome differs carry information about the difference (McNemar), which is far
-less noisy than comparing two independent rates. The nightly's night-against-night
-comparison (drift.py) reads the games through `CellOutcomes`, stored with each night; a
-sweep's cells against their base cell do not hold the games at all: paired.py counts them
-block by block.
+less noisy than comparing two independent rates. Both paired comparisons read the games
+through this module: a sweep's cells against their base cell (paired.py, block by block,
+never holding the sweep) and tonight against last night (drift.py, from the outcomes
+stored with each night).
 
-`from_chunk_results` reads today's chunk results (columnar lists per chunk). The rows
-hold only what the paired metrics use: winners, length, the turn-cap flag and the facts'
-per-seat group labels (cult, team...).
+A chunk result is *transposed* into an `OutcomeBlock`: per event, one bit mask over the
+block's games (bit k is game k of the block), plus the games' lengths. Events (`Key`):
+
+- ("won", "<seat>"): the seat won; a unit's (a team's) mask is the OR of its seats';
+- ("drawn",), ("capped",): nobody won; the turn cap ended the game (rulings G-5);
+- ("sat", name, label), ("group", name, label): a seat labelled `label` in the facts'
+  breakdown `name` (e.g. cult Rat) sat in the game, and won it; ("twice", name, label):
+  two seats or more had that label (then the game is not one trial of that label);
+- ("played", label): the card or agenda was played in the game.
+
+So a cell's per-game data costs one bit per game and event plus its lengths (an int32
+each), whatever the number of cells and cards; the blocks are the sweep's chunks, which
+every night of the suite cuts at the same seeds, so two nights pair block against block.
 """
 
 from __future__ import annotations
 
+from array import array
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,91 +34,125 @@ from typing import Any
 from .plan import game_seed
 from .spec import SweepSpec
 
+# An event whose per-game indicator is a bit: ("won", "0"), ("group", "cult", "Rat"), ...
+Key = tuple[str, ...]
+DRAWN: Key = ("drawn",)
+CAPPED: Key = ("capped",)
+
 
 @dataclass
-class CellOutcomes:
-    """One cell's games in seed order: column i of every list is the game with seeds[i]."""
+class OutcomeBlock:
+    """One chunk of a cell, transposed: bit k of `masks[key]` is game k of the block (seed
+    `start + k`). An event that never happened in the block has no mask (0). `facts` says
+    whether the chunk carried per-game facts (groups, plays): without them, the absence of
+    a group or played mask means "not recorded", not "did not happen"."""
 
-    seeds: list[int] = field(default_factory=list)
-    winners: list[list[int]] = field(default_factory=list)
-    turns: list[int] = field(default_factory=list)
-    capped: list[bool] = field(default_factory=list)
-    groups: list[dict[str, list[str]]] = field(default_factory=list)
+    start: int  # seed of the block's first game
+    games: int
+    turns: array  # array("i"): each game's length in turns
+    masks: dict[Key, int]
+    facts: bool = True
 
-    def __len__(self) -> int:
-        return len(self.seeds)
+    def mask(self, key: Key) -> int:
+        return self.masks.get(key, 0)
 
-    def add(
-        self, seed: int, winners: Sequence[int], turns: int, capped: bool, groups: dict[str, list[str]]
-    ) -> None:
-        self.seeds.append(seed)
-        self.winners.append(list(winners))
-        self.turns.append(int(turns))
-        self.capped.append(bool(capped))
-        self.groups.append(groups)
-
-    def restricted(self, seeds: Iterable[int]) -> CellOutcomes:
-        """The games of `seeds`, in that order (for pairing two sides on common seeds)."""
-        at = {s: i for i, s in enumerate(self.seeds)}
-        out = CellOutcomes()
-        for s in seeds:
-            i = at[s]
-            out.add(s, self.winners[i], self.turns[i], self.capped[i], self.groups[i])
+    def won(self, seats: Iterable[int]) -> int:
+        """The games that any of `seats` (a seat, or a team's seats) won."""
+        out = 0
+        for s in seats:
+            out |= self.masks.get(("won", str(s)), 0)
         return out
-
-    # Per-game indicators: the paired metrics.
-    def won(self, seats: Sequence[int]) -> list[bool]:
-        """Whether any of `seats` (a seat, or a team's seats) won each game."""
-        wanted = set(seats)
-        return [bool(wanted.intersection(w)) for w in self.winners]
-
-    def drawn(self) -> list[bool]:
-        return [not w for w in self.winners]
-
-    def group_won(self, name: str, label: str) -> list[bool]:
-        """Whether a seat labelled `label` in breakdown `name` (e.g. cult Rat) won each game."""
-        out = []
-        for w, g in zip(self.winners, self.groups, strict=True):
-            labels = g.get(name, [])
-            out.append(any(s < len(labels) and labels[s] == label for s in w))
-        return out
-
-    def group_labels(self, name: str) -> list[str]:
-        return sorted({lab for g in self.groups for lab in g.get(name, [])})
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "seeds": self.seeds,
-            "winners": self.winners,
-            "turns": self.turns,
-            "capped": self.capped,
-            "groups": self.groups,
+            "start": self.start,
+            "games": self.games,
+            "turns": self.turns.tolist(),
+            "masks": [[list(k), format(m, "x")] for k, m in sorted(self.masks.items())],
+            "facts": self.facts,
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CellOutcomes:
+    def from_dict(cls, data: dict[str, Any]) -> OutcomeBlock:
         return cls(
-            list(data["seeds"]),
-            [list(w) for w in data["winners"]],
-            list(data["turns"]),
-            [bool(c) for c in data["capped"]],
-            list(data.get("groups") or [{} for _ in data["seeds"]]),
+            int(data["start"]),
+            int(data["games"]),
+            array("i", data["turns"]),
+            {tuple(k): int(m, 16) for k, m in data["masks"]},
+            bool(data["facts"]),
         )
 
 
+def transpose(result: dict[str, Any], first_seed: int) -> OutcomeBlock:
+    """One chunk result (columnar lists of its games) as the bit masks of its events."""
+    facts = result.get("facts") or []
+    masks: defaultdict[Key, int] = defaultdict(int)
+    winners, capped = result["winners"], result["capped"]
+    for k in range(result["games"]):
+        bit = 1 << k
+        won = winners[k]
+        if not won:
+            masks[DRAWN] |= bit
+        for s in won:
+            masks[("won", str(s))] |= bit
+        if capped[k]:
+            masks[CAPPED] |= bit
+        if facts:
+            fact = facts[k]
+            for name, labels in fact.get("groups", {}).items():
+                here: set[str] = set()
+                for s, label in enumerate(labels):
+                    if label in here:
+                        masks[("twice", name, label)] |= bit
+                    here.add(label)
+                    masks[("sat", name, label)] |= bit
+                    if s in won:
+                        masks[("group", name, label)] |= bit
+            for label in fact.get("played", {}):
+                masks[("played", label)] |= bit
+    return OutcomeBlock(first_seed, result["games"], array("i", result["turns"]), dict(masks), bool(facts))
+
+
+@dataclass
+class CellOutcomes:
+    """One cell's games as its blocks in seed order."""
+
+    blocks: list[OutcomeBlock] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return sum(b.games for b in self.blocks)
+
+    def layout(self) -> list[tuple[int, int]]:
+        """(first seed, games) of every block: two cells pair block by block when equal."""
+        return [(b.start, b.games) for b in self.blocks]
+
+    @property
+    def facts(self) -> bool:
+        """Whether every block recorded the per-game facts (groups, plays)."""
+        return bool(self.blocks) and all(b.facts for b in self.blocks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"blocks": [b.to_dict() for b in self.blocks]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CellOutcomes:
+        return cls([OutcomeBlock.from_dict(b) for b in data["blocks"]])
+
+
 def from_chunk_results(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> dict[int, CellOutcomes]:
-    """Cell index -> its games in seed order, from the chunk results of a sweep."""
+    """Cell index -> its games, from the chunk results of a sweep in any order.
+
+    `results` may be a stream (chunks read from Redis one at a time): each is transposed
+    and dropped, so memory holds the bit masks, never the chunks."""
     out: dict[int, CellOutcomes] = {cell.index: CellOutcomes() for cell in spec.cells()}
-    for res in sorted(results, key=lambda r: (r["cell"], r["start"])):
-        facts = res.get("facts") or []
-        cell = out[res["cell"]]
-        for k in range(res["games"]):
-            groups = dict(facts[k].get("groups", {})) if facts else {}
-            cell.add(
-                game_seed(spec, res["start"] + k),
-                res["winners"][k],
-                res["turns"][k],
-                res["capped"][k],
-                groups,
-            )
+    for res in results:
+        out[res["cell"]].blocks.append(transpose(res, game_seed(spec, res["start"])))
+    for cell in out.values():
+        cell.blocks.sort(key=lambda b: b.start)
     return out
+
+
+def unit_masks(block: OutcomeBlock, units: Sequence[tuple[str, Sequence[int]]]) -> dict[Key, int]:
+    """("unit", name) -> the games the unit (a seat, or a team) won, for `units` as
+    `units.tested_units` gives them."""
+    return {("unit", name): block.won(seats) for name, seats in units}

@@ -33,7 +33,7 @@ from .leases import Heartbeat
 from .partial import of_chunk
 from .plan import chunk_by_id
 from .reconcile import reconcile as reconcile_sweeps
-from .simulate import pack, simulate_chunk, unpack
+from .simulate import pack, simulate_chunk
 from .spec import SweepSpec, parse_spec
 from .store import FINISHED, SweepStore
 
@@ -225,8 +225,8 @@ def finish_night(
             )
             continue
         spec = parse_spec(summary["spec"])
-        results = [unpack(b) for b in store.chunk_blobs(sweep_id).values()]
-        tonight[game] = night.night_game(spec, summary, results)
+        # Streamed chunk by chunk: the night holds its bit masks, never the sweep's chunks.
+        tonight[game] = night.night_game(spec, summary, control.stream_results(store, sweep_id))
     drift = night.close_night(
         night.NightArchive(night.nightly_dir()),
         tonight,
