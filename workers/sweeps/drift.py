@@ -210,20 +210,24 @@ def cell_comparisons(
             ) or _rate_from_counts(old[g["label"]], g)
             if comp:
                 out.append((f"{name} {g['label']} win rate", "rate", comp))
+    # A card played on one night only (a rule made it vanish, or appear) is compared too:
+    # the other night played it in 0 of its games.
     old_played = {p["label"]: p for p in before.get("played", [])}
-    for p in after.get("played", []):
-        o = old_played.get(p["label"])
-        if o is None:
-            continue
-        # Played in the game or not: every game, so paired on the same seeds.
+    new_played = {p["label"]: p for p in after.get("played", [])}
+    for label in sorted(old_played.keys() | new_played.keys()):
+        o, p = old_played.get(label), new_played.get(label)
         if with_facts is not None:
-            comp = with_facts.rates(("played", p["label"]))
+            comp = with_facts.rates(("played", label))
         else:
-            comp = _rate_from_counts(o["play_rate"], p["play_rate"])
+            comp = _rate_from_counts(
+                o["play_rate"] if o else {"wins": 0, "trials": before["games"]},
+                p["play_rate"] if p else {"wins": 0, "trials": after["games"]},
+            )
         if comp:
-            out.append((f"{p['label']} play rate", "rate", comp))
-        if comp := _rate_from_counts(o["win_when_played"], p["win_when_played"]):
-            out.append((f"{p['label']} win-when-played", "rate", comp))
+            out.append((f"{label} play rate", "rate", comp))
+        # Win-when-played: over the plays, which are not the same games both nights.
+        if o and p and (comp := _rate_from_counts(o["win_when_played"], p["win_when_played"])):
+            out.append((f"{label} win-when-played", "rate", comp))
     return out
 
 
