@@ -88,28 +88,38 @@ def transpose(result: dict[str, Any], first_seed: int) -> OutcomeBlock:
     facts = result.get("facts") or []
     masks: defaultdict[Key, int] = defaultdict(int)
     winners, capped = result["winners"], result["capped"]
+    # The keys, made once a chunk rather than once a game (this loop is the sweep finish's
+    # and the night's hot path).
+    seat_keys: dict[int, Key] = {}
+    group_keys: dict[tuple[str, str], tuple[Key, Key]] = {}
+    played_keys: dict[str, Key] = {}
     for k in range(result["games"]):
         bit = 1 << k
         won = winners[k]
         if not won:
             masks[DRAWN] |= bit
         for s in won:
-            masks[("won", str(s))] |= bit
+            key = seat_keys.get(s) or seat_keys.setdefault(s, ("won", str(s)))
+            masks[key] |= bit
         if capped[k]:
             masks[CAPPED] |= bit
-        if facts:
-            fact = facts[k]
-            for name, labels in fact.get("groups", {}).items():
-                here: set[str] = set()
-                for s, label in enumerate(labels):
-                    if label in here:
-                        masks[("twice", name, label)] |= bit
-                    here.add(label)
-                    masks[("sat", name, label)] |= bit
-                    if s in won:
-                        masks[("group", name, label)] |= bit
-            for label in fact.get("played", {}):
-                masks[("played", label)] |= bit
+        if not facts:
+            continue
+        fact = facts[k]
+        for name, labels in fact.get("groups", {}).items():
+            for s, label in enumerate(labels):
+                pair = group_keys.get((name, label))
+                if pair is None:
+                    pair = group_keys[(name, label)] = (("sat", name, label), ("group", name, label))
+                masks[pair[0]] |= bit
+                if s in won:
+                    masks[pair[1]] |= bit
+            if len(set(labels)) < len(labels):
+                for label in {lab for lab in labels if labels.count(lab) > 1}:
+                    masks[("twice", name, label)] |= bit
+        for label in fact.get("played", {}):
+            key = played_keys.get(label) or played_keys.setdefault(label, ("played", label))
+            masks[key] |= bit
     return OutcomeBlock(first_seed, result["games"], array("i", result["turns"]), dict(masks), bool(facts))
 
 
