@@ -44,14 +44,14 @@ from .units import tested_units
 SKIP_GROUPS = frozenset({"partnership", "team"})
 DIGITS = 6
 
-# A comparison's key (outcomes.Key): ("unit", "seat 0"), ("group", "cult", "Rat"), ("played", "Hide").
-
 
 @dataclass
 class PairCounts:
-    """One cell against its base cell over some shared seeds, as counts that add up.
+    """B against A over some shared seeds (a cell against its base cell, tonight against
+    last night), as counts that add up.
 
-    `tables[key]` is [games where only the base had the event, only the cell, both]; the
+    `tables[key]` is [games where only the base had the event, only the cell, both], per
+    event of `outcomes.Key` and per win unit (("unit", "seat 0"), ("unit", "team 1")); the
     games where neither had it are `games` minus those. A key is listed once it was seen
     on either side (a card in play, a cult dealt), even if it never won."""
 
