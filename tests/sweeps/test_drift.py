@@ -253,3 +253,33 @@ def _trash_counts() -> NightGame:
             "seats": [{"seat": s, "wins": 33, "trials": 100} for s in range(3)],
             "draws": rate, "capped": rate, "length": {"mean": 40.0, "sd": 5.0}}  # fmt: skip
     return NightGame("trash_cult", {"cells": [cell]}, {})
+
+
+def test_a_night_stored_before_the_bit_masks_is_compared_from_its_counts(tmp_path):
+    # An older night kept each cell's games as lists (seeds, winners...), with no plays:
+    # pairing against it could read "not recorded" as "not played", so it is not paired.
+    import gzip
+
+    import orjson
+
+    old = _synthetic(1000, 2000)["crazy_cultists"]
+    folder = tmp_path / "20240101T000000000000Z"
+    folder.mkdir()
+    legacy = {
+        "seeds": list(range(2000)),
+        "winners": [[0]] * 2000,
+        "turns": [20] * 2000,
+        "capped": [False] * 2000,
+    }
+    data = {
+        "game": "crazy_cultists",
+        "aggregates": old.aggregates,
+        "outcomes": {"base | 2p | random x2": legacy},
+    }
+    (folder / "crazy_cultists.json.gz").write_bytes(gzip.compress(orjson.dumps(data)))
+    (folder / "drift.json").write_bytes(b"{}")
+    (folder / "night.json").write_bytes(orjson.dumps({"games": ["crazy_cultists"]}))
+    archive = night.NightArchive(tmp_path)
+    assert archive.load(folder.name)["crazy_cultists"].outcomes == {}
+    report = night.close_night(archive, _synthetic(1000, 2000))
+    assert set(report["games"]["crazy_cultists"]["tests"]) == {"score", "welch"}
