@@ -17,7 +17,7 @@ from services.engines.core.errors import BadConfig
 from services.engines.registry import load_game
 from workers.sweeps import night
 from workers.sweeps.aggregate import aggregate
-from workers.sweeps.drift import DriftSettings, NightGame, cell_comparisons, compare_nights
+from workers.sweeps.drift import DriftSettings, NightGame, cell_comparisons, compare_nights, pair_nights
 from workers.sweeps.local import run_local
 from workers.sweeps.spec import parse_spec
 
@@ -35,20 +35,16 @@ def base_night() -> dict[str, NightGame]:
     return _night(seed=1)
 
 
-PAIRED_TESTS = {"mcnemar", "mcnemar-exact", "paired-t"}
-
-
-def _tests_by_metric(before: dict[str, NightGame], after: dict[str, NightGame]) -> dict[tuple[str, str], str]:
-    """(cell, metric) -> the test that compared it."""
-    gspec = load_game("trash_cult")
-    a, b = before["trash_cult"], after["trash_cult"]
+def _tests(a: NightGame, b: NightGame) -> dict[tuple[str, str], str]:
+    """(cell, metric) -> the test that compared it, night `a` against night `b`."""
+    gspec = load_game(a.game)
     old = {c["label"]: c for c in a.aggregates["cells"]}
+    players = {c["label"]: c["players"] for c in b.aggregates["cells"]}
+    pairs = pair_nights(gspec, players, a.outcomes, b.outcomes)
     return {
         (c["label"], metric): comp.test
         for c in b.aggregates["cells"]
-        for metric, _kind, comp in cell_comparisons(
-            gspec, old[c["label"]], c, a.outcomes[c["label"]], b.outcomes[c["label"]]
-        )
+        for metric, _kind, comp in cell_comparisons(gspec, old[c["label"]], c, pairs.get(c["label"]))
     }
 
 
@@ -61,7 +57,7 @@ def test_the_same_night_again_is_paired_and_flags_nothing(base_night):
     assert part["drifted"] == []
     # Every metric defined on the same games both nights is paired, cults and cards too;
     # only win-when-played (its trials are the plays) stays independent.
-    tests = _tests_by_metric(base_night, again)
+    tests = _tests(base_night["trash_cult"], again["trash_cult"])
     assert len(tests) == part["compared"] and sum(part["tests"].values()) == part["compared"]
     for (_cell, metric), test in tests.items():
         assert test == ("score" if metric.endswith("win-when-played") else "mcnemar" if "rate" in metric
@@ -76,7 +72,7 @@ def test_an_aa_night_with_another_seed_flags_nothing_and_is_unpaired(base_night)
     assert part["compared"] > 20 and part["drifted"] == []
     # Other seeds: no game has a partner, every metric is two independent samples.
     assert set(part["tests"]) == {"score", "welch"}
-    assert set(_tests_by_metric(base_night, other).values()) == {"score", "welch"}
+    assert set(_tests(base_night["trash_cult"], other["trash_cult"]).values()) == {"score", "welch"}
 
 
 @pytest.mark.parametrize(
@@ -149,14 +145,7 @@ def test_a_cult_pairs_only_on_the_same_games_and_once_a_game():
     after = [["Raccoon", "Skunk"]] * 10 + [["Rat", "Skunk"]] * 89 + [["none", "none"]]
     before[99] = ["none", "none"]
     a, b = _cult_night(before, winners), _cult_night(after, winners)
-    cell = a.aggregates["cells"][0]["label"]  # base | 2p | random x2
-    tests = {
-        metric: comp.test
-        for metric, _kind, comp in cell_comparisons(
-            load_game("trash_cult"), a.aggregates["cells"][0], b.aggregates["cells"][0],
-            a.outcomes[cell], b.outcomes[cell],
-        )
-    }  # fmt: skip
+    tests = {metric: test for (_cell, metric), test in _tests(a, b).items()}
     # Rat sat in different games (pairing undefined), "none" twice in one game (not one
     # trial a game): independent. Skunk sat in games 0-98 both nights: paired.
     assert tests["cult Rat win rate"] == tests["cult none win rate"] == "score"
@@ -211,6 +200,15 @@ def test_nightly_command_compares_stores_and_previews(tmp_path, capsys):
             assert set(d) >= {"cell", "metric", "before", "after", "p_adjusted"}
     archive = night.NightArchive(tmp_path / "nightly")
     assert archive.night_ids() == [first["night"], preview["night"]] and archive.latest() == first["night"]
+    # Same seeds: the preview was paired, block by block, with the night read back from disk.
+    stored = json.loads((tmp_path / "nightly" / preview["night"] / "drift.json").read_text())
+    for game, part in stored["games"].items():
+        assert "mcnemar" in part["tests"] and set(part["tests"]) <= {
+            "mcnemar",
+            "mcnemar-exact",
+            "paired-t",
+            "score",
+        }, game
     assert json.loads((tmp_path / "nightly" / preview["night"] / "night.json").read_text())["overrides"] == {
         "trash_cult": {"food_needed_2p": 2}
     }

@@ -175,6 +175,9 @@ def finish(store: SweepStore, sweep_id: str) -> str:
     try:
         spec = parse_spec(store.spec(sweep_id))
 
+        def results() -> Iterator[dict[str, Any]]:  # streamed: memory stays flat however big
+            return (unpack(blob) for _chunk_id, blob in store.iter_chunk_blobs(sweep_id))
+
         started = float(meta.get("started", meta["created"]))
         finished = time.time()
         summary, replays = build_summary(
@@ -185,9 +188,7 @@ def finish(store: SweepStore, sweep_id: str) -> str:
             partials=_merged_partials(store, sweep_id, spec),
             paired=_paired_counts(store, sweep_id, spec),
         )
-        summary["records"] = _write_records(
-            sweep_id, spec, stream_results(store, sweep_id), meta.get("kind", "adhoc")
-        )
+        summary["records"] = _write_records(sweep_id, spec, results(), meta.get("kind", "adhoc"))
         if meta.get("kind") == "nightly":
             # The drift is judged once the whole night is in (tasks.finish_night, night.py).
             metrics.export_balance(spec.game, summary, store)
@@ -205,12 +206,6 @@ def finish(store: SweepStore, sweep_id: str) -> str:
     finally:
         heartbeat.__exit__(None, None, None)
         store.release_aggregation(sweep_id)
-
-
-def stream_results(store: SweepStore, sweep_id: str) -> Iterator[dict[str, Any]]:
-    """A sweep's chunk results read from Redis a batch at a time, each once, in no order:
-    whoever folds them (records, a night's outcomes) holds one chunk, not the sweep."""
-    return (unpack(blob) for _chunk_id, blob in store.iter_chunk_blobs(sweep_id))
 
 
 def _merged_partials(store: SweepStore, sweep_id: str, spec: SweepSpec) -> dict[int, CellPartial]:

@@ -33,10 +33,11 @@ Which test (services.engines.core.stats):
 Every compared row records the test that ran (`test`), and each game's part of the
 report tallies them (`tests`), so "was this paired?" is read, not guessed.
 
-The inputs are the nights' aggregates (counts) and, for the paired tests, the per-game
-outcomes of each cell as bit masks (`outcomes.CellOutcomes`), both by cell label; the two
-nights are counted block of seeds against block of seeds (`paired.pair_block`, the same
-counts a sweep's cells get against their base cell).
+The inputs are the nights' aggregates (counts) and, for the paired tests, each night's
+per-game outcomes as bit masks, streamed block by block (`outcomes.OutcomeSource`): the
+two nights are counted block of seeds against block of seeds (`pair_nights`, with
+`paired.pair_block`, the counts a sweep's cells get against their base cell), so the
+comparison holds one block of each night and a `PairCounts` a cell, whatever the games.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from __future__ import annotations
 import math
 import os
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +61,7 @@ from services.engines.core.stats import (
 )
 from services.engines.registry import load_game
 
-from .outcomes import CAPPED, DRAWN, CellOutcomes
+from .outcomes import CAPPED, DRAWN, CellOutcomes, HeldOutcomes, OutcomeBlock, OutcomeSource
 from .paired import PairCounts, pair_block
 from .units import tested_units
 
@@ -96,11 +97,16 @@ class DriftSettings:
 
 @dataclass
 class NightGame:
-    """One game's part of a night: its aggregates and per-game outcomes, by cell label."""
+    """One game's part of a night: its aggregates and its per-game outcomes (a stream; a
+    plain dict of label -> `CellOutcomes` is held in memory as `HeldOutcomes`)."""
 
     game: str
     aggregates: dict[str, Any]
-    outcomes: dict[str, CellOutcomes]
+    outcomes: OutcomeSource | dict[str, CellOutcomes]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.outcomes, OutcomeSource):
+            self.outcomes = HeldOutcomes(self.outcomes)
 
 
 def _rate_from_counts(before: dict[str, Any], after: dict[str, Any]) -> Comparison | None:
@@ -116,22 +122,30 @@ def _length_sd(length: dict[str, Any], n: int) -> float:
     return (length["hi"] - length["lo"]) / (2 * Z95) * math.sqrt(n)
 
 
-def paired_counts(
-    gspec: GameSpec, players: int, before: CellOutcomes | None, after: CellOutcomes | None
-) -> PairCounts | None:
-    """Tonight against last night game by game, block by block, when both nights played the
-    cell's same seeds in the same blocks; None when they did not (independent samples)."""
-    if before is None or after is None or len(before) < 2 or before.layout() != after.layout():
-        return None
-    units = tested_units(gspec, players)
-    total = PairCounts()
-    for a, b in zip(before.blocks, after.blocks, strict=True):
-        total.merge(pair_block(a, b, units))
-    return total
+def pair_nights(
+    gspec: GameSpec, players: Mapping[str, int], before: OutcomeSource, after: OutcomeSource
+) -> dict[str, PairCounts]:
+    """Tonight against last night game by game, for every cell (label -> players) both
+    nights played on the same seeds in the same blocks; the other cells get no counts and
+    are compared as independent samples. One pass over both streams, a block of each held
+    at a time."""
+    la, lb = before.layout(), after.layout()
+    same = {
+        label
+        for label in la.keys() & lb.keys() & players.keys()
+        if la[label] == lb[label] and sum(games for _start, games in la[label]) > 1
+    }
+    units = {label: tested_units(gspec, players[label]) for label in same}
+    out = {label: PairCounts() for label in same}
 
+    def shared(stream: Iterator[tuple[str, OutcomeBlock]]) -> Iterator[tuple[str, OutcomeBlock]]:
+        return ((label, block) for label, block in stream if label in same)
 
-def _both_facts(a: CellOutcomes | None, b: CellOutcomes | None) -> bool:
-    return a is not None and b is not None and a.facts and b.facts
+    for (label, a), (label_b, b) in zip(shared(before.blocks()), shared(after.blocks()), strict=True):
+        if label != label_b or a.start != b.start:
+            raise ValueError(f"outcome streams out of order: {label} {a.start} against {label_b} {b.start}")
+        out[label].merge(pair_block(a, b, units[label]))
+    return out
 
 
 def _paired_group(pc: PairCounts, name: str, label: str) -> Comparison | None:
@@ -146,18 +160,14 @@ def _paired_group(pc: PairCounts, name: str, label: str) -> Comparison | None:
 
 
 def cell_comparisons(
-    gspec: GameSpec,
-    before: dict[str, Any],
-    after: dict[str, Any],
-    before_games: CellOutcomes | None,
-    after_games: CellOutcomes | None,
+    gspec: GameSpec, before: dict[str, Any], after: dict[str, Any], pc: PairCounts | None
 ) -> list[tuple[str, str, Comparison]]:
-    """(metric, kind: "rate" or "turns", comparison) for every metric both nights have."""
+    """(metric, kind: "rate" or "turns", comparison) for every metric both nights have;
+    `pc` is the cell's paired counts (`pair_nights`), None where the seeds differ."""
     out: list[tuple[str, str, Comparison]] = []
     players = after["players"]
-    pc = paired_counts(gspec, players, before_games, after_games)
     # Groups and plays pair only where both nights recorded the per-game facts.
-    with_facts = pc if pc is not None and _both_facts(before_games, after_games) else None
+    with_facts = pc if pc is not None and pc.facts else None
     if pc is not None:
         for name, _seats in tested_units(gspec, players):
             out.append((f"{name} win rate", "rate", pc.rates(("unit", name))))
@@ -259,6 +269,8 @@ def compare_nights(
             entry["new_cells"] = [c["label"] for c in now.aggregates["cells"]]
             continue
         gspec = game_spec(game)
+        players = {c["label"]: c["players"] for c in now.aggregates["cells"]}
+        pairs = pair_nights(gspec, players, before.outcomes, now.outcomes)
         old_cells = {c["label"]: c for c in before.aggregates["cells"]}
         new_labels = {c["label"] for c in now.aggregates["cells"]}
         entry["new_cells"] = sorted(new_labels - set(old_cells))
@@ -268,9 +280,7 @@ def compare_nights(
             old = old_cells.get(cell["label"])
             if old is None or not old["games"] or not cell["games"]:
                 continue
-            for metric, kind, comp in cell_comparisons(
-                gspec, old, cell, before.outcomes.get(cell["label"]), now.outcomes.get(cell["label"])
-            ):
+            for metric, kind, comp in cell_comparisons(gspec, old, cell, pairs.get(cell["label"])):
                 rows.append(
                     {
                         "game": game,

@@ -19,20 +19,31 @@ block's games (bit k is game k of the block), plus the games' lengths. Events (`
 - ("played", label): the card or agenda was played in the game.
 
 So a cell's per-game data costs one bit per game and event plus its lengths (an int32
-each), whatever the number of cells and cards; the blocks are the sweep's chunks, which
-every night of the suite cuts at the same seeds, so two nights pair block against block.
+each); the blocks are the sweep's chunks, which every night of the suite cuts at the same
+seeds, so two nights pair block against block.
+
+A night's outcomes are read as a stream (`OutcomeSource`): every cell's blocks in (cell
+label, first seed) order, with the layout (which blocks each cell has) known before the
+first block. Tonight streams from the sweep's chunk results in Redis (`SweepOutcomes`),
+last night from its file (`night.StoredOutcomes`), a night run in-process from memory
+(`HeldOutcomes`); comparing two nights and storing one hold a block at a time, so their
+memory grows with cells and events, not with games.
 """
 
 from __future__ import annotations
 
 from array import array
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .plan import game_seed
+from .plan import chunks, game_seed
+from .simulate import unpack
 from .spec import SweepSpec
+
+if TYPE_CHECKING:
+    from .store import SweepStore
 
 # An event whose per-game indicator is a bit: ("won", "0"), ("group", "cult", "Rat"), ...
 Key = tuple[str, ...]
@@ -136,17 +147,63 @@ class CellOutcomes:
         """(first seed, games) of every block: two cells pair block by block when equal."""
         return [(b.start, b.games) for b in self.blocks]
 
-    @property
-    def facts(self) -> bool:
-        """Whether every block recorded the per-game facts (groups, plays)."""
-        return bool(self.blocks) and all(b.facts for b in self.blocks)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"blocks": [b.to_dict() for b in self.blocks]}
+# (first seed, games) of each block of a cell, in seed order.
+Layout = list[tuple[int, int]]
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> CellOutcomes:
-        return cls([OutcomeBlock.from_dict(b) for b in data["blocks"]])
+
+class OutcomeSource:
+    """A night's per-game outcomes as a stream: every cell's blocks in (label, first seed)
+    order. Two sources with the same layout for a cell pair block against block."""
+
+    def layout(self) -> dict[str, Layout]:
+        raise NotImplementedError
+
+    def blocks(self) -> Iterator[tuple[str, OutcomeBlock]]:
+        raise NotImplementedError
+
+
+class HeldOutcomes(dict[str, "CellOutcomes"], OutcomeSource):
+    """Outcomes held in memory, by cell label: a night run in-process, tests, the bench."""
+
+    def layout(self) -> dict[str, Layout]:
+        return {label: cell.layout() for label, cell in self.items()}
+
+    def blocks(self) -> Iterator[tuple[str, OutcomeBlock]]:
+        for label in sorted(self):
+            for block in self[label].blocks:
+                yield label, block
+
+
+class SweepOutcomes(OutcomeSource):
+    """A finished sweep's outcomes read from its chunk results in Redis, a few chunks at a
+    time (the chunks present: a sweep judged unfinished has fewer blocks)."""
+
+    BATCH = 32  # chunks fetched per round trip
+
+    def __init__(self, store: SweepStore, sweep_id: str, spec: SweepSpec) -> None:
+        self.store, self.sweep_id, self.spec = store, sweep_id, spec
+        present = store.chunk_ids(sweep_id)
+        labels = {cell.index: cell.label for cell in spec.cells()}
+        self._chunks: dict[str, list[tuple[str, int, int]]] = {}
+        for chunk in chunks(spec):  # block-major; each cell's chunks come in seed order
+            if chunk.id in present:
+                entry = (chunk.id, game_seed(spec, chunk.start), chunk.games)
+                self._chunks.setdefault(labels[chunk.cell], []).append(entry)
+
+    def layout(self) -> dict[str, Layout]:
+        return {label: [(start, games) for _id, start, games in c] for label, c in self._chunks.items()}
+
+    def blocks(self) -> Iterator[tuple[str, OutcomeBlock]]:
+        for label in sorted(self._chunks):
+            entries = self._chunks[label]
+            for i in range(0, len(entries), self.BATCH):
+                batch = entries[i : i + self.BATCH]
+                blobs = self.store.chunk_blobs_of(self.sweep_id, [e[0] for e in batch])
+                for (chunk_id, start, _games), blob in zip(batch, blobs, strict=True):
+                    if blob is None:
+                        raise LookupError(f"sweep {self.sweep_id}: chunk {chunk_id} is gone from Redis")
+                    yield label, transpose(unpack(blob), start)
 
 
 def from_chunk_results(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> dict[int, CellOutcomes]:

@@ -60,6 +60,7 @@ class PairCounts:
     turns_base: int = 0
     turns_cell: int = 0
     turns_sq_diff: int = 0  # sum over games of (cell's turns - base's turns)^2
+    facts: bool = True  # every block on both sides recorded the per-game facts (groups, plays)
 
     def merge(self, other: PairCounts) -> PairCounts:
         """Add `other` in (associative, commutative: whole-number counts); returns self."""
@@ -72,6 +73,7 @@ class PairCounts:
         self.turns_base += other.turns_base
         self.turns_cell += other.turns_cell
         self.turns_sq_diff += other.turns_sq_diff
+        self.facts = self.facts and other.facts
         return self
 
     def rates(self, key: Key) -> Comparison:
@@ -98,7 +100,7 @@ def pair_block(a: OutcomeBlock, b: OutcomeBlock, units: Sequence[tuple[str, Sequ
     three popcounts. Used for a cell against its base cell and for tonight against last night."""
     n = min(a.games, b.games)  # the seeds both played
     every = (1 << n) - 1
-    counts = PairCounts(games=n)
+    counts = PairCounts(games=n, facts=a.facts and b.facts)
     tables = counts.tables
     ma, mb = a.masks | unit_masks(a, units), b.masks | unit_masks(b, units)
     keys = ma.keys() | mb.keys()

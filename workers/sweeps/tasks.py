@@ -224,9 +224,9 @@ def finish_night(
                 "nightly %s: %s sweep %s %s, left out of the comparison", day, game, sweep_id, statuses[game]
             )
             continue
-        spec = parse_spec(summary["spec"])
-        # Streamed chunk by chunk: the night holds its bit masks, never the sweep's chunks.
-        tonight[game] = night.night_game(spec, summary, control.stream_results(store, sweep_id))
+        # The outcomes stay in Redis: comparing and storing the night read them a few
+        # chunks at a time, so the night's memory does not grow with its chunks.
+        tonight[game] = night.night_game_of_sweep(store, sweep_id, summary)
     drift = night.close_night(
         night.NightArchive(night.nightly_dir()),
         tonight,
