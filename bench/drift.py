@@ -16,7 +16,9 @@ players, Trash Cult 2-4 players, Tricky Cultists one 2-team cell; a seat-0 edge,
 1 % turn-capped games, game length with its spread), drawn with numpy from their counts:
 an A/A pair with another seed is compared as independent samples, which is exactly the
 count-based path. A few real A/A pairs of small real nights (Trash Cult and Tricky
-Cultists, three master seeds) back them up.
+Cultists, three master seeds) back them up, and real Trash Cult nights on the nightly's
+fixed seed show the paired path: the night replayed flags nothing, and a planted cult
+rule and a planted card change are flagged, paired (McNemar), in every cell.
 """
 
 from __future__ import annotations
@@ -134,7 +136,7 @@ def _paired_planted(rng: np.random.Generator, games: int, shift: float) -> tuple
     """The planted 4-player cell on the same seeds both nights: tonight is last night's games
     with just enough games moved from another seat to seat 0 to add `shift` (the best case
     for pairing: the change touches no other game)."""
-    from workers.sweeps.outcomes import CellOutcomes
+    from workers.sweeps.outcomes import CellOutcomes, transpose
 
     units, draw, edge = 4, 0.01, 0.03
     probs = np.full(units, (1 - draw - edge) / units)
@@ -147,9 +149,9 @@ def _paired_planted(rng: np.random.Generator, games: int, shift: float) -> tuple
     turns = [int(t) for t in rng.integers(40, 70, size=games)]
 
     def side(winners: list[list[int]]) -> tuple[dict, Any]:
-        out = CellOutcomes()
-        for i, w in enumerate(winners):
-            out.add(i, w, turns[i], False, {})
+        # The cell's games as one chunk result of seeds 0.., turned into its bit masks.
+        chunk = {"start": 0, "games": games, "winners": winners, "turns": turns, "capped": [0] * games}
+        out = CellOutcomes([transpose(chunk, 0)])
         wins = [sum(1 for w in winners if w == [u]) for u in range(units)]
         cell = _cell(rng, PLANTED_CELL, units, games, False, 0.0)
         cell["seats"] = [_rate(wins[u], games) | {"seat": u} for u in range(units)]
@@ -207,6 +209,48 @@ def real_aa(games: int) -> dict[str, Any]:
     return {"games_per_cell": games, "pairs": found}
 
 
+# Rule changes planted in a real Trash Cult night on the same seeds, and the metric each
+# must move: a cult's food made too scarce to win with (TC-2, TC-3), a card taken out (TC-1).
+PLANTED_RULES = {
+    "donuts=2": ({"donuts": 2}, "cult Rat win rate"),
+    "pigeon_thieves=0": ({"pigeon_thieves": 0}, "Pigeon Thief play rate"),
+}
+
+
+def real_paired(games: int) -> dict[str, Any]:
+    """Real Trash Cult nights on the nightly's fixed seed: the night replayed (A/A), and
+    planted cult and card rule changes. Every metric on the same games both nights is
+    paired (cult and card rates included); the tally of tests says which ran."""
+
+    def play(overrides: dict[str, Any] | None = None) -> dict[str, NightGame]:
+        (spec,) = night.suite(
+            games, None, {"trash_cult": overrides} if overrides else None, only=["trash_cult"]
+        )
+        summary, _replays, results = run_local(spec, processes=1)
+        return {"trash_cult": night.night_game(spec, summary, results)}
+
+    base = play()
+    again = compare_nights(base, play())["games"]["trash_cult"]
+    out: dict[str, Any] = {
+        "games_per_cell": games,
+        "aa_same_seeds": {
+            "compared": again["compared"],
+            "drifted": len(again["drifted"]),
+            "tests": again["tests"],
+        },
+    }
+    for name, (overrides, metric) in PLANTED_RULES.items():
+        part = compare_nights(base, play(overrides))["games"]["trash_cult"]
+        hits = [d for d in part["drifted"] if d["metric"] == metric]
+        out[name] = {
+            "metric": metric,
+            "cells_flagged": f"{len(hits)} of 3",
+            "tests": sorted({d["test"] for d in hits}),
+            "other_drifts": len(part["drifted"]) - len(hits),
+        }
+    return out
+
+
 def run() -> dict[str, Any]:
     settings = DriftSettings()
     started = time.perf_counter()
@@ -221,6 +265,8 @@ def run() -> dict[str, Any]:
     synthetic_seconds = time.perf_counter() - started
     real = real_aa(REAL_GAMES)
     print(f"  real A/A pairs: {real['pairs']}", flush=True)
+    paired_real = real_paired(REAL_GAMES)
+    print(f"  real nights on the same seeds: {paired_real}", flush=True)
     return {
         "settings": settings.to_dict(),
         "aa": aa,
@@ -230,10 +276,15 @@ def run() -> dict[str, Any]:
         "power_pairs": POWER_PAIRS,
         "planted": f"seat 0 win rate in '{PLANTED_CELL}' (Crazy Cultists), other seats lose it evenly",
         "real_aa": real,
+        "real_same_seeds": paired_real,
         "synthetic_seconds": round(synthetic_seconds, 1),
         "load_average": [round(x, 2) for x in os.getloadavg()],
         "targets": {
             "aa_false_alarm_rate_at_most_5pct": aa["false_alarm_rate"] <= 0.05,
             "real_aa_pairs_flag_nothing": all(p["drifted"] == 0 for p in real["pairs"]),
+            "real_same_seed_aa_flags_nothing": paired_real["aa_same_seeds"]["drifted"] == 0,
+            "planted_cult_and_card_changes_flagged": all(
+                paired_real[name]["cells_flagged"] == "3 of 3" for name in PLANTED_RULES
+            ),
         },
     }

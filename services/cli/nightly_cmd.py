@@ -113,9 +113,7 @@ def redis_for(explicit: str | None) -> str:
 def _celery(specs, args: argparse.Namespace, console: Console, preview: bool) -> dict[str, Any]:
     from workers.app import app
     from workers.sweeps import control
-    from workers.sweeps.night import night_game
-    from workers.sweeps.simulate import unpack
-    from workers.sweeps.spec import parse_spec
+    from workers.sweeps.night import night_game_of_sweep
     from workers.sweeps.store import FINISHED, SweepStore
 
     url = redis_for(args.redis)
@@ -142,8 +140,7 @@ def _celery(specs, args: argparse.Namespace, console: Console, preview: bool) ->
     for game, sweep_id in ids.items():
         summary = store.summary(sweep_id)
         assert summary is not None
-        spec = parse_spec(summary["spec"])
-        tonight[game] = night_game(spec, summary, [unpack(b) for b in store.chunk_blobs(sweep_id).values()])
+        tonight[game] = night_game_of_sweep(store, sweep_id, summary)
     return tonight
 
 

@@ -125,34 +125,36 @@ def test_card_play_rates_are_compared_per_game():
 
 
 def _reference_rows(spec, results) -> list[dict]:
-    """The paired rows computed the way they were before streaming: every game of every cell
-    in memory (outcomes.CellOutcomes), each comparison from its full lists of outcomes."""
+    """The paired rows computed the plain way: every game of every cell in memory, by seed,
+    each comparison from its full lists of per-game outcomes (no bit masks, no blocks)."""
     from services.engines.core.stats import paired_means, paired_rates_from
-    from workers.sweeps.outcomes import from_chunk_results
     from workers.sweeps.plan import game_seed
     from workers.sweeps.units import tested_units
 
-    outcomes = from_chunk_results(spec, results)
-    played = {}  # (cell, seed) -> labels played
+    games = {}  # (cell, seed) -> (winning seats, turns, groups, cards played)
     for res in results:
         for k in range(res["games"]):
-            played[(res["cell"], game_seed(spec, res["start"] + k))] = set(res["facts"][k]["played"])
+            fact = res["facts"][k]
+            games[(res["cell"], game_seed(spec, res["start"] + k))] = (
+                set(res["winners"][k]), res["turns"][k], fact["groups"], set(fact["played"]))  # fmt: skip
+
+    def group_won(game, name, label) -> bool:
+        labels = game[2].get(name, [])
+        return any(s < len(labels) and labels[s] == label for s in game[0])
+
     rows = []
     for index, base_index in base_cells(spec).items():
-        common = sorted(set(outcomes[index].seeds) & set(outcomes[base_index].seeds))
-        a, b = outcomes[base_index].restricted(common), outcomes[index].restricted(common)
-        comps = [(n, paired_rates_from(a.won(s), b.won(s))) for n, s in tested_units(spec.game_spec, 2)]
-        names = sorted({n for g in a.groups + b.groups for n in g} - {"partnership", "team"})
-        for name in names:
-            for label in sorted(set(a.group_labels(name)) | set(b.group_labels(name))):
-                comps.append((label, paired_rates_from(a.group_won(name, label), b.group_won(name, label))))
-        cards = sorted(
-            {c for (cell, _s), labels in played.items() if cell in (index, base_index) for c in labels}
-        )
-        for card in cards:
-            comps.append((card, paired_rates_from(
-                [card in played[(base_index, s)] for s in common], [card in played[(index, s)] for s in common])))  # fmt: skip
-        comps.append(("length", paired_means(a.turns, b.turns)))
+        common = sorted({s for c, s in games if c == index} & {s for c, s in games if c == base_index})
+        a, b = [games[(base_index, s)] for s in common], [games[(index, s)] for s in common]
+        comps = [(n, paired_rates_from([bool(g[0] & set(seats)) for g in a], [bool(g[0] & set(seats)) for g in b]))
+                 for n, seats in tested_units(spec.game_spec, 2)]  # fmt: skip
+        for name in sorted({n for g in a + b for n in g[2]} - {"partnership", "team"}):
+            for label in sorted({lab for g in a + b for lab in g[2].get(name, [])}):
+                comps.append((label, paired_rates_from([group_won(g, name, label) for g in a],
+                                                       [group_won(g, name, label) for g in b])))  # fmt: skip
+        for card in sorted({c for g in a + b for c in g[3]}):
+            comps.append((card, paired_rates_from([card in g[3] for g in a], [card in g[3] for g in b])))
+        comps.append(("length", paired_means([g[1] for g in a], [g[1] for g in b])))
         rows += [(index, c.before, c.after, c.difference, c.lo, c.hi, c.p, c.test, c.n) for _n, c in comps]
     return rows
 

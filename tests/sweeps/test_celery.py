@@ -231,6 +231,8 @@ def test_nightly_suite_runs_every_game_and_compares_with_the_night_before(sweep_
         assert drift["sweep"] == second[game]
         assert drift["compared"] > 0
         assert drift["drifted"] == []  # same seeds, same code: nothing moves
+        # Same seeds: paired (McNemar, paired t), but for win-when-played over the plays.
+        assert set(drift["tests"]) <= {"mcnemar", "paired-t", "score"} and drift["tests"]["mcnemar"] > 0
     # Both nights are stored where the worker keeps them, the second compared with the first.
     from workers.sweeps.night import NightArchive
 
@@ -239,6 +241,21 @@ def test_nightly_suite_runs_every_game_and_compares_with_the_night_before(sweep_
     assert len(nights) == 2 and archive.latest() == nights[1]
     second_drift = json.loads((sweep_worker.nights / nights[1] / "drift.json").read_text())
     assert second_drift["previous_night"] == nights[0]
+    # finish_night streamed the chunks from Redis into the night it stored: the same night
+    # (aggregates and every cell's per-game outcomes) as the same suite run in-process.
+    from workers.sweeps.night import night_game
+
+    stored = archive.load(nights[1])
+    for game in GAMES:
+        summary = store.summary(second[game])
+        spec = parse_spec(summary["spec"])
+        local_summary, _replays, results = run_local(spec, processes=1)
+        local = night_game(spec, local_summary, results)
+        assert stored[game].aggregates == summary["aggregates"] == local.aggregates
+        assert list(stored[game].outcomes.blocks()) == list(local.outcomes.blocks())
+        assert stored[game].outcomes.layout() == local.outcomes.layout() and len(local.outcomes) == len(
+            spec.cells()
+        )
     crazy = parse_spec(store.summary(second["crazy_cultists"])["spec"]) if "crazy_cultists" in GAMES else None
     if crazy is not None:
         assert {"variant=fiendish", "dark_powers=true", "base"} <= {c.variant for c in crazy.cells()}

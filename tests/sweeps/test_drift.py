@@ -14,9 +14,10 @@ import pytest
 
 from services.cli.main import main
 from services.engines.core.errors import BadConfig
+from services.engines.registry import load_game
 from workers.sweeps import night
 from workers.sweeps.aggregate import aggregate
-from workers.sweeps.drift import DriftSettings, NightGame, compare_nights
+from workers.sweeps.drift import DriftSettings, NightGame, cell_comparisons, compare_nights, pair_nights
 from workers.sweeps.local import run_local
 from workers.sweeps.spec import parse_spec
 
@@ -34,18 +35,63 @@ def base_night() -> dict[str, NightGame]:
     return _night(seed=1)
 
 
+def _tests(a: NightGame, b: NightGame) -> dict[tuple[str, str], str]:
+    """(cell, metric) -> the test that compared it, night `a` against night `b`."""
+    gspec = load_game(a.game)
+    old = {c["label"]: c for c in a.aggregates["cells"]}
+    players = {c["label"]: c["players"] for c in b.aggregates["cells"]}
+    pairs = pair_nights(gspec, players, a.outcomes, b.outcomes)
+    return {
+        (c["label"], metric): comp.test
+        for c in b.aggregates["cells"]
+        for metric, _kind, comp in cell_comparisons(gspec, old[c["label"]], c, pairs.get(c["label"]))
+    }
+
+
 def test_the_same_night_again_is_paired_and_flags_nothing(base_night):
-    report = compare_nights(base_night, _night(seed=1))
+    again = _night(seed=1)
+    report = compare_nights(base_night, again)
     part = report["games"]["trash_cult"]
     # 3 cells x (seat or team units, draw, turn cap, mean turns) and the cult/card rates
     assert part["compared"] > 20 and report["family_size"] == part["compared"]
     assert part["drifted"] == []
+    # Every metric defined on the same games both nights is paired, cults and cards too;
+    # only win-when-played (its trials are the plays) stays independent.
+    tests = _tests(base_night["trash_cult"], again["trash_cult"])
+    assert len(tests) == part["compared"] and sum(part["tests"].values()) == part["compared"]
+    for (_cell, metric), test in tests.items():
+        assert test == ("score" if metric.endswith("win-when-played") else "mcnemar" if "rate" in metric
+                        else "paired-t"), metric  # fmt: skip
+    assert any(m.startswith("cult ") for _c, m in tests) and any(m.endswith("play rate") for _c, m in tests)
 
 
-def test_an_aa_night_with_another_seed_flags_nothing(base_night):
-    report = compare_nights(base_night, _night(seed=2))
+def test_an_aa_night_with_another_seed_flags_nothing_and_is_unpaired(base_night):
+    other = _night(seed=2)
+    report = compare_nights(base_night, other)
     part = report["games"]["trash_cult"]
     assert part["compared"] > 20 and part["drifted"] == []
+    # Other seeds: no game has a partner, every metric is two independent samples.
+    assert set(part["tests"]) == {"score", "welch"}
+    assert set(_tests(base_night["trash_cult"], other["trash_cult"]).values()) == {"score", "welch"}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "metric", "test"),
+    [
+        # Rat's food (TC-2) made too scarce to win with: the Rat cult stops winning, in
+        # the same games it sat in before (the deal and the picks are unchanged).
+        ({"donuts": 2}, "cult Rat win rate", "mcnemar-exact"),
+        # Pigeon Thief taken out of the deck (TC-1): never played, so it leaves the
+        # night's tables; it is still compared, as played in 0 of tonight's games.
+        ({"pigeon_thieves": 0}, "Pigeon Thief play rate", "mcnemar"),
+    ],
+)
+def test_a_planted_cult_or_card_change_is_flagged_paired(base_night, overrides, metric, test):
+    report = compare_nights(base_night, _night(seed=1, overrides=overrides))
+    drifted = [d for d in report["games"]["trash_cult"]["drifted"] if d["metric"] == metric]
+    assert {d["cell"] for d in drifted} == {f"base | {n}p | heuristic x{n}" for n in (2, 3, 4)}
+    for d in drifted:
+        assert d["test"] == test and d["after"] == 0 < d["before"] and d["p_adjusted"] <= 0.05
 
 
 def test_a_planted_rule_change_is_flagged_where_it_was_planted(base_night):
@@ -79,6 +125,31 @@ def _synthetic(seat0_wins: int, games: int, seed: int = 0) -> dict[str, NightGam
               "capped": [0] * games, "facts": []}  # fmt: skip
     summary = {"aggregates": aggregate(spec, [result])}
     return {"crazy_cultists": night.night_game(spec, summary, [result])}
+
+
+def _cult_night(cults: list[list[str]], winners: list[list[int]]) -> NightGame:
+    """A 2-player Trash Cult night on seeds 0.. given each game's cults and winners."""
+    games = len(cults)
+    spec = parse_spec({"game": "trash_cult", "seed": 0, "games": games, "players": [2], "chunk": games})
+    result = {"chunk": "0-0", "cell": 0, "start": 0, "games": games, "winners": winners,
+              "turns": [30] * games, "decisions": [90] * games, "capped": [0] * games,
+              "facts": [{"groups": {"cult": c}, "played": {}} for c in cults]}  # fmt: skip
+    return night.night_game(spec, {"aggregates": aggregate(spec, [result])}, [result])
+
+
+def test_a_cult_pairs_only_on_the_same_games_and_once_a_game():
+    winners = [[g % 2] for g in range(100)]
+    before = [["Rat", "Skunk"]] * 100
+    # Tonight the same seeds deal Raccoon instead of Rat in the first 10 games (a changed
+    # pick); both nights game 99 has two "none" seats (a game capped in the pick phase).
+    after = [["Raccoon", "Skunk"]] * 10 + [["Rat", "Skunk"]] * 89 + [["none", "none"]]
+    before[99] = ["none", "none"]
+    a, b = _cult_night(before, winners), _cult_night(after, winners)
+    tests = {metric: test for (_cell, metric), test in _tests(a, b).items()}
+    # Rat sat in different games (pairing undefined), "none" twice in one game (not one
+    # trial a game): independent. Skunk sat in games 0-98 both nights: paired.
+    assert tests["cult Rat win rate"] == tests["cult none win rate"] == "score"
+    assert tests["cult Skunk win rate"] == "mcnemar" and tests["seat 0 win rate"] == "mcnemar"
 
 
 def test_a_drift_reports_both_values_the_difference_its_interval_and_adjusted_p():
@@ -129,6 +200,15 @@ def test_nightly_command_compares_stores_and_previews(tmp_path, capsys):
             assert set(d) >= {"cell", "metric", "before", "after", "p_adjusted"}
     archive = night.NightArchive(tmp_path / "nightly")
     assert archive.night_ids() == [first["night"], preview["night"]] and archive.latest() == first["night"]
+    # Same seeds: the preview was paired, block by block, with the night read back from disk.
+    stored = json.loads((tmp_path / "nightly" / preview["night"] / "drift.json").read_text())
+    for game, part in stored["games"].items():
+        assert "mcnemar" in part["tests"] and set(part["tests"]) <= {
+            "mcnemar",
+            "mcnemar-exact",
+            "paired-t",
+            "score",
+        }, game
     assert json.loads((tmp_path / "nightly" / preview["night"] / "night.json").read_text())["overrides"] == {
         "trash_cult": {"food_needed_2p": 2}
     }
@@ -171,3 +251,33 @@ def _trash_counts() -> NightGame:
             "seats": [{"seat": s, "wins": 33, "trials": 100} for s in range(3)],
             "draws": rate, "capped": rate, "length": {"mean": 40.0, "sd": 5.0}}  # fmt: skip
     return NightGame("trash_cult", {"cells": [cell]}, {})
+
+
+def test_a_night_stored_before_the_bit_masks_is_compared_from_its_counts(tmp_path):
+    # An older night kept each cell's games as lists (seeds, winners...), with no plays:
+    # pairing against it could read "not recorded" as "not played", so it is not paired.
+    import gzip
+
+    import orjson
+
+    old = _synthetic(1000, 2000)["crazy_cultists"]
+    folder = tmp_path / "20240101T000000000000Z"
+    folder.mkdir()
+    legacy = {
+        "seeds": list(range(2000)),
+        "winners": [[0]] * 2000,
+        "turns": [20] * 2000,
+        "capped": [False] * 2000,
+    }
+    data = {
+        "game": "crazy_cultists",
+        "aggregates": old.aggregates,
+        "outcomes": {"base | 2p | random x2": legacy},
+    }
+    (folder / "crazy_cultists.json.gz").write_bytes(gzip.compress(orjson.dumps(data)))
+    (folder / "drift.json").write_bytes(b"{}")
+    (folder / "night.json").write_bytes(orjson.dumps({"games": ["crazy_cultists"]}))
+    archive = night.NightArchive(tmp_path)
+    assert archive.load(folder.name)["crazy_cultists"].outcomes == {}
+    report = night.close_night(archive, _synthetic(1000, 2000))
+    assert set(report["games"]["crazy_cultists"]["tests"]) == {"score", "welch"}

@@ -11,24 +11,41 @@ A metric *drifted* when, together:
 
 Which test (services.engines.core.stats):
 
-- **Same seeds on both nights** (the nightly's fixed master seed): paired, game by game.
-  Win rate of a seat (of a team where seats are partners), draw rate and turn-cap rate:
-  McNemar on the games whose outcome changed, paired interval. Mean length: paired t-test.
-  Unchanged code replays the same games, so nothing differs and nothing can drift.
-- **Different seeds** (`--seed`, or a changed `NIGHTLY_SEED`): two independent samples.
-  Rates: score test and Newcombe's interval; mean length: Welch's t-test.
-- Rates whose denominator is not the game (win rate by cult, bot or win-when-played, the
-  play rate of a card) are always compared as independent samples from the counts.
+- **Same seeds on both nights** (the nightly's fixed master seed; the cell's games in the
+  same blocks of seeds): paired, game by game, for every metric whose per-game indicator
+  is defined on the same games both nights. McNemar on the games whose outcome changed
+  and the paired interval (`paired_rates`) for the win rate of a seat (of a team where
+  seats are partners), the draw and turn-cap rates and the play rate of each card or
+  agenda (played in the game or not: every game); for the win rate of a group label
+  (cult) on the games where it sat, when the same seeds deal it to the same games both
+  nights and never to two seats of one game. Mean length: paired t-test. Unchanged code
+  replays the same games, so nothing differs and nothing can drift.
+- **Different seeds** (`--seed`, a changed `NIGHTLY_SEED` or `NIGHTLY_GAMES`): two
+  independent samples. Rates: score test and Newcombe's interval; mean length: Welch's
+  t-test.
+- **Pairing undefined, independent even on the same seeds**: win-when-played (its trials
+  are the plays, and which games a card is played in changes with the rules, so the two
+  nights' trials are different games), the win rate by bot (trials are seat appearances,
+  several a game: not one pair a game), and a group label whose games differ between the
+  nights (a rule or bot change altered the deal or the picks) or that some game gave to
+  two seats. A night stored without per-game outcomes is compared from its counts.
 
-The inputs are the nights' aggregates (counts) and, for the paired tests, the per-game
-outcomes of each cell (`outcomes.CellOutcomes`), both by cell label.
+Every compared row records the test that ran (`test`), and each game's part of the
+report tallies them (`tests`), so "was this paired?" is read, not guessed.
+
+The inputs are the nights' aggregates (counts) and, for the paired tests, each night's
+per-game outcomes as bit masks, streamed block by block (`outcomes.OutcomeSource`): the
+two nights are counted block of seeds against block of seeds (`pair_nights`, with
+`paired.pair_block`, the counts a sweep's cells get against their base cell), so the
+comparison holds one block of each night and a `PairCounts` a cell, whatever the games.
 """
 
 from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,12 +56,13 @@ from services.engines.core.stats import (
     benjamini_hochberg,
     independent_means,
     independent_rates,
-    paired_means,
-    paired_rates_from,
+    paired_means_from_sums,
+    paired_rates,
 )
 from services.engines.registry import load_game
 
-from .outcomes import CellOutcomes
+from .outcomes import CAPPED, DRAWN, CellOutcomes, HeldOutcomes, OutcomeBlock, OutcomeSource
+from .paired import PairCounts, pair_block
 from .units import tested_units
 
 DIGITS = 6
@@ -79,11 +97,16 @@ class DriftSettings:
 
 @dataclass
 class NightGame:
-    """One game's part of a night: its aggregates and per-game outcomes, by cell label."""
+    """One game's part of a night: its aggregates and its per-game outcomes (a stream; a
+    plain dict of label -> `CellOutcomes` is held in memory as `HeldOutcomes`)."""
 
     game: str
     aggregates: dict[str, Any]
-    outcomes: dict[str, CellOutcomes]
+    outcomes: OutcomeSource | dict[str, CellOutcomes]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.outcomes, OutcomeSource):
+            self.outcomes = HeldOutcomes(self.outcomes)
 
 
 def _rate_from_counts(before: dict[str, Any], after: dict[str, Any]) -> Comparison | None:
@@ -99,31 +122,59 @@ def _length_sd(length: dict[str, Any], n: int) -> float:
     return (length["hi"] - length["lo"]) / (2 * Z95) * math.sqrt(n)
 
 
+def pair_nights(
+    gspec: GameSpec, players: Mapping[str, int], before: OutcomeSource, after: OutcomeSource
+) -> dict[str, PairCounts]:
+    """Tonight against last night game by game, for every cell (label -> players) both
+    nights played on the same seeds in the same blocks; the other cells get no counts and
+    are compared as independent samples. One pass over both streams, a block of each held
+    at a time."""
+    la, lb = before.layout(), after.layout()
+    same = {
+        label
+        for label in la.keys() & lb.keys() & players.keys()
+        if la[label] == lb[label] and sum(games for _start, games in la[label]) > 1
+    }
+    units = {label: tested_units(gspec, players[label]) for label in same}
+    out = {label: PairCounts() for label in same}
+
+    def shared(stream: Iterator[tuple[str, OutcomeBlock]]) -> Iterator[tuple[str, OutcomeBlock]]:
+        return ((label, block) for label, block in stream if label in same)
+
+    for (label, a), (label_b, b) in zip(shared(before.blocks()), shared(after.blocks()), strict=True):
+        if label != label_b or a.start != b.start:
+            raise ValueError(f"outcome streams out of order: {label} {a.start} against {label_b} {b.start}")
+        out[label].merge(pair_block(a, b, units[label]))
+    return out
+
+
+def _paired_group(pc: PairCounts, name: str, label: str) -> Comparison | None:
+    """A label's win rate on the games where it sat, paired when it sat in the same games
+    both nights (no game only one night had it) and never twice in one game."""
+    sat = pc.tables.get(("sat", name, label))
+    twice = pc.tables.get(("twice", name, label))
+    if sat is None or sat[0] or sat[1] or not sat[2] or (twice is not None and any(twice)):
+        return None
+    a_only, b_only, both = pc.tables.get(("group", name, label), [0, 0, 0])
+    return paired_rates(a_only, b_only, both, sat[2] - a_only - b_only - both)
+
+
 def cell_comparisons(
-    gspec: GameSpec,
-    before: dict[str, Any],
-    after: dict[str, Any],
-    before_games: CellOutcomes | None,
-    after_games: CellOutcomes | None,
+    gspec: GameSpec, before: dict[str, Any], after: dict[str, Any], pc: PairCounts | None
 ) -> list[tuple[str, str, Comparison]]:
-    """(metric, kind: "rate" or "turns", comparison) for every metric both nights have."""
-    paired = (
-        before_games is not None
-        and after_games is not None
-        and len(before_games) > 1
-        and sorted(before_games.seeds) == sorted(after_games.seeds)
-    )
+    """(metric, kind: "rate" or "turns", comparison) for every metric both nights have;
+    `pc` is the cell's paired counts (`pair_nights`), None where the seeds differ."""
     out: list[tuple[str, str, Comparison]] = []
     players = after["players"]
-    if paired:
-        assert before_games is not None and after_games is not None
-        a = before_games.restricted(sorted(before_games.seeds))
-        b = after_games.restricted(sorted(before_games.seeds))
-        for name, seats in tested_units(gspec, players):
-            out.append((f"{name} win rate", "rate", paired_rates_from(a.won(seats), b.won(seats))))
-        out.append(("draw rate", "rate", paired_rates_from(a.drawn(), b.drawn())))
-        out.append(("turn-cap rate", "rate", paired_rates_from(a.capped, b.capped)))
-        out.append(("mean turns", "turns", paired_means(a.turns, b.turns)))
+    # Groups and plays pair only where both nights recorded the per-game facts.
+    with_facts = pc if pc is not None and pc.facts else None
+    if pc is not None:
+        for name, _seats in tested_units(gspec, players):
+            out.append((f"{name} win rate", "rate", pc.rates(("unit", name))))
+        out.append(("draw rate", "rate", pc.rates(DRAWN)))
+        out.append(("turn-cap rate", "rate", pc.rates(CAPPED)))
+        length = paired_means_from_sums(pc.games, pc.turns_base, pc.turns_cell, pc.turns_sq_diff)
+        out.append(("mean turns", "turns", length))
     else:
         units_before = {f"seat {s['seat']}": s for s in before["seats"]}
         units_before.update({f"team {t['team']}": t for t in before.get("teams", [])})
@@ -150,7 +201,7 @@ def cell_comparisons(
                     ),
                 )
             )
-    # Rates over seat-appearances or plays: independent samples from the counts.
+    # Rates over seat appearances: independent samples from the counts.
     bots_before = {b["bot"]: b for b in before.get("bots", [])}
     if len(bots_before) > 1:
         for b in after.get("bots", []):
@@ -162,17 +213,31 @@ def cell_comparisons(
             continue
         old = {g["label"]: g for g in before.get("groups", {}).get(name, [])}
         for g in rows:
-            if g["label"] in old and (comp := _rate_from_counts(old[g["label"]], g)):
+            if g["label"] not in old:
+                continue
+            comp = (
+                _paired_group(with_facts, name, g["label"]) if with_facts is not None else None
+            ) or _rate_from_counts(old[g["label"]], g)
+            if comp:
                 out.append((f"{name} {g['label']} win rate", "rate", comp))
+    # A card played on one night only (a rule made it vanish, or appear) is compared too:
+    # the other night played it in 0 of its games.
     old_played = {p["label"]: p for p in before.get("played", [])}
-    for p in after.get("played", []):
-        o = old_played.get(p["label"])
-        if o is None:
-            continue
-        if comp := _rate_from_counts(o["play_rate"], p["play_rate"]):
-            out.append((f"{p['label']} play rate", "rate", comp))
-        if comp := _rate_from_counts(o["win_when_played"], p["win_when_played"]):
-            out.append((f"{p['label']} win-when-played", "rate", comp))
+    new_played = {p["label"]: p for p in after.get("played", [])}
+    for label in sorted(old_played.keys() | new_played.keys()):
+        o, p = old_played.get(label), new_played.get(label)
+        if with_facts is not None:
+            comp = with_facts.rates(("played", label))
+        else:
+            comp = _rate_from_counts(
+                o["play_rate"] if o else {"wins": 0, "trials": before["games"]},
+                p["play_rate"] if p else {"wins": 0, "trials": after["games"]},
+            )
+        if comp:
+            out.append((f"{label} play rate", "rate", comp))
+        # Win-when-played: over the plays, which are not the same games both nights.
+        if o and p and (comp := _rate_from_counts(o["win_when_played"], p["win_when_played"])):
+            out.append((f"{label} win-when-played", "rate", comp))
     return out
 
 
@@ -184,20 +249,28 @@ def compare_nights(
 ) -> dict[str, Any]:
     """Every game of tonight against the same game of `previous`, one BH family for the night.
 
-    Returns {"games": {game: {"compared", "drifted", "new_cells", "gone_cells"}},
+    Returns {"games": {game: {"compared", "tests", "drifted", "new_cells", "gone_cells"}},
     "family_size", "settings"}; a game absent last night has nothing compared.
     """
     settings = settings or DriftSettings()
     family: list[dict[str, Any]] = []
     games: dict[str, dict[str, Any]] = {}
     for game, now in sorted(tonight.items()):
-        entry: dict[str, Any] = {"compared": 0, "drifted": [], "new_cells": [], "gone_cells": []}
+        entry: dict[str, Any] = {
+            "compared": 0,
+            "tests": {},
+            "drifted": [],
+            "new_cells": [],
+            "gone_cells": [],
+        }
         games[game] = entry
         before = previous.get(game)
         if before is None:
             entry["new_cells"] = [c["label"] for c in now.aggregates["cells"]]
             continue
         gspec = game_spec(game)
+        players = {c["label"]: c["players"] for c in now.aggregates["cells"]}
+        pairs = pair_nights(gspec, players, before.outcomes, now.outcomes)
         old_cells = {c["label"]: c for c in before.aggregates["cells"]}
         new_labels = {c["label"] for c in now.aggregates["cells"]}
         entry["new_cells"] = sorted(new_labels - set(old_cells))
@@ -207,9 +280,7 @@ def compare_nights(
             old = old_cells.get(cell["label"])
             if old is None or not old["games"] or not cell["games"]:
                 continue
-            for metric, kind, comp in cell_comparisons(
-                gspec, old, cell, before.outcomes.get(cell["label"]), now.outcomes.get(cell["label"])
-            ):
+            for metric, kind, comp in cell_comparisons(gspec, old, cell, pairs.get(cell["label"])):
                 rows.append(
                     {
                         "game": game,
@@ -226,6 +297,7 @@ def compare_nights(
                     }
                 )
         entry["compared"] = len(rows)
+        entry["tests"] = dict(sorted(Counter(r["test"] for r in rows).items()))
         family += rows
     rejected, adjusted = benjamini_hochberg([r["p"] for r in family], settings.q)
     for row, rej, adj in zip(family, rejected, adjusted, strict=True):

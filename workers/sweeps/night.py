@@ -6,8 +6,10 @@ every game's sweep (in-process or on Celery), turn each finished sweep into a
 `drift.NightGame`, then `close_night`: compare with the latest stored night in one BH
 family (`drift.compare_nights`) and store tonight.
 
-Nights are stored as files under the data folder, `DIR/nightly/<night id>/<game>.json.gz`
-(aggregates plus per-game outcomes per cell, a few hundred kB a game) and `drift.json`.
+Nights are stored as files under the data folder, `DIR/nightly/<night id>/`: per game
+`<game>.json.gz` (aggregates and the layout of the per-game outcomes) and
+`<game>.outcomes.jsonl.gz` (each cell's blocks of outcomes as bit masks, one a line, so a
+night is written and read back a block at a time), and `drift.json`.
 Night ids are UTC timestamps, so the latest is the last in name order. A night run with
 `--set` overrides is a *preview*: it is stored (with "-preview" in its id) and compared
 like any other, but never becomes the night the next one is compared with.
@@ -18,10 +20,10 @@ from __future__ import annotations
 import gzip
 import logging
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -31,8 +33,11 @@ from services.engines.registry import available_games, load_game
 
 from .drift import DriftSettings, NightGame, compare_nights
 from .nightly import standard_suite
-from .outcomes import from_chunk_results
+from .outcomes import HeldOutcomes, Layout, OutcomeBlock, OutcomeSource, SweepOutcomes, from_chunk_results
 from .spec import SweepSpec, parse_spec
+
+if TYPE_CHECKING:
+    from .store import SweepStore
 
 NIGHTLY_FOLDER = "nightly"
 log = logging.getLogger(__name__)
@@ -89,10 +94,36 @@ def suite(
 
 
 def night_game(spec: SweepSpec, summary: dict[str, Any], results: Iterable[dict[str, Any]]) -> NightGame:
-    """A finished sweep of the suite as the drift comparison reads it (outcomes by cell label)."""
+    """A sweep of the suite run in-process, as the drift comparison reads it: its chunk
+    results (in memory anyway) turned into bit masks by cell label."""
     labels = {c.index: c.label for c in spec.cells()}
     outcomes = from_chunk_results(spec, results)
     return NightGame(spec.game, summary["aggregates"], {labels[i]: o for i, o in outcomes.items()})
+
+
+def night_game_of_sweep(store: SweepStore, sweep_id: str, summary: dict[str, Any]) -> NightGame:
+    """A finished sweep of the suite on Celery: its outcomes stay in Redis and are read a
+    few chunks at a time whenever the night is compared or stored (`SweepOutcomes`)."""
+    spec = parse_spec(summary["spec"])
+    return NightGame(spec.game, summary["aggregates"], SweepOutcomes(store, sweep_id, spec))
+
+
+class StoredOutcomes(OutcomeSource):
+    """A stored night's outcomes: `<game>.outcomes.jsonl.gz`, one block a line in (cell
+    label, first seed) order, read line by line; the layout comes from `<game>.json.gz`."""
+
+    def __init__(self, path: Path, layout: dict[str, list[list[int]]]) -> None:
+        self.path = path
+        self._layout = {label: [(int(s), int(g)) for s, g in blocks] for label, blocks in layout.items()}
+
+    def layout(self) -> dict[str, Layout]:
+        return self._layout
+
+    def blocks(self) -> Iterator[tuple[str, OutcomeBlock]]:
+        with gzip.open(self.path, "rb") as lines:
+            for line in lines:
+                data = orjson.loads(line)
+                yield data["cell"], OutcomeBlock.from_dict(data)
 
 
 def nightly_dir(data: str | Path | None = None) -> Path:
@@ -133,14 +164,16 @@ class NightArchive:
         return out
 
     def load(self, night_id: str, games: Iterable[str] | None = None) -> dict[str, NightGame]:
-        from .outcomes import CellOutcomes
-
         folder = self.root / night_id
         info = orjson.loads((folder / "night.json").read_bytes())
         out = {}
         for game in info["games"] if games is None else games:
             data = orjson.loads(gzip.decompress((folder / f"{game}.json.gz").read_bytes()))
-            outcomes = {label: CellOutcomes.from_dict(o) for label, o in data["outcomes"].items()}
+            # A night stored before the outcomes were bit masks (its cells' games as lists
+            # in this file) has none we can pair with: compared from its counts.
+            outcomes: OutcomeSource = HeldOutcomes()
+            if "layout" in data:
+                outcomes = StoredOutcomes(folder / f"{game}.outcomes.jsonl.gz", data["layout"])
             out[game] = NightGame(game, data["aggregates"], outcomes)
         return out
 
@@ -154,11 +187,13 @@ class NightArchive:
         folder = self.root / night_id
         folder.mkdir(parents=True, exist_ok=True)
         for game, night in games.items():
-            data = {
-                "game": game,
-                "aggregates": night.aggregates,
-                "outcomes": {label: o.to_dict() for label, o in night.outcomes.items()},
-            }
+            assert isinstance(night.outcomes, OutcomeSource)
+            # The outcomes first, streamed a block a line (from Redis, for a Celery night).
+            with gzip.open(folder / f"{game}.outcomes.jsonl.gz", "wb", compresslevel=6) as lines:
+                for label, block in night.outcomes.blocks():
+                    lines.write(orjson.dumps({"cell": label, **block.to_dict()}) + b"\n")
+            layout = {label: [list(b) for b in blocks] for label, blocks in night.outcomes.layout().items()}
+            data = {"game": game, "aggregates": night.aggregates, "layout": layout}
             (folder / f"{game}.json.gz").write_bytes(gzip.compress(orjson.dumps(data), 6))
         (folder / "drift.json").write_bytes(orjson.dumps(drift, option=orjson.OPT_INDENT_2))
         # night.json last: a night is listed only once everything else is written.

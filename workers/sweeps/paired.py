@@ -16,7 +16,9 @@ grid entry.
 
 Memory grows with cells, not games: a sweep's chunks are cut at the same game indices in
 every cell (plan.py), so the finish reads one block of game indices at a time (every
-cell's chunk of that block), counts each pair's discordant games and sums the length
+cell's chunk of that block), turns each chunk into bit masks of its events
+(`outcomes.transpose`), counts each pair's discordant games (`pair_block`, which the
+night-against-night drift uses too) and sums the length
 differences into a `PairCounts`, and drops the block. Counts are whole numbers, so
 merging blocks in any order gives exactly what one pass over every game gives.
 
@@ -27,12 +29,14 @@ The comparisons join the report's one Benjamini-Hochberg family (significance.py
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from services.engines.core.stats import Comparison, paired_means_from_sums, paired_rates
 
+from .outcomes import Key, OutcomeBlock, transpose, unit_masks
+from .plan import game_seed
 from .spec import SweepSpec
 from .units import tested_units
 
@@ -40,15 +44,14 @@ from .units import tested_units
 SKIP_GROUPS = frozenset({"partnership", "team"})
 DIGITS = 6
 
-# A comparison's key: ("unit", "seat 0"), ("group", "cult", "Rat") or ("played", "Hide").
-Key = tuple[str, ...]
-
 
 @dataclass
 class PairCounts:
-    """One cell against its base cell over some shared seeds, as counts that add up.
+    """B against A over some shared seeds (a cell against its base cell, tonight against
+    last night), as counts that add up.
 
-    `tables[key]` is [games where only the base had the event, only the cell, both]; the
+    `tables[key]` is [games where only the base had the event, only the cell, both], per
+    event of `outcomes.Key` and per win unit (("unit", "seat 0"), ("unit", "team 1")); the
     games where neither had it are `games` minus those. A key is listed once it was seen
     on either side (a card in play, a cult dealt), even if it never won."""
 
@@ -57,6 +60,7 @@ class PairCounts:
     turns_base: int = 0
     turns_cell: int = 0
     turns_sq_diff: int = 0  # sum over games of (cell's turns - base's turns)^2
+    facts: bool = True  # every block on both sides recorded the per-game facts (groups, plays)
 
     def merge(self, other: PairCounts) -> PairCounts:
         """Add `other` in (associative, commutative: whole-number counts); returns self."""
@@ -69,6 +73,7 @@ class PairCounts:
         self.turns_base += other.turns_base
         self.turns_cell += other.turns_cell
         self.turns_sq_diff += other.turns_sq_diff
+        self.facts = self.facts and other.facts
         return self
 
     def rates(self, key: Key) -> Comparison:
@@ -90,55 +95,25 @@ def base_cells(spec: SweepSpec) -> dict[int, int]:
     }
 
 
-@dataclass
-class _Block:
-    """One cell's chunk of a block, transposed: per key, a bit mask of the games (bit k is
-    game k of the block) that had the event; the keys seen; the games' lengths."""
-
-    games: int
-    masks: dict[Key, int]
-    seen: set[Key]
-    turns: list[int]
-
-
-def _transpose(units: list[tuple[str, list[int]]], result: dict[str, Any]) -> _Block:
-    facts = result.get("facts") or []
-    masks: defaultdict[Key, int] = defaultdict(int)
-    seen: set[Key] = set()
-    unit_keys = [(("unit", name), frozenset(seats)) for name, seats in units]
-    for k in range(result["games"]):
-        bit = 1 << k
-        won = result["winners"][k]
-        for key, seats in unit_keys:
-            if not seats.isdisjoint(won):
-                masks[key] |= bit
-        if facts:
-            fact = facts[k]
-            for name, labels in fact.get("groups", {}).items():
-                if name in SKIP_GROUPS:
-                    continue
-                for s, label in enumerate(labels):
-                    key = ("group", name, label)
-                    seen.add(key)
-                    if s in won:
-                        masks[key] |= bit
-            for label in fact.get("played", {}):
-                masks[("played", label)] |= bit
-    return _Block(result["games"], dict(masks), seen, [int(t) for t in result["turns"]])
-
-
-def _pair(base: _Block, cell: _Block) -> PairCounts:
-    """The counts of one cell against its base over one block: three popcounts a key."""
-    n = min(base.games, cell.games)  # the seeds both played
+def pair_block(a: OutcomeBlock, b: OutcomeBlock, units: Sequence[tuple[str, Sequence[int]]]) -> PairCounts:
+    """B against A over one block's shared seeds: per event (and per win unit of `units`),
+    three popcounts. Used for a cell against its base cell and for tonight against last night."""
+    n = min(a.games, b.games)  # the seeds both played
     every = (1 << n) - 1
-    counts = PairCounts(games=n)
-    for key in base.seen | cell.seen | base.masks.keys() | cell.masks.keys():
-        a = base.masks.get(key, 0) & every
-        c = cell.masks.get(key, 0) & every
-        counts.tables[key] = [(a & ~c).bit_count(), (c & ~a).bit_count(), (a & c).bit_count()]
-    tb, tc = base.turns[:n], cell.turns[:n]
-    counts.turns_base, counts.turns_cell = sum(tb), sum(tc)
-    counts.turns_sq_diff = sum((y - x) * (y - x) for x, y in zip(tb, tc, strict=True))
+    counts = PairCounts(games=n, facts=a.facts and b.facts)
+    tables = counts.tables
+    ma, mb = a.masks | unit_masks(a, units), b.masks | unit_masks(b, units)
+    keys = ma.keys() | mb.keys()
+    # A label that sat but never won still gets its (all-zero) row of wins.
+    keys |= {("group", *k[1:]) for k in keys if k[0] == "sat"}
+    for key in keys:
+        if key[0] == "won":  # seats are compared as their units
+            continue
+        x, y = ma.get(key, 0) & every, mb.get(key, 0) & every
+        tables[key] = [(x & ~y).bit_count(), (y & ~x).bit_count(), (x & y).bit_count()]
+    ta, tb = a.turns[:n], b.turns[:n]
+    counts.turns_base, counts.turns_cell = sum(ta), sum(tb)
+    counts.turns_sq_diff = sum((y - x) * (y - x) for x, y in zip(ta, tb, strict=True))
     return counts
 
 
@@ -150,11 +125,11 @@ def count_block(spec: SweepSpec, block: Mapping[int, dict[str, Any]]) -> dict[in
     nothing: only seeds both played are compared."""
     cells = spec.cells()
     gspec = spec.game_spec
-    transposed: dict[int, _Block] = {}
+    transposed: dict[int, OutcomeBlock] = {}
 
-    def of(index: int) -> _Block:
+    def of(index: int) -> OutcomeBlock:
         if index not in transposed:
-            transposed[index] = _transpose(tested_units(gspec, cells[index].players), block[index])
+            transposed[index] = transpose(block[index], game_seed(spec, block[index]["start"]))
         return transposed[index]
 
     out: dict[int, PairCounts] = {}
@@ -163,7 +138,8 @@ def count_block(spec: SweepSpec, block: Mapping[int, dict[str, Any]]) -> dict[in
             continue
         if block[index]["start"] != block[base_index]["start"]:
             raise ValueError(f"cells {index} and {base_index} given different blocks of seeds")
-        out[index] = _pair(of(base_index), of(index))
+        units = tested_units(gspec, cells[index].players)
+        out[index] = pair_block(of(base_index), of(index), units)
     return out
 
 
@@ -197,7 +173,7 @@ def compare_with_base(spec: SweepSpec, counts: Mapping[int, PairCounts]) -> list
         metrics: list[tuple[str, str, str, Comparison]] = []
         for name, _seats in tested_units(gspec, cell.players):
             metrics.append((f"{name} win rate", "wins", name, pc.rates(("unit", name))))
-        groups = sorted({k[1:] for k in pc.tables if k[0] == "group"})
+        groups = sorted({k[1:] for k in pc.tables if k[0] == "group" and k[1] not in SKIP_GROUPS})
         for name, label in groups:
             who = f"a {label} {name}" if name != "cult" else f"the {label} cult"
             metrics.append(

@@ -33,7 +33,7 @@ from .leases import Heartbeat
 from .partial import of_chunk
 from .plan import chunk_by_id
 from .reconcile import reconcile as reconcile_sweeps
-from .simulate import pack, simulate_chunk, unpack
+from .simulate import pack, simulate_chunk
 from .spec import SweepSpec, parse_spec
 from .store import FINISHED, SweepStore
 
@@ -224,9 +224,9 @@ def finish_night(
                 "nightly %s: %s sweep %s %s, left out of the comparison", day, game, sweep_id, statuses[game]
             )
             continue
-        spec = parse_spec(summary["spec"])
-        results = [unpack(b) for b in store.chunk_blobs(sweep_id).values()]
-        tonight[game] = night.night_game(spec, summary, results)
+        # The outcomes stay in Redis: comparing and storing the night read them a few
+        # chunks at a time, so the night's memory does not grow with its chunks.
+        tonight[game] = night.night_game_of_sweep(store, sweep_id, summary)
     drift = night.close_night(
         night.NightArchive(night.nightly_dir()),
         tonight,
