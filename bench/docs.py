@@ -134,10 +134,52 @@ def profile_table(results: dict[str, Any]) -> str:
     return "\n".join([*rows, "", note + _when(section)]) + "\n"
 
 
+def _percents(rates: dict[str, float]) -> str:
+    return " / ".join(f"{rate:.0%}".replace("%", " %") for rate in rates.values())
+
+
+def drift_table(results: dict[str, Any]) -> str:
+    """The nightly drift's error rates (bench/drift.py): A/A false alarms and power."""
+    section = _section(results, "drift")
+    aa, real, same = section["aa"], section["real_aa"], section["real_same_seeds"]
+    sizes = " / ".join(section["power_400_games_per_cell"])
+    replay = same["aa_same_seeds"]
+    tests = ", ".join(f"{n} {test}" for test, n in sorted(replay["tests"].items()))
+    rows = [
+        "| what | figure |",
+        "|---|---|",
+        f"| A/A false-alarm rate: night pairs with any drift (synthetic nights shaped like the suite, "
+        f"{aa['games_per_cell']} games/cell, {aa['metrics_per_night']} metrics a night, independent samples) "
+        f"| {aa['nights_with_a_false_alarm']} of {aa['pairs']} = **{aa['false_alarm_rate']:.1%}** (target <= 5 %) |",
+        f"| real A/A nights ({real['games_per_cell']} games/cell, master seeds "
+        f"{', '.join(str(s) for s in sorted({s for pair in real['pairs'] for s in pair['seeds']}))}) "
+        f"| {sum(pair['drifted'] for pair in real['pairs'])} drifts over {len(real['pairs'])} pairs "
+        f"({real['pairs'][0]['compared']} metrics a pair) |",
+        f"| power, seat 0 {sizes} in one 4-player cell, independent nights, 400 games/cell "
+        f"| {_percents(section['power_400_games_per_cell'])} |",
+        f"| the same at 2,000 games/cell | {_percents(section['power_2000_games_per_cell'])} |",
+        f"| the same at 400 games/cell on the same seeds (paired) "
+        f"| {_percents(section['power_400_games_per_cell_paired'])} |",
+        f"| real Trash Cult night replayed on the nightly's seed ({same['games_per_cell']} games/cell, "
+        f"{replay['compared']} metrics) | {replay['drifted']} drifts; tests run: {tests} |",
+    ]
+    for change, planted in sorted(same.items()):
+        if not isinstance(planted, dict) or "cells_flagged" not in planted:
+            continue
+        rows.append(
+            f"| planted change on the same seeds: `{change}` | {planted['metric']} flagged in "
+            f"{planted['cells_flagged']} cells ({', '.join(planted['tests'])}); "
+            f"{planted['other_drifts']} other drifts |"
+        )
+    note = f"Power over {section['power_pairs']} night pairs per size; planted: {section['planted']}. "
+    return "\n".join([*rows, "", note + _when(section), "", *_targets(section)]) + "\n"
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "gateway": gateway_table,
     "grpc": grpc_table,
     "gateway_profile": profile_table,
+    "drift": drift_table,
 }
 
 
