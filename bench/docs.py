@@ -175,11 +175,47 @@ def drift_table(results: dict[str, Any]) -> str:
     return "\n".join([*rows, "", note + _when(section), "", *_targets(section)]) + "\n"
 
 
+def _rung_row(game: str, players: int, rung: dict[str, Any], extra: str) -> str:
+    challenger, incumbent = rung["bots"]
+    mu = rung["openskill"]
+    low, high = rung["wilson_95"]
+    return (
+        f"| {TITLES[game]} | {players} | `{challenger}` vs `{incumbent}` | {rung['games']:,} "
+        f"| {rung['win_rate']:.1%} | {low:.1%} - {high:.1%} | {mu[challenger]['mu']:.1f} / {mu[incumbent]['mu']:.1f} "
+        f"| {rung['seconds']:,.0f} s | {extra} |"
+    )
+
+
+def bots_table(results: dict[str, Any]) -> str:
+    """The strength ladder (bench/bots.py): each rung's games, win rate and Wilson interval."""
+    section = _section(results, "bots")
+    rows = [
+        "| game | players | rung | games | win rate | 95% Wilson | OpenSkill mu (challenger / incumbent) "
+        "| wall | 4-player game (CPU), IS-MCTS iterations/s, load average |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for game in TITLES:
+        part = section.get(game)
+        if not part:
+            continue
+        load = " / ".join(f"{x:.2f}" for x in part["load_average"])
+        when = " (carried over from an earlier run)" if part.get("carried_over") else ""
+        rows.append(_rung_row(game, part["players"], part["heuristic_vs_random"], f"load {load}{when}"))
+        speed = (
+            f"{part['four_player_game_cpu_seconds']:.2f} s, {part['ismcts_iterations_per_second']:,}/s, "
+            f"load {load}{when}"
+        )
+        rows.append(_rung_row(game, part["players"], part["ismcts_vs_heuristic"], speed))
+    note = f"{section['method']}. Wall time {section['wall_seconds']:,.0f} s for the games measured in that run. "
+    return "\n".join([*rows, "", note + _when(section), "", *_targets(section)]) + "\n"
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "gateway": gateway_table,
     "grpc": grpc_table,
     "gateway_profile": profile_table,
     "drift": drift_table,
+    "bots": bots_table,
 }
 
 
