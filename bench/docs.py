@@ -210,12 +210,58 @@ def bots_table(results: dict[str, Any]) -> str:
     return "\n".join([*rows, "", note + _when(section), "", *_targets(section)]) + "\n"
 
 
+def aggregation_table(results: dict[str, Any]) -> str:
+    """Aggregating a sweep (bench/sweep_aggregation.py), and what a 10M-game night costs by it."""
+    section = _section(results, "sweep_aggregation")
+    small, big = section["sizes"]["100000"], section["sizes"]["1000000"]
+    sim, parquet = section["simulation"], section["parquet"]
+    per_game = big["chunk_results_mb"] * 1e6 / big["games"], big["partials_mb"] * 1e6 / big["games"]
+    rows = [
+        "| figure | measured |",
+        "|---|---|",
+        f"| simulation, Crazy Cultists 4p, heuristic bot in every seat (the nightly's kind) "
+        f"| {sim['heuristic_games_per_cpu_second']:,.0f} games per CPU second per process |",
+        f"| simulation, same with random bots | {sim['random_games_per_cpu_second']:,.0f} games per CPU second |",
+        f"| fold on the workers | {big['fold_cpu_seconds_per_million_games']:.1f} CPU s per million games |",
+        f"| finish, 100,000 / 1,000,000 games: merge and paired comparisons "
+        f"| {small['merge_seconds']:.1f} s / {big['merge_seconds']:.1f} s wall, of which the paired comparisons "
+        f"{small['paired_seconds']:.1f} s / {big['paired_seconds']:.1f} s wall, "
+        f"{small['paired_cpu_seconds']:.1f} / {big['paired_cpu_seconds']:.1f} CPU s |",
+        f"| peak memory of the finish, 100,000 / 1,000,000 games | {small['merge_peak_rss_mb']:.1f} MB / "
+        f"{big['merge_peak_rss_mb']:.1f} MB (ratio {section['memory_ratio_1m_vs_100k']:.2f}), of which "
+        f"{small['merge_rss_growth_mb']:.0f} / {big['merge_rss_growth_mb']:.0f} MB for merging and pairing |",
+        f"| stored per game in Redis: chunk results / partials | {per_game[0]:.1f} bytes / {per_game[1]:.1f} bytes |",
+        f"| per-game records: Parquet / CSV | {parquet['parquet_bytes_per_game']:.1f} bytes / "
+        f"{parquet['csv_bytes_per_game']:.1f} bytes a game; a lookup by seed in {parquet['games']:,} games "
+        f"{parquet['lookup_by_seed_seconds']:.2f} s |",
+    ]
+    night = 10_000_000
+    cpu = night / sim["heuristic_games_per_cpu_second"]
+    walls = ", ".join(f"{n} processes {_duration(cpu / n)}" for n in (8, 16, 32, 64))
+    cost = (
+        f"**What a 10M-game night costs**, by these figures, with heuristic bots in every seat: simulation "
+        f"{cpu:,.0f} CPU seconds ({cpu / 3600:.0f} CPU hours), folding "
+        f"{big['fold_cpu_seconds_per_million_games'] * night / 1e6:,.0f} CPU seconds; on N worker processes "
+        f"about {cpu:,.0f} / N seconds of wall time: {walls}. The finish's paired comparisons are linear in "
+        f"games: about {big['paired_cpu_seconds'] * night / big['games']:,.0f} CPU seconds, in the same "
+        f"~{big['merge_peak_rss_mb']:.0f} MB of memory. Redis holds about "
+        f"{per_game[0] * night / 1e6:,.0f} MB of chunk results and {per_game[1] * night / 1e6:,.0f} MB of "
+        f"partials a night; the Parquet records come to about {parquet['parquet_bytes_per_game'] * night / 1e6:,.0f} MB."
+    )
+    return "\n".join([*rows, "", cost, "", _when(section), "", *_targets(section)]) + "\n"
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "gateway": gateway_table,
     "grpc": grpc_table,
     "gateway_profile": profile_table,
     "drift": drift_table,
     "bots": bots_table,
+    "sweep_aggregation": aggregation_table,
 }
 
 
