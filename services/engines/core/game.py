@@ -107,15 +107,19 @@ class State(ABC):
 
     # --- provided -----------------------------------------------------------------------
     def apply(self, seat: int, action: int) -> None:
-        """Apply `action` for `seat` after checking it is legal now (the checked path)."""
-        if self.is_terminal():
-            raise IllegalAction("the game is over")
-        if seat not in self.to_act():
-            raise IllegalAction(
-                f"seat {seat} is not asked to decide now (waiting for seats {list(self.to_act())})"
-            )
+        """Apply `action` for `seat` after checking it is legal now (the checked path).
+
+        A seat not asked to decide, or any seat once the game is over, has no legal action
+        (the protocol above), so one `legal_actions` call is the whole check on the path
+        every decision takes; the slower questions only pick the error's words."""
         legal = self.legal_actions(seat)
         if action not in legal:
+            if self.is_terminal():
+                raise IllegalAction("the game is over")
+            if seat not in self.to_act():
+                raise IllegalAction(
+                    f"seat {seat} is not asked to decide now (waiting for seats {list(self.to_act())})"
+                )
             raise IllegalAction(
                 f"action {action} is not legal for seat {seat} now; legal: "
                 + "; ".join(f"{a}={self.action_label(a)}" for a in legal[:20])

@@ -23,6 +23,7 @@ distinct choice, and a label that says what it does.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, ClassVar
 
 from ..core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
@@ -133,6 +134,19 @@ def family(action: int) -> str:
 def argument(action: int) -> int:
     """The family's argument: a card kind, a cult or a seat (FAMILIES says which)."""
     return DECODE[action][1]
+
+
+# Kind masks of a hand (bit k: holds a card of kind k) for the main actions: the kinds played
+# as actions (TC-6, TC-12..TC-15: all below Protection Spell), and those a player may discard.
+_PLAYED_AS_ACTIONS = (1 << PROTECTION_SPELL) - 1
+_DISCARDABLE = (1 << ACTIVE_KINDS) - 1
+
+
+@cache
+def _kinds_in(mask: int) -> tuple[int, ...]:
+    """The kinds whose bits are set in `mask`, in kind order (a hand holds few kinds: this
+    spares the main actions a test of every kind on every decision)."""
+    return tuple(k for k in range(mask.bit_length()) if mask >> k & 1)
 
 
 class TrashCultState(State):
@@ -338,22 +352,29 @@ class TrashCultState(State):
 
     # --- the four action types ----------------------------------------------------------
     def _main_actions(self, s: int) -> list[int]:
-        kinds = self.config.kinds
+        # The most asked question of the game: each zone is counted only when it holds
+        # enough cards for some choice (no kind can count more than its zone holds).
+        cfg = self.config
+        kinds = cfg.kinds
         held = 0
         for c in self.hands[s]:
             held |= 1 << kinds[c]
         acts: list[int] = []
-        for k in range(PROTECTION_SPELL):  # animals, food, and the action cards played as actions
-            if held >> k & 1:
-                acts += self._plays_of(s, k)
+        for k in _kinds_in(held & _PLAYED_AS_ACTIONS):  # animals, food, and the action cards
+            acts += self._plays_of(s, k)
         # TC-7: one Cult Member, two like Hostages, or two like food.
-        acts += [SNACK_MEMBER + k for k, n in enumerate(self._counts(self.members[s])) if n]
-        cfg = self.config
-        hostages = self._counts(self.hostages[s])
-        acts += [SNACK_HOSTAGES + k for k, n in enumerate(hostages) if n >= cfg.snackrifice_hostage_cost]
-        food = self._counts(self.shrine[s] + self.stash[s], FOOD)
-        acts += [SNACK_FOOD + f for f, n in enumerate(food) if n >= cfg.snackrifice_food_cost]
-        acts += [DISCARD + k for k in range(ACTIVE_KINDS) if held >> k & 1]  # TC-16
+        members, hostages = self.members[s], self.hostages[s]
+        if members:
+            acts += [SNACK_MEMBER + k for k, n in enumerate(self._counts(members)) if n]
+        cost = cfg.snackrifice_hostage_cost
+        if len(hostages) >= cost:
+            acts += [SNACK_HOSTAGES + k for k, n in enumerate(self._counts(hostages)) if n >= cost]
+        shrine, stash = self.shrine[s], self.stash[s]
+        cost = cfg.snackrifice_food_cost
+        if len(shrine) + len(stash) >= cost:
+            food = self._counts(shrine + stash, FOOD)
+            acts += [SNACK_FOOD + f for f, n in enumerate(food) if n >= cost]
+        acts += [DISCARD + k for k in _kinds_in(held & _DISCARDABLE)]  # TC-16
         return acts or [PASS]  # TC-5
 
     def _plays_of(self, s: int, kind: int) -> list[int]:
