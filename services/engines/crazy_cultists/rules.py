@@ -349,21 +349,25 @@ class CrazyCultistsState(State):
         if not hand:
             return [PASS]  # only when both decks have run dry
         kinds = self.kind
-        n = self.num_players
         out: list[int] = []
         seen = 0
+        targets: list[int] | None = None  # worked out once, when the hand first needs them
         for c in hand:
             k = kinds[c]
-            if seen & (1 << k):
+            bit = 1 << k
+            if seen & bit:
                 continue
-            seen |= 1 << k
+            seen |= bit
             base = PLAY + 7 * k
             if VALUE[k]:  # a favor card can always be stacked
                 out.append(base + NO_TARGET)
             elif k in TARGETED:
-                for t in range(n):
+                if targets is None:
                     # CC-10 Dark Baptism: no Hijinx may target a baptized seat.
-                    if t != seat and not self.baptized[t] and self._would_hit(k, seat, t):
+                    baptized = self.baptized
+                    targets = [t for t in range(self.num_players) if t != seat and not baptized[t]]
+                for t in targets:
+                    if self._would_hit(k, seat, t):
                         out.append(base + t)
             elif k != COUNTER_SPELL and self._would_act(k, seat):
                 out.append(base + NO_TARGET)
