@@ -127,9 +127,12 @@ class State(ABC):
         self._apply(seat, action)
         self.decisions += 1
 
-    def emit(self, kind: str, seat: int, text: str) -> None:
+    def emit(self, kind: str, seat: int, text: str, *args: Any) -> None:
+        """Log an event, its text `text.format(*args)` when given args: formatting waits
+        until someone is listening, and simulations (sweeps, search, random play) run with
+        the log off, so most events are never formatted at all."""
         if self.log is not None:
-            self.log.append(Event(kind, seat, text))
+            self.log.append(Event(kind, seat, text.format(*args) if args else text))
 
     def returns(self) -> list[float]:
         """1 for a winner, 0 for a loser; a draw shares one point equally."""

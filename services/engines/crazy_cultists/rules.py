@@ -23,7 +23,7 @@ from typing import Any, cast
 
 from services.engines.core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
 from services.engines.core.errors import BadConfig, BadState
-from services.engines.core.game import Event, State
+from services.engines.core.game import State
 from services.engines.core.rng import Rng
 
 from .cards import (
@@ -423,13 +423,13 @@ class CrazyCultistsState(State):
     def _play(self, seat: int, action: int) -> None:
         hand = self.hands[seat]
         if action == PASS:
-            self._say("pass", seat, "seat {} has no cards and passes", seat)
+            self.emit("pass", seat, "seat {} has no cards and passes", seat)
             self._end_turn()
             return
         if action >= DISCARD:
             card = self._take(hand, action - DISCARD)
             self._trash(card)
-            self._say(
+            self.emit(
                 "discard", seat, "seat {} can play nothing and discards {}", seat, TITLES[action - DISCARD]
             )
             self._end_turn()
@@ -438,16 +438,16 @@ class CrazyCultistsState(State):
         card = self._take(hand, k)
         self._forget((card,))
         if k in MAIN_FAVORS:
-            self._say("play", seat, "seat {} stacks {}", seat, TITLES[k])
+            self.emit("play", seat, "seat {} stacks {}", seat, TITLES[k])
             self._add_favor(seat, card)
             if not self.over:
                 self._end_turn()
             return
         if target == NO_TARGET:
             target = -1
-            self._say("play", seat, "seat {} plays {}", seat, TITLES[k])
+            self.emit("play", seat, "seat {} plays {}", seat, TITLES[k])
         else:
-            self._say("play", seat, "seat {} plays {} on seat {}", seat, TITLES[k], target)
+            self.emit("play", seat, "seat {} plays {} on seat {}", seat, TITLES[k], target)
         record = _record("voodoo" if k == VOODOO else "counter", seat, target, card)
         if k == VOODOO:
             record["count"] = 1  # Voodoo counts itself (as printed: "including this card")
@@ -462,7 +462,7 @@ class CrazyCultistsState(State):
         if action != DONE:
             self._trash(self._take(hand, action - CHOOSE))
             p["count"] += 1
-            self._say(
+            self.emit(
                 "discard",
                 p["player"],
                 "seat {} discards {} with Voodoo",
@@ -495,7 +495,7 @@ class CrazyCultistsState(State):
         p["chain"].append(self._take(self.hands[seat], COUNTER_SPELL))
         self._forget(p["chain"][-1:])
         p["asked"] = [s for s in ((self.active + i) % n for i in range(n)) if s != seat]
-        self._say("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
+        self.emit("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
 
     def _close_window(self, p: dict[str, Any]) -> None:
         counters = p["chain"]
@@ -503,7 +503,7 @@ class CrazyCultistsState(State):
         self.pending = None
         card = p["card"]
         if len(counters) % 2:  # CC-7: an odd chain cancels the card
-            self._say("cancel", p["player"], "{} is cancelled", TITLES[self.kind[card]])
+            self.emit("cancel", p["player"], "{} is cancelled", TITLES[self.kind[card]])
             self._trash(card)
             self._end_turn()
             return
@@ -633,7 +633,7 @@ class CrazyCultistsState(State):
         # CC-8: the player may take one card; which one stays between the two of them.
         player, target = p["player"], p["target"]
         if action == TAKE_NOTHING:
-            self._say("take", player, "seat {} takes nothing from seat {}", player, target)
+            self.emit("take", player, "seat {} takes nothing from seat {}", player, target)
         else:
             # The rest of the table cannot tell which card moved: what they knew of that hand lapses.
             for s in range(self.num_players):
@@ -642,7 +642,7 @@ class CrazyCultistsState(State):
             card = self._take(self.hands[target], action - CHOOSE)
             self.hands[player].append(card)
             self._learn(target, (card,))  # the victim knows who holds its card now
-            self._say("take", player, "seat {} takes a card from seat {}", player, target)
+            self.emit("take", player, "seat {} takes a card from seat {}", player, target)
         self._learn(player, self.hands[target])
         self._finish(p["card"])
 
@@ -676,7 +676,7 @@ class CrazyCultistsState(State):
             for c in self.hands[target]:
                 self._trash(c)
             self.hands[target] = []
-        self._say("ouija", player, "seat {} chooses to {}", player, FIXED[action][1])
+        self.emit("ouija", player, "seat {} chooses to {}", player, FIXED[action][1])
         self._finish(p["card"])
 
     def _on_hail(self, p: dict[str, Any], action: int) -> None:
@@ -691,7 +691,7 @@ class CrazyCultistsState(State):
         self.hands[p["player"]].append(taken)
         for o in range(self.num_players):
             self._learn(o, (taken,))  # taken by name from a hand the whole table saw
-        self._say("take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat)
+        self.emit("take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat)
         self._finish(p["card"])
 
     def _on_necro(self, p: dict[str, Any], action: int) -> None:
@@ -699,7 +699,7 @@ class CrazyCultistsState(State):
         self.hands[p["player"]].append(taken)
         for s in range(self.num_players):
             self._learn(s, (taken,))  # taken face up from a face-up pile
-        self._say(
+        self.emit(
             "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE]
         )
         self._finish(p["card"])
@@ -719,7 +719,7 @@ class CrazyCultistsState(State):
             moved = [c for c in self.known[s] if c in in_deck]
             self._forget(moved, only=s)
             self._learn_deck(s, self.deck if s == player else moved)
-        self._say("take", p["player"], "seat {} takes {} from the deck", p["player"], TITLES[action - CHOOSE])
+        self.emit("take", p["player"], "seat {} takes {} from the deck", p["player"], TITLES[action - CHOOSE])
         self._finish(p["card"])
 
     def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
@@ -742,7 +742,7 @@ class CrazyCultistsState(State):
         self.dark_due[seat] -= 1
         if action == TAKE_DARK:
             drawn = draw(self.dark_deck, self.dark_discard, self.rng)
-            self._say("dark", seat, "seat {} takes a Dark Powers card", seat)
+            self.emit("dark", seat, "seat {} takes a Dark Powers card", seat)
         else:
             drawn = draw(self.deck, self.discard, self.rng)
         if drawn is not None:
@@ -763,7 +763,7 @@ class CrazyCultistsState(State):
                 for c in spire:
                     self._trash(c)
                 spire.clear()
-                self._say("spire", seat, "seat {}'s Black Spire falls", seat)
+                self.emit("spire", seat, "seat {}'s Black Spire falls", seat)
             return
         self.stacks[seat].append(card)
         self._check_candle(seat)
@@ -783,17 +783,17 @@ class CrazyCultistsState(State):
         stack.clear()
         cfg = self.config
         if cfg.variant == "fiendish" and total > need:
-            self._say("overshoot", seat, "seat {} goes over {} and loses the stack", seat, need)
+            self.emit("overshoot", seat, "seat {} goes over {} and loses the stack", seat, need)
             return
         self.candles[seat] += 1
         if cfg.dark_powers:
             self.dark_due[seat] += 1
-        self._say("candle", seat, "seat {} lights candle {}", seat, self.candles[seat])
+        self.emit("candle", seat, "seat {} lights candle {}", seat, self.candles[seat])
         if self.candles[seat] >= self.candles_to_win():
             self.winner = seat
             self.over = True
             self.pending = None
-            self._say("win", seat, "seat {} wins", seat)
+            self.emit("win", seat, "seat {} wins", seat)
             return
         if cfg.variant == "devilish":
             for t in range(self.num_players):
@@ -855,7 +855,7 @@ class CrazyCultistsState(State):
                     # CC-10 offers the Dark card in place of this draw only: with both Dark
                     # piles empty there is nothing to offer, and the owed draws lapse.
                     self.dark_due[seat] = 0
-                    self._say("dark", seat, "seat {} finds no Dark Powers card to take", seat)
+                    self.emit("dark", seat, "seat {} finds no Dark Powers card to take", seat)
                 drawn = draw(self.deck, self.discard, self.rng)
                 if drawn is None:
                     break
@@ -873,7 +873,7 @@ class CrazyCultistsState(State):
         while True:
             if self.turn >= self.config.max_turns:  # G-5: a draw
                 self.over = True
-                self._say("capped", -1, "turn cap {} reached: no winner", self.config.max_turns)
+                self.emit("capped", -1, "turn cap {} reached: no winner", self.config.max_turns)
                 return
             self.turn += 1
             self.active = seat
@@ -883,7 +883,7 @@ class CrazyCultistsState(State):
                 return
             self._trash(self.poly[seat])
             self.poly[seat] = -1
-            self._say("skip", seat, "seat {} is polymorphed and skips its turn", seat)
+            self.emit("skip", seat, "seat {} is polymorphed and skips its turn", seat)
             seat = (seat + 1) % n
             regular = True
 
@@ -940,11 +940,6 @@ class CrazyCultistsState(State):
                     record.clear()
                 elif card in record:
                     record.remove(card)
-
-    def _say(self, kind: str, seat: int, text: str, *args: Any) -> None:
-        # Formats only when someone is listening: random play runs with the log off.
-        if self.log is not None:
-            self.log.append(Event(kind, seat, text.format(*args)))
 
     # --- what a seat may see (G-3) ------------------------------------------------------
     def view(self, seat: int | None) -> dict[str, Any]:

@@ -222,13 +222,13 @@ class TrashCultState(State):
     def _begin_turn(self, seat: int) -> None:
         if self.turn >= self.config.max_turns:  # G-5: a draw
             self.over = True
-            self.emit("end", -1, f"turn cap {self.config.max_turns} reached: a draw")
+            self.emit("end", -1, "turn cap {} reached: a draw", self.config.max_turns)
             return
         self.turn += 1
         self.active = seat
         self.actions_left = self.config.actions_per_turn
         if self.log is not None:
-            self.emit("turn", seat, f"turn {self.turn}: seat {seat}")
+            self.emit("turn", seat, "turn {}: seat {}", self.turn, seat)
         held = len(self.hands[seat])
         size = self.config.hand_size
         self._draw(seat, size - held if held < size else 1)  # TC-4
@@ -244,7 +244,7 @@ class TrashCultState(State):
             hand.append(card)
             self._drew(seat, card)
         if self.log is not None:
-            self.emit("draw", seat, f"seat {seat} draws {count} card(s)")
+            self.emit("draw", seat, "seat {} draws {} card(s)", seat, count)
 
     def _deal_from(self, deck: list[int], pile: list[int]) -> int | None:
         card = draw(deck, pile, self.rng)  # refills a deck that ran out while its pile was empty
@@ -266,7 +266,7 @@ class TrashCultState(State):
         if len(self.shrine[s]) >= self.config.food_needed(self.num_players) and self.members[s]:
             self.winner = s
             self.over = True
-            self.emit("win", s, f"seat {s} wins: the {CULTS[self.cult[s]]} cult's Shrine is full")
+            self.emit("win", s, "seat {} wins: the {} cult's Shrine is full", s, CULTS[self.cult[s]])
             return
         self._begin_turn((s + 1) % self.num_players)
 
@@ -342,7 +342,7 @@ class TrashCultState(State):
     # --- cult pick (TC-2) ---------------------------------------------------------------
     def _pick(self, seat: int, action: int) -> None:
         self.cult[seat] = action - PICK
-        self.emit("pick", seat, f"seat {seat} leads the {CULTS[action - PICK]} cult")
+        self.emit("pick", seat, "seat {} leads the {} cult", seat, CULTS[action - PICK])
         nxt = (seat + 1) % self.num_players
         if nxt == self.num_players - 1:  # back to the dealer: everyone has picked
             self.pending = None
@@ -404,10 +404,10 @@ class TrashCultState(State):
             convert = self._take(hand, CONVERT_HOSTAGE)
             self.members[s].append(self._take(self.hostages[s], arg))
             self.tucked[s].append(convert)
-            self.emit("convert", s, f"seat {s} converts a {KIND_NAMES[arg]} Hostage into a Cult Member")
+            self.emit("convert", s, "seat {} converts a {} Hostage into a Cult Member", s, KIND_NAMES[arg])
         elif action < PIGEON:  # TC-12
             self.trash.append(self._take(hand, OPOSSUM_PLUSHIE))
-            self.emit("plushie", s, f"seat {s} plays Opossum Plushie for the {CULTS[arg]} perk")
+            self.emit("plushie", s, "seat {} plays Opossum Plushie for the {} perk", s, CULTS[arg])
             self._open_protection("plushie", arg, -1)
         elif action < POISON:  # TC-13
             self.trash.append(self._take(hand, PIGEON_THIEF))
@@ -416,17 +416,17 @@ class TrashCultState(State):
                 if t not in (s, arg):
                     self._forget(victim, only=t)
             card = victim.pop(self.rng.below(len(victim)))
-            self.emit("pigeon", s, f"seat {s} plays Pigeon Thief and steals a card from seat {arg}")
+            self.emit("pigeon", s, "seat {} plays Pigeon Thief and steals a card from seat {}", s, arg)
             self.pending = {"step": "steal", "seat": s, "card": card, "victim": arg}
         elif action < DISCARD:  # TC-14
             self.trash.append(self._take(hand, POISON_THEIR_PUNCH))
-            self.emit("poison", s, f"seat {s} plays Poison Their Punch on seat {arg}")
+            self.emit("poison", s, "seat {} plays Poison Their Punch on seat {}", s, arg)
             self._open_protection("poison", -1, arg)
         elif action < PASS:  # TC-16
             self.trash.append(self._take(hand, arg))
-            self.emit("discard", s, f"seat {s} discards {KIND_NAMES[arg]}")
+            self.emit("discard", s, "seat {} discards {}", s, KIND_NAMES[arg])
         else:
-            self.emit("pass", s, f"seat {s} passes (no other action is legal)")
+            self.emit("pass", s, "seat {} passes (no other action is legal)", s)
 
     def _add(self, s: int, card: int) -> None:
         """TC-6: own animal -> Cult Member, other animal -> Hostage, own food -> Shrine,
@@ -446,7 +446,7 @@ class TrashCultState(State):
         else:
             self.stash[s].append(card)
             where = "their Stash"
-        self.emit("add", s, f"seat {s} adds {KIND_NAMES[kind]} to {where}")
+        self.emit("add", s, "seat {} adds {} to {}", s, KIND_NAMES[kind], where)
 
     def _snackrifice(self, s: int, action: int, arg: int) -> None:
         """TC-7 / TC-9: pay, then the Protection Spell window; perk and chaos follow."""
@@ -464,7 +464,7 @@ class TrashCultState(State):
                 self._trash_food(s, arg)
             paid = f"{cost} {KIND_NAMES[FOOD + arg]}"
         # The argument is the paid animal's kind or the paid food's cult: the perk's cult.
-        self.emit("snackrifice", s, f"seat {s} snackrifices {paid} for the {CULTS[arg]} perk")
+        self.emit("snackrifice", s, "seat {} snackrifices {} for the {} perk", s, paid, CULTS[arg])
         self._open_protection("snackrifice", arg, -1)
 
     # --- Protection Spell window (TC-9, TC-10, G-4) -------------------------------------
@@ -477,7 +477,7 @@ class TrashCultState(State):
         event = p["event"]
         if action == PROTECT:
             self.trash.append(self._take(self.hands[seat], PROTECTION_SPELL))
-            self.emit("protect", seat, f"seat {seat} plays Protection Spell: the {event} has no effect")
+            self.emit("protect", seat, "seat {} plays Protection Spell: the {} has no effect", seat, event)
             self.pending = None
             self._after_effect(event)
             return
@@ -492,7 +492,7 @@ class TrashCultState(State):
             self.trash += [c for c in self.tucked[target] if c >= 0]
             self.members[target] = []
             self.tucked[target] = []
-            self.emit("poisoned", target, f"seat {target} loses every Cult Member")
+            self.emit("poisoned", target, "seat {} loses every Cult Member", target)
             return
         self._start_perk(event, p["perk"])
 
@@ -510,7 +510,7 @@ class TrashCultState(State):
             for i, c in enumerate(self.trash):
                 if kinds[c] == food:
                     self.shrine[s].append(self.trash.pop(i))
-                    self.emit("perk", s, f"seat {s} takes {KIND_NAMES[food]} from the trash pile")
+                    self.emit("perk", s, "seat {} takes {} from the trash pile", s, KIND_NAMES[food])
                     break
             self._after_effect(event)
             return
@@ -545,27 +545,27 @@ class TrashCultState(State):
             t = action - TARGET
             food = FOOD + self.cult[s]
             self.shrine[s].append(self._take(self.stash[t], food))
-            self.emit("perk", s, f"seat {s} takes {KIND_NAMES[food]} from seat {t}'s Stash")
+            self.emit("perk", s, "seat {} takes {} from seat {}'s Stash", s, KIND_NAMES[food], t)
         elif perk == SKUNK:
             t = action - TARGET
             card = self.shrine[t].pop()
             self.stash[s].append(card)
             kind = KIND_NAMES[self.config.kinds[card]]
-            self.emit("perk", s, f"seat {s} takes {kind} from seat {t}'s Shrine into their Stash")
+            self.emit("perk", s, "seat {} takes {} from seat {}'s Shrine into their Stash", s, kind, t)
         else:  # SQUIRREL: which card stays secret; the deck is shuffled afterwards
             self.hands[s].append(self._take(self.deck, action - TAKE))
             self.rng.shuffle(self.deck)
             self._refill(self.deck, self.trash)
             for t in range(self.num_players):  # only the searcher knows the deck now
                 self.known_deck[t] = list(self.deck) if t == s else []
-            self.emit("perk", s, f"seat {s} searches the active deck and takes a card")
+            self.emit("perk", s, "seat {} searches the active deck and takes a card", s)
 
     # --- chaos (TC-9, TC-11) ------------------------------------------------------------
     def _reveal_chaos(self) -> None:
         card = self._deal_from(self.chaos_deck, self.chaos_discard)
         if card is None:
             return
-        self.emit("chaos", -1, f"chaos: {KIND_NAMES[self.config.kinds[card]]}")
+        self.emit("chaos", -1, "chaos: {}", KIND_NAMES[self.config.kinds[card]])
         self.pending = {
             "step": "chaos",
             "seat": self.active,
@@ -603,7 +603,7 @@ class TrashCultState(State):
         if action == HIDE_ACT:
             self.trash.append(self._take(self.hands[q], HIDE))
             p["hiders"].append(q)
-            self.emit("hide", q, f"seat {q} plays Hide")
+            self.emit("hide", q, "seat {} plays Hide", q)
         elif action == RESOLVE:
             self._resolve_chaos(q, kind)
         elif action in (LOSE_ANIMALS, LOSE_FOOD):
@@ -657,7 +657,7 @@ class TrashCultState(State):
                 self.trash.append(shrine.pop())
         # Trash Swap waits until everyone has answered; Hungry Bear and Rat Poison come
         # here only when the seat has nothing to lose.
-        self.emit("resolve", q, f"seat {q} resolves {KIND_NAMES[kind]}")
+        self.emit("resolve", q, "seat {} resolves {}", q, KIND_NAMES[kind])
 
     def _swap_hands(self, hiders: list[int]) -> None:
         """Trash Swap: each hand passes to the next seat on the left that did not Hide."""
@@ -667,7 +667,7 @@ class TrashCultState(State):
             self._learn(s, self.hands[s])  # each seat knows where its old hand went
         for i, s in enumerate(seats):
             self.hands[s] = hands[i - 1]
-        self.emit("swap", -1, f"hands pass to the left among seats {seats}")
+        self.emit("swap", -1, "hands pass to the left among seats {}", seats)
 
     def _losable(self, q: int, want: str) -> int:
         """TC-11: "animal" means a Cult Member or a Hostage, "food" the Shrine or Stash."""
@@ -694,7 +694,7 @@ class TrashCultState(State):
         else:
             self._trash_food(q, arg)
             what = KIND_NAMES[FOOD + arg]
-        self.emit("trash", q, f"seat {q} trashes {what}")
+        self.emit("trash", q, "seat {} trashes {}", q, what)
 
     # --- Pigeon Thief's free play (TC-13) -----------------------------------------------
     def _answer_steal(self, s: int, p: dict[str, Any], action: int) -> None:
@@ -702,10 +702,10 @@ class TrashCultState(State):
         self._learn(p["victim"], (p["card"],))  # the victim knows the thief holds it
         self.pending = None
         if action == KEEP:
-            self.emit("keep", s, f"seat {s} keeps the stolen card")
+            self.emit("keep", s, "seat {} keeps the stolen card", s)
             return
         kind = self.config.kinds[p["card"]]
-        self.emit("free", s, f"seat {s} plays the stolen {KIND_NAMES[kind]} as a free action")
+        self.emit("free", s, "seat {} plays the stolen {} as a free action", s, KIND_NAMES[kind])
         self._play(s, action)
 
     # --- zone helpers -------------------------------------------------------------------
