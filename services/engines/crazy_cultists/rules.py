@@ -923,11 +923,12 @@ class CrazyCultistsState(State):
         """`cards` moved out of sight (or into plain view): drop them from the records of
         every seat but `keep`, or of seat `only`."""
         seats = (only,) if only >= 0 else range(self.num_players)
-        for s in seats:
-            if s == keep:
-                continue
-            for record in (self.known[s], self.known_deck[s]):
-                if record:
+        # Every card that moves comes through here, and most records are empty: test each
+        # record before anything else (the two kinds of record are independent).
+        for records in (self.known, self.known_deck):
+            for s in seats:
+                record = records[s]
+                if record and s != keep:
                     record[:] = [c for c in record if c not in cards]
 
     def _drew(self, seat: int, card: int) -> None:

@@ -732,8 +732,12 @@ class TrashCultState(State):
     def _forget(self, cards: Any, only: int = -1) -> None:
         """`cards` moved out of sight or into plain view: drop them from every record (or
         from seat `only`'s)."""
-        for s in (only,) if only >= 0 else range(self.num_players):
-            for record in (self.known[s], self.known_deck[s]):
+        seats = (only,) if only >= 0 else range(self.num_players)
+        # Every card taken comes through here, and most records are empty: test each record
+        # before anything else (the two kinds of record are independent).
+        for records in (self.known, self.known_deck):
+            for s in seats:
+                record = records[s]
                 if record:
                     record[:] = [c for c in record if c not in cards]
 
