@@ -983,9 +983,10 @@ class CrazyCultistsState(State):
         }
 
     def _counts(self, zone: list[int]) -> dict[str, int]:
+        kinds = self.kind
         out: dict[str, int] = {}
         for c in zone:
-            name = NAMES[self.kind[c]]
+            name = NAMES[kinds[c]]
             out[name] = out.get(name, 0) + 1
         return out
 

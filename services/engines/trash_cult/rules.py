@@ -248,7 +248,8 @@ class TrashCultState(State):
 
     def _deal_from(self, deck: list[int], pile: list[int]) -> int | None:
         card = draw(deck, pile, self.rng)  # refills a deck that ran out while its pile was empty
-        self._refill(deck, pile)
+        if not deck:  # most draws leave cards in the deck: nothing to refill
+            self._refill(deck, pile)
         return card
 
     def _refill(self, deck: list[int], pile: list[int]) -> None:
