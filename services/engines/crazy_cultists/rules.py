@@ -17,6 +17,7 @@ not (a seat without one has the single action "pass"), so who is asked never rev
 
 from __future__ import annotations
 
+from functools import cached_property
 from itertools import chain
 from math import isqrt
 from typing import Any, cast
@@ -241,9 +242,6 @@ class CrazyCultistsState(State):
         "known_deck",
     )
 
-    kind: tuple[int, ...]
-    n_main: int
-
     def __init__(self, config: Any, num_players: int, seed: int) -> None:
         super().__init__(config, num_players, seed)
         check_players(config, num_players)
@@ -276,13 +274,17 @@ class CrazyCultistsState(State):
         self.known_deck: list[list[int]] = [[] for _ in range(n)]
         self._start_turn(0, regular=True)
 
-    def __getattr__(self, name: str) -> Any:
-        # The id -> kind table is derived from the config, not stored: clones and restored
-        # states are built without __init__, so they fetch it (cached) on first use.
-        if name in ("kind", "n_main"):
-            self.kind, self.n_main = kind_table(self.config)
-            return getattr(self, name)
-        raise AttributeError(name)
+    # The id -> kind table is derived from the config, not stored: clones and restored states
+    # are built without __init__, so they fetch it (cached per config) on first use. Lazy
+    # attributes, not a __getattr__: a class with __getattr__ pays for it on every attribute
+    # read, and the rules read attributes on every line.
+    @cached_property
+    def kind(self) -> tuple[int, ...]:
+        return kind_table(self.config)[0]
+
+    @cached_property
+    def n_main(self) -> int:
+        return kind_table(self.config)[1]
 
     def clone(self) -> CrazyCultistsState:
         new = cast(CrazyCultistsState, super().clone())
