@@ -931,7 +931,10 @@ class CrazyCultistsState(State):
             for s in seats:
                 record = records[s]
                 if record and s != keep:
-                    record[:] = [c for c in record if c not in cards]
+                    for card in cards:
+                        if card in record:  # most moves touch no record: leave it be
+                            record[:] = [c for c in record if c not in cards]
+                            break
 
     def _drew(self, seat: int, card: int) -> None:
         """`seat` drew `card` from the main deck. It saw its card leave; a seat that knew only

@@ -740,7 +740,10 @@ class TrashCultState(State):
             for s in seats:
                 record = records[s]
                 if record:
-                    record[:] = [c for c in record if c not in cards]
+                    for card in cards:
+                        if card in record:  # most moves touch no record: leave it be
+                            record[:] = [c for c in record if c not in cards]
+                            break
 
     def _drew(self, seat: int, card: int) -> None:
         """The drawer sees its card leave the deck; the others cannot tell which card of
