@@ -734,8 +734,8 @@ class TrashCultState(State):
         """`cards` moved out of sight or into plain view: drop them from every record (or
         from seat `only`'s)."""
         seats = (only,) if only >= 0 else range(self.num_players)
-        # Every card taken comes through here, and most records are empty: test each record
-        # before anything else (the two kinds of record are independent).
+        # On the path of nearly every card that moves: an empty record, or one holding none
+        # of the cards, is left as it is (the two kinds of record are independent).
         for records in (self.known, self.known_deck):
             for s in seats:
                 record = records[s]
