@@ -109,6 +109,44 @@ def grpc_table(results: dict[str, Any]) -> str:
     return "\n".join([*rows, "", _when(section), "", *_targets(section)]) + "\n"
 
 
+def engines_table(results: dict[str, Any]) -> str:
+    """Random play compiled and interpreted against OpenSpiel's `crazy_eights`, and the
+    bots' speeds (bench/engines.py), all from one run on one pinned core."""
+    section = _section(results, "engines")
+    compared = section.get("compiled")
+    if not isinstance(compared, dict):
+        raise MissingFigures(
+            "the 'engines' section has no compiled figures: run `python -m bench.run engines`"
+        )
+    rows = [
+        "| game | random decisions/s, compiled / interpreted | vs OpenSpiel | heuristic games/s "
+        "| IS-MCTS iterations/s |",
+        "|---|---|---|---|---|",
+    ]
+    for game, title in TITLES.items():
+        row = compared.get(game)
+        if not isinstance(row, dict):
+            continue
+        vs = row.get("random_vs_openspiel")
+        rows.append(
+            f"| {title} | {row['random_decisions_per_second_compiled']:,} / "
+            f"{row['random_decisions_per_second_interpreted']:,} ({row['random_speedup']:.2f}x) "
+            f"| {f'{vs:.2f}x' if vs is not None else 'not measured'} "
+            f"| {row['heuristic_games_per_second_compiled']:,.1f} / "
+            f"{row['heuristic_games_per_second_interpreted']:,.1f} ({row['heuristic_speedup']:.2f}x) "
+            f"| {row['ismcts_iterations_per_second_compiled']:,.0f} / "
+            f"{row['ismcts_iterations_per_second_interpreted']:,.0f} ({row['ismcts_speedup']:.2f}x) |"
+        )
+    openspiel = compared.get("openspiel_crazy_eights_decisions_per_second")
+    note = (
+        f"OpenSpiel's `crazy_eights` ran {openspiel:,} decisions/s on the same core in this run "
+        "(its chance nodes counted as decisions, which only flatters it)."
+        if openspiel
+        else f"OpenSpiel was not measured: {compared.get('openspiel_note', 'no note')}."
+    )
+    return "\n".join([*rows, "", _when(section) + " " + note, "", *_targets(section)]) + "\n"
+
+
 PROFILE_ROWS = 15
 
 
@@ -258,6 +296,7 @@ def _duration(seconds: float) -> str:
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "gateway": gateway_table,
     "grpc": grpc_table,
+    "engines": engines_table,
     "gateway_profile": profile_table,
     "drift": drift_table,
     "bots": bots_table,

@@ -2,7 +2,10 @@
 
 Cython compiles the *same* `.py` files the interpreter runs (pure-Python mode: no `.pyx`,
 no second copy of any rule); the built `.so` sits beside its `.py` and Python's importer
-prefers it. Set `CULTISTS_PURE_PYTHON=1` to run the interpreted source instead
+prefers it. A `.pxd` beside a `.py` (Cython's augmenting declarations) may give some of its
+names C types where machine arithmetic means exactly what the Python does (core/rng.pxd);
+the `.py` still runs unchanged without it. Set `CULTISTS_PURE_PYTHON=1` to run the
+interpreted source instead
 (services/engines/__init__.py), which is how the equivalence test and the bench compare.
 
 Run by `make install` and the Dockerfile's build stage. Compiling is an optimisation, never
@@ -13,7 +16,6 @@ docs/engine-guide.md says why Cython and not mypyc.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import sys
@@ -93,9 +95,11 @@ def compile_all() -> int:
     cmd.parallel = os.cpu_count() or 1
     cmd.ensure_finalized()
     cmd.run()
+    sys.path.insert(0, str(ROOT))
+    from services.engines import source_hash
+
     hashes = {
-        module.removesuffix(".py").replace("/", "."): hashlib.sha256((ROOT / module).read_bytes()).hexdigest()
-        for module in MODULES
+        module.removesuffix(".py").replace("/", "."): source_hash(str(ROOT / module)) for module in MODULES
     }
     MANIFEST.write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
     return len(extensions)

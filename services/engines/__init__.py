@@ -31,8 +31,15 @@ _built_hashes: dict[str, str] | None = None
 
 
 def source_hash(path: str) -> str:
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
+    """What a build records of a module's source: its `.py`, and the Cython declarations
+    beside it (`.pxd`, which type some of its locals) where it has them, so an edit to
+    either makes the built module stale (deploy/compile_engines.py writes these)."""
+    digest = hashlib.sha256()
+    for part in (path, path.removesuffix(".py") + ".pxd"):
+        if part == path or os.path.exists(part):
+            with open(part, "rb") as f:
+                digest.update(f.read())
+    return digest.hexdigest()
 
 
 def _compiled_is_current(fullname: str, source: str) -> bool:

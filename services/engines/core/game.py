@@ -107,15 +107,19 @@ class State(ABC):
 
     # --- provided -----------------------------------------------------------------------
     def apply(self, seat: int, action: int) -> None:
-        """Apply `action` for `seat` after checking it is legal now (the checked path)."""
-        if self.is_terminal():
-            raise IllegalAction("the game is over")
-        if seat not in self.to_act():
-            raise IllegalAction(
-                f"seat {seat} is not asked to decide now (waiting for seats {list(self.to_act())})"
-            )
+        """Apply `action` for `seat` after checking it is legal now (the checked path).
+
+        A seat not asked to decide, or any seat once the game is over, has no legal action
+        (the protocol above), so one `legal_actions` call is the whole check on the path
+        every decision takes; the slower questions only pick the error's words."""
         legal = self.legal_actions(seat)
         if action not in legal:
+            if self.is_terminal():
+                raise IllegalAction("the game is over")
+            if seat not in self.to_act():
+                raise IllegalAction(
+                    f"seat {seat} is not asked to decide now (waiting for seats {list(self.to_act())})"
+                )
             raise IllegalAction(
                 f"action {action} is not legal for seat {seat} now; legal: "
                 + "; ".join(f"{a}={self.action_label(a)}" for a in legal[:20])
@@ -123,9 +127,12 @@ class State(ABC):
         self._apply(seat, action)
         self.decisions += 1
 
-    def emit(self, kind: str, seat: int, text: str) -> None:
+    def emit(self, kind: str, seat: int, text: str, *args: Any) -> None:
+        """Log an event, its text `text.format(*args)` when given args: formatting waits
+        until someone is listening, and simulations (sweeps, search, random play) run with
+        the log off, so most events are never formatted at all."""
         if self.log is not None:
-            self.log.append(Event(kind, seat, text))
+            self.log.append(Event(kind, seat, text.format(*args) if args else text))
 
     def returns(self) -> list[float]:
         """1 for a winner, 0 for a loser; a draw shares one point equally."""

@@ -13,8 +13,13 @@ from typing import TypeVar
 
 T = TypeVar("T")
 
+# Typed as C 64-bit integers in the compiled build (rng.pxd, beside this file), where
+# `_mix` then runs in machine arithmetic: its products wrap at 2**64 exactly as the masks
+# below cut them here, so both builds draw the same numbers.
 _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
+_MIX1 = 0xBF58476D1CE4E5B9
+_MIX2 = 0x94D049BB133111EB
 
 
 def mix_seed(*parts: int | str) -> int:
@@ -28,9 +33,13 @@ def mix_seed(*parts: int | str) -> int:
 
 
 def _splitmix(x: int) -> int:
-    z = (x + _GAMMA) & _MASK
-    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return _mix((x + _GAMMA) & _MASK)
+
+
+def _mix(z: int) -> int:
+    """SplitMix64's output function of a 64-bit state (`z` below 2**64)."""
+    z = ((z ^ (z >> 30)) * _MIX1) & _MASK
+    z = ((z ^ (z >> 27)) * _MIX2) & _MASK
     return z ^ (z >> 31)
 
 
@@ -50,9 +59,7 @@ class Rng:
 
     def next_u64(self) -> int:
         self.state = s = (self.state + _GAMMA) & _MASK
-        z = ((s ^ (s >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
-        return z ^ (z >> 31)
+        return _mix(s)
 
     def below(self, n: int) -> int:
         """A number in [0, n): Lemire's multiply-shift, bias < n / 2**64."""
@@ -65,8 +72,9 @@ class Rng:
 
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher-Yates in place."""
+        below = self.below
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            j = below(i + 1)
             items[i], items[j] = items[j], items[i]
 
     def fork(self, salt: int) -> Rng:

@@ -17,13 +17,14 @@ not (a seat without one has the single action "pass"), so who is asked never rev
 
 from __future__ import annotations
 
+from functools import cached_property
 from itertools import chain
 from math import isqrt
 from typing import Any, cast
 
 from services.engines.core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
 from services.engines.core.errors import BadConfig, BadState
-from services.engines.core.game import Event, State
+from services.engines.core.game import State
 from services.engines.core.rng import Rng
 
 from .cards import (
@@ -241,9 +242,6 @@ class CrazyCultistsState(State):
         "known_deck",
     )
 
-    kind: tuple[int, ...]
-    n_main: int
-
     def __init__(self, config: Any, num_players: int, seed: int) -> None:
         super().__init__(config, num_players, seed)
         check_players(config, num_players)
@@ -276,13 +274,17 @@ class CrazyCultistsState(State):
         self.known_deck: list[list[int]] = [[] for _ in range(n)]
         self._start_turn(0, regular=True)
 
-    def __getattr__(self, name: str) -> Any:
-        # The id -> kind table is derived from the config, not stored: clones and restored
-        # states are built without __init__, so they fetch it (cached) on first use.
-        if name in ("kind", "n_main"):
-            self.kind, self.n_main = kind_table(self.config)
-            return getattr(self, name)
-        raise AttributeError(name)
+    # The id -> kind table is derived from the config, not stored: clones and restored states
+    # are built without __init__, so they fetch it (cached per config) on first use. Lazy
+    # attributes, not a __getattr__: a class with __getattr__ pays for it on every attribute
+    # read, and the rules read attributes on every line.
+    @cached_property
+    def kind(self) -> tuple[int, ...]:
+        return kind_table(self.config)[0]
+
+    @cached_property
+    def n_main(self) -> int:
+        return kind_table(self.config)[1]
 
     def clone(self) -> CrazyCultistsState:
         new = cast(CrazyCultistsState, super().clone())
@@ -349,21 +351,25 @@ class CrazyCultistsState(State):
         if not hand:
             return [PASS]  # only when both decks have run dry
         kinds = self.kind
-        n = self.num_players
         out: list[int] = []
         seen = 0
+        targets: list[int] | None = None  # worked out once, when the hand first needs them
         for c in hand:
             k = kinds[c]
-            if seen & (1 << k):
+            bit = 1 << k
+            if seen & bit:
                 continue
-            seen |= 1 << k
+            seen |= bit
             base = PLAY + 7 * k
             if VALUE[k]:  # a favor card can always be stacked
                 out.append(base + NO_TARGET)
             elif k in TARGETED:
-                for t in range(n):
+                if targets is None:
                     # CC-10 Dark Baptism: no Hijinx may target a baptized seat.
-                    if t != seat and not self.baptized[t] and self._would_hit(k, seat, t):
+                    baptized = self.baptized
+                    targets = [t for t in range(self.num_players) if t != seat and not baptized[t]]
+                for t in targets:
+                    if self._would_hit(k, seat, t):
                         out.append(base + t)
             elif k != COUNTER_SPELL and self._would_act(k, seat):
                 out.append(base + NO_TARGET)
@@ -419,13 +425,13 @@ class CrazyCultistsState(State):
     def _play(self, seat: int, action: int) -> None:
         hand = self.hands[seat]
         if action == PASS:
-            self._say("pass", seat, "seat {} has no cards and passes", seat)
+            self.emit("pass", seat, "seat {} has no cards and passes", seat)
             self._end_turn()
             return
         if action >= DISCARD:
             card = self._take(hand, action - DISCARD)
             self._trash(card)
-            self._say(
+            self.emit(
                 "discard", seat, "seat {} can play nothing and discards {}", seat, TITLES[action - DISCARD]
             )
             self._end_turn()
@@ -434,16 +440,16 @@ class CrazyCultistsState(State):
         card = self._take(hand, k)
         self._forget((card,))
         if k in MAIN_FAVORS:
-            self._say("play", seat, "seat {} stacks {}", seat, TITLES[k])
+            self.emit("play", seat, "seat {} stacks {}", seat, TITLES[k])
             self._add_favor(seat, card)
             if not self.over:
                 self._end_turn()
             return
         if target == NO_TARGET:
             target = -1
-            self._say("play", seat, "seat {} plays {}", seat, TITLES[k])
+            self.emit("play", seat, "seat {} plays {}", seat, TITLES[k])
         else:
-            self._say("play", seat, "seat {} plays {} on seat {}", seat, TITLES[k], target)
+            self.emit("play", seat, "seat {} plays {} on seat {}", seat, TITLES[k], target)
         record = _record("voodoo" if k == VOODOO else "counter", seat, target, card)
         if k == VOODOO:
             record["count"] = 1  # Voodoo counts itself (as printed: "including this card")
@@ -458,7 +464,7 @@ class CrazyCultistsState(State):
         if action != DONE:
             self._trash(self._take(hand, action - CHOOSE))
             p["count"] += 1
-            self._say(
+            self.emit(
                 "discard",
                 p["player"],
                 "seat {} discards {} with Voodoo",
@@ -491,7 +497,7 @@ class CrazyCultistsState(State):
         p["chain"].append(self._take(self.hands[seat], COUNTER_SPELL))
         self._forget(p["chain"][-1:])
         p["asked"] = [s for s in ((self.active + i) % n for i in range(n)) if s != seat]
-        self._say("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
+        self.emit("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
 
     def _close_window(self, p: dict[str, Any]) -> None:
         counters = p["chain"]
@@ -499,7 +505,7 @@ class CrazyCultistsState(State):
         self.pending = None
         card = p["card"]
         if len(counters) % 2:  # CC-7: an odd chain cancels the card
-            self._say("cancel", p["player"], "{} is cancelled", TITLES[self.kind[card]])
+            self.emit("cancel", p["player"], "{} is cancelled", TITLES[self.kind[card]])
             self._trash(card)
             self._end_turn()
             return
@@ -629,7 +635,7 @@ class CrazyCultistsState(State):
         # CC-8: the player may take one card; which one stays between the two of them.
         player, target = p["player"], p["target"]
         if action == TAKE_NOTHING:
-            self._say("take", player, "seat {} takes nothing from seat {}", player, target)
+            self.emit("take", player, "seat {} takes nothing from seat {}", player, target)
         else:
             # The rest of the table cannot tell which card moved: what they knew of that hand lapses.
             for s in range(self.num_players):
@@ -638,7 +644,7 @@ class CrazyCultistsState(State):
             card = self._take(self.hands[target], action - CHOOSE)
             self.hands[player].append(card)
             self._learn(target, (card,))  # the victim knows who holds its card now
-            self._say("take", player, "seat {} takes a card from seat {}", player, target)
+            self.emit("take", player, "seat {} takes a card from seat {}", player, target)
         self._learn(player, self.hands[target])
         self._finish(p["card"])
 
@@ -672,7 +678,7 @@ class CrazyCultistsState(State):
             for c in self.hands[target]:
                 self._trash(c)
             self.hands[target] = []
-        self._say("ouija", player, "seat {} chooses to {}", player, FIXED[action][1])
+        self.emit("ouija", player, "seat {} chooses to {}", player, FIXED[action][1])
         self._finish(p["card"])
 
     def _on_hail(self, p: dict[str, Any], action: int) -> None:
@@ -687,7 +693,7 @@ class CrazyCultistsState(State):
         self.hands[p["player"]].append(taken)
         for o in range(self.num_players):
             self._learn(o, (taken,))  # taken by name from a hand the whole table saw
-        self._say("take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat)
+        self.emit("take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat)
         self._finish(p["card"])
 
     def _on_necro(self, p: dict[str, Any], action: int) -> None:
@@ -695,7 +701,7 @@ class CrazyCultistsState(State):
         self.hands[p["player"]].append(taken)
         for s in range(self.num_players):
             self._learn(s, (taken,))  # taken face up from a face-up pile
-        self._say(
+        self.emit(
             "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE]
         )
         self._finish(p["card"])
@@ -715,7 +721,7 @@ class CrazyCultistsState(State):
             moved = [c for c in self.known[s] if c in in_deck]
             self._forget(moved, only=s)
             self._learn_deck(s, self.deck if s == player else moved)
-        self._say("take", p["player"], "seat {} takes {} from the deck", p["player"], TITLES[action - CHOOSE])
+        self.emit("take", p["player"], "seat {} takes {} from the deck", p["player"], TITLES[action - CHOOSE])
         self._finish(p["card"])
 
     def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
@@ -738,7 +744,7 @@ class CrazyCultistsState(State):
         self.dark_due[seat] -= 1
         if action == TAKE_DARK:
             drawn = draw(self.dark_deck, self.dark_discard, self.rng)
-            self._say("dark", seat, "seat {} takes a Dark Powers card", seat)
+            self.emit("dark", seat, "seat {} takes a Dark Powers card", seat)
         else:
             drawn = draw(self.deck, self.discard, self.rng)
         if drawn is not None:
@@ -759,7 +765,7 @@ class CrazyCultistsState(State):
                 for c in spire:
                     self._trash(c)
                 spire.clear()
-                self._say("spire", seat, "seat {}'s Black Spire falls", seat)
+                self.emit("spire", seat, "seat {}'s Black Spire falls", seat)
             return
         self.stacks[seat].append(card)
         self._check_candle(seat)
@@ -779,17 +785,17 @@ class CrazyCultistsState(State):
         stack.clear()
         cfg = self.config
         if cfg.variant == "fiendish" and total > need:
-            self._say("overshoot", seat, "seat {} goes over {} and loses the stack", seat, need)
+            self.emit("overshoot", seat, "seat {} goes over {} and loses the stack", seat, need)
             return
         self.candles[seat] += 1
         if cfg.dark_powers:
             self.dark_due[seat] += 1
-        self._say("candle", seat, "seat {} lights candle {}", seat, self.candles[seat])
+        self.emit("candle", seat, "seat {} lights candle {}", seat, self.candles[seat])
         if self.candles[seat] >= self.candles_to_win():
             self.winner = seat
             self.over = True
             self.pending = None
-            self._say("win", seat, "seat {} wins", seat)
+            self.emit("win", seat, "seat {} wins", seat)
             return
         if cfg.variant == "devilish":
             for t in range(self.num_players):
@@ -851,7 +857,7 @@ class CrazyCultistsState(State):
                     # CC-10 offers the Dark card in place of this draw only: with both Dark
                     # piles empty there is nothing to offer, and the owed draws lapse.
                     self.dark_due[seat] = 0
-                    self._say("dark", seat, "seat {} finds no Dark Powers card to take", seat)
+                    self.emit("dark", seat, "seat {} finds no Dark Powers card to take", seat)
                 drawn = draw(self.deck, self.discard, self.rng)
                 if drawn is None:
                     break
@@ -869,7 +875,7 @@ class CrazyCultistsState(State):
         while True:
             if self.turn >= self.config.max_turns:  # G-5: a draw
                 self.over = True
-                self._say("capped", -1, "turn cap {} reached: no winner", self.config.max_turns)
+                self.emit("capped", -1, "turn cap {} reached: no winner", self.config.max_turns)
                 return
             self.turn += 1
             self.active = seat
@@ -879,7 +885,7 @@ class CrazyCultistsState(State):
                 return
             self._trash(self.poly[seat])
             self.poly[seat] = -1
-            self._say("skip", seat, "seat {} is polymorphed and skips its turn", seat)
+            self.emit("skip", seat, "seat {} is polymorphed and skips its turn", seat)
             seat = (seat + 1) % n
             regular = True
 
@@ -919,12 +925,16 @@ class CrazyCultistsState(State):
         """`cards` moved out of sight (or into plain view): drop them from the records of
         every seat but `keep`, or of seat `only`."""
         seats = (only,) if only >= 0 else range(self.num_players)
-        for s in seats:
-            if s == keep:
-                continue
-            for record in (self.known[s], self.known_deck[s]):
-                if record:
-                    record[:] = [c for c in record if c not in cards]
+        # On the path of nearly every card that moves: an empty record, or one holding none
+        # of the cards, is left as it is (the two kinds of record are independent).
+        for records in (self.known, self.known_deck):
+            for s in seats:
+                record = records[s]
+                if record and s != keep:
+                    for card in cards:
+                        if card in record:  # most moves touch no record: leave it be
+                            record[:] = [c for c in record if c not in cards]
+                            break
 
     def _drew(self, seat: int, card: int) -> None:
         """`seat` drew `card` from the main deck. It saw its card leave; a seat that knew only
@@ -936,11 +946,6 @@ class CrazyCultistsState(State):
                     record.clear()
                 elif card in record:
                     record.remove(card)
-
-    def _say(self, kind: str, seat: int, text: str, *args: Any) -> None:
-        # Formats only when someone is listening: random play runs with the log off.
-        if self.log is not None:
-            self.log.append(Event(kind, seat, text.format(*args)))
 
     # --- what a seat may see (G-3) ------------------------------------------------------
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -983,9 +988,10 @@ class CrazyCultistsState(State):
         }
 
     def _counts(self, zone: list[int]) -> dict[str, int]:
+        kinds = self.kind
         out: dict[str, int] = {}
         for c in zone:
-            name = NAMES[self.kind[c]]
+            name = NAMES[kinds[c]]
             out[name] = out.get(name, 0) + 1
         return out
 

@@ -30,7 +30,7 @@ from .cards import (
     SKUNK,
     SQUIRREL,
 )
-from .rules import argument, family
+from .rules import N_ACTIONS, argument, family
 
 # What losing one card from a zone costs, in the score's units.
 HOSTAGE_COST = 8
@@ -40,6 +40,9 @@ MEMBER_COST = 25
 LAST_MEMBER_COST = 90
 HIDE_COST = 25  # resolve chaos that costs less than this, Hide from the rest
 NO_TARGET = -100  # a perk that would do nothing
+# Action id -> the name of the _Table method that scores its family, spelled once, not per
+# action scored.
+_SCORER = tuple("_" + family(a) for a in range(N_ACTIONS))
 
 
 class HeuristicBot:
@@ -75,7 +78,7 @@ class _Table:
         self.pending = view["pending"]
 
     def score(self, action: int) -> float:
-        return getattr(self, "_" + family(action))(argument(action))
+        return getattr(self, _SCORER[action])(argument(action))
 
     # --- the seat's own actions ---------------------------------------------------------
     def _add(self, kind: int) -> float:

@@ -23,6 +23,7 @@ distinct choice, and a label that says what it does.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, ClassVar
 
 from ..core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
@@ -135,6 +136,19 @@ def argument(action: int) -> int:
     return DECODE[action][1]
 
 
+# Kind masks of a hand (bit k: holds a card of kind k) for the main actions: the kinds played
+# as actions (TC-6, TC-12..TC-15: all below Protection Spell), and those a player may discard.
+_PLAYED_AS_ACTIONS = (1 << PROTECTION_SPELL) - 1
+_DISCARDABLE = (1 << ACTIVE_KINDS) - 1
+
+
+@cache
+def _kinds_in(mask: int) -> tuple[int, ...]:
+    """The kinds whose bits are set in `mask`, in kind order (a hand holds few kinds: this
+    spares the main actions a test of every kind on every decision)."""
+    return tuple(k for k in range(mask.bit_length()) if mask >> k & 1)
+
+
 class TrashCultState(State):
     # Older documents (before issue 16) lack what seats remember: nothing remembered.
     ADDED_FIELDS = {
@@ -208,13 +222,13 @@ class TrashCultState(State):
     def _begin_turn(self, seat: int) -> None:
         if self.turn >= self.config.max_turns:  # G-5: a draw
             self.over = True
-            self.emit("end", -1, f"turn cap {self.config.max_turns} reached: a draw")
+            self.emit("end", -1, "turn cap {} reached: a draw", self.config.max_turns)
             return
         self.turn += 1
         self.active = seat
         self.actions_left = self.config.actions_per_turn
         if self.log is not None:
-            self.emit("turn", seat, f"turn {self.turn}: seat {seat}")
+            self.emit("turn", seat, "turn {}: seat {}", self.turn, seat)
         held = len(self.hands[seat])
         size = self.config.hand_size
         self._draw(seat, size - held if held < size else 1)  # TC-4
@@ -230,11 +244,12 @@ class TrashCultState(State):
             hand.append(card)
             self._drew(seat, card)
         if self.log is not None:
-            self.emit("draw", seat, f"seat {seat} draws {count} card(s)")
+            self.emit("draw", seat, "seat {} draws {} card(s)", seat, count)
 
     def _deal_from(self, deck: list[int], pile: list[int]) -> int | None:
         card = draw(deck, pile, self.rng)  # refills a deck that ran out while its pile was empty
-        self._refill(deck, pile)
+        if not deck:  # most draws leave cards in the deck: nothing to refill
+            self._refill(deck, pile)
         return card
 
     def _refill(self, deck: list[int], pile: list[int]) -> None:
@@ -252,7 +267,7 @@ class TrashCultState(State):
         if len(self.shrine[s]) >= self.config.food_needed(self.num_players) and self.members[s]:
             self.winner = s
             self.over = True
-            self.emit("win", s, f"seat {s} wins: the {CULTS[self.cult[s]]} cult's Shrine is full")
+            self.emit("win", s, "seat {} wins: the {} cult's Shrine is full", s, CULTS[self.cult[s]])
             return
         self._begin_turn((s + 1) % self.num_players)
 
@@ -328,7 +343,7 @@ class TrashCultState(State):
     # --- cult pick (TC-2) ---------------------------------------------------------------
     def _pick(self, seat: int, action: int) -> None:
         self.cult[seat] = action - PICK
-        self.emit("pick", seat, f"seat {seat} leads the {CULTS[action - PICK]} cult")
+        self.emit("pick", seat, "seat {} leads the {} cult", seat, CULTS[action - PICK])
         nxt = (seat + 1) % self.num_players
         if nxt == self.num_players - 1:  # back to the dealer: everyone has picked
             self.pending = None
@@ -338,22 +353,29 @@ class TrashCultState(State):
 
     # --- the four action types ----------------------------------------------------------
     def _main_actions(self, s: int) -> list[int]:
-        kinds = self.config.kinds
+        # The most asked question of the game: each zone is counted only when it holds
+        # enough cards for some choice (no kind can count more than its zone holds).
+        cfg = self.config
+        kinds = cfg.kinds
         held = 0
         for c in self.hands[s]:
             held |= 1 << kinds[c]
         acts: list[int] = []
-        for k in range(PROTECTION_SPELL):  # animals, food, and the action cards played as actions
-            if held >> k & 1:
-                acts += self._plays_of(s, k)
+        for k in _kinds_in(held & _PLAYED_AS_ACTIONS):  # animals, food, and the action cards
+            acts += self._plays_of(s, k)
         # TC-7: one Cult Member, two like Hostages, or two like food.
-        acts += [SNACK_MEMBER + k for k, n in enumerate(self._counts(self.members[s])) if n]
-        cfg = self.config
-        hostages = self._counts(self.hostages[s])
-        acts += [SNACK_HOSTAGES + k for k, n in enumerate(hostages) if n >= cfg.snackrifice_hostage_cost]
-        food = self._counts(self.shrine[s] + self.stash[s], FOOD)
-        acts += [SNACK_FOOD + f for f, n in enumerate(food) if n >= cfg.snackrifice_food_cost]
-        acts += [DISCARD + k for k in range(ACTIVE_KINDS) if held >> k & 1]  # TC-16
+        members, hostages = self.members[s], self.hostages[s]
+        if members:
+            acts += [SNACK_MEMBER + k for k, n in enumerate(self._counts(members)) if n]
+        cost = cfg.snackrifice_hostage_cost
+        if len(hostages) >= cost:
+            acts += [SNACK_HOSTAGES + k for k, n in enumerate(self._counts(hostages)) if n >= cost]
+        shrine, stash = self.shrine[s], self.stash[s]
+        cost = cfg.snackrifice_food_cost
+        if len(shrine) + len(stash) >= cost:
+            food = self._counts(shrine + stash, FOOD)
+            acts += [SNACK_FOOD + f for f, n in enumerate(food) if n >= cost]
+        acts += [DISCARD + k for k in _kinds_in(held & _DISCARDABLE)]  # TC-16
         return acts or [PASS]  # TC-5
 
     def _plays_of(self, s: int, kind: int) -> list[int]:
@@ -383,10 +405,10 @@ class TrashCultState(State):
             convert = self._take(hand, CONVERT_HOSTAGE)
             self.members[s].append(self._take(self.hostages[s], arg))
             self.tucked[s].append(convert)
-            self.emit("convert", s, f"seat {s} converts a {KIND_NAMES[arg]} Hostage into a Cult Member")
+            self.emit("convert", s, "seat {} converts a {} Hostage into a Cult Member", s, KIND_NAMES[arg])
         elif action < PIGEON:  # TC-12
             self.trash.append(self._take(hand, OPOSSUM_PLUSHIE))
-            self.emit("plushie", s, f"seat {s} plays Opossum Plushie for the {CULTS[arg]} perk")
+            self.emit("plushie", s, "seat {} plays Opossum Plushie for the {} perk", s, CULTS[arg])
             self._open_protection("plushie", arg, -1)
         elif action < POISON:  # TC-13
             self.trash.append(self._take(hand, PIGEON_THIEF))
@@ -395,17 +417,17 @@ class TrashCultState(State):
                 if t not in (s, arg):
                     self._forget(victim, only=t)
             card = victim.pop(self.rng.below(len(victim)))
-            self.emit("pigeon", s, f"seat {s} plays Pigeon Thief and steals a card from seat {arg}")
+            self.emit("pigeon", s, "seat {} plays Pigeon Thief and steals a card from seat {}", s, arg)
             self.pending = {"step": "steal", "seat": s, "card": card, "victim": arg}
         elif action < DISCARD:  # TC-14
             self.trash.append(self._take(hand, POISON_THEIR_PUNCH))
-            self.emit("poison", s, f"seat {s} plays Poison Their Punch on seat {arg}")
+            self.emit("poison", s, "seat {} plays Poison Their Punch on seat {}", s, arg)
             self._open_protection("poison", -1, arg)
         elif action < PASS:  # TC-16
             self.trash.append(self._take(hand, arg))
-            self.emit("discard", s, f"seat {s} discards {KIND_NAMES[arg]}")
+            self.emit("discard", s, "seat {} discards {}", s, KIND_NAMES[arg])
         else:
-            self.emit("pass", s, f"seat {s} passes (no other action is legal)")
+            self.emit("pass", s, "seat {} passes (no other action is legal)", s)
 
     def _add(self, s: int, card: int) -> None:
         """TC-6: own animal -> Cult Member, other animal -> Hostage, own food -> Shrine,
@@ -425,7 +447,7 @@ class TrashCultState(State):
         else:
             self.stash[s].append(card)
             where = "their Stash"
-        self.emit("add", s, f"seat {s} adds {KIND_NAMES[kind]} to {where}")
+        self.emit("add", s, "seat {} adds {} to {}", s, KIND_NAMES[kind], where)
 
     def _snackrifice(self, s: int, action: int, arg: int) -> None:
         """TC-7 / TC-9: pay, then the Protection Spell window; perk and chaos follow."""
@@ -443,7 +465,7 @@ class TrashCultState(State):
                 self._trash_food(s, arg)
             paid = f"{cost} {KIND_NAMES[FOOD + arg]}"
         # The argument is the paid animal's kind or the paid food's cult: the perk's cult.
-        self.emit("snackrifice", s, f"seat {s} snackrifices {paid} for the {CULTS[arg]} perk")
+        self.emit("snackrifice", s, "seat {} snackrifices {} for the {} perk", s, paid, CULTS[arg])
         self._open_protection("snackrifice", arg, -1)
 
     # --- Protection Spell window (TC-9, TC-10, G-4) -------------------------------------
@@ -456,7 +478,7 @@ class TrashCultState(State):
         event = p["event"]
         if action == PROTECT:
             self.trash.append(self._take(self.hands[seat], PROTECTION_SPELL))
-            self.emit("protect", seat, f"seat {seat} plays Protection Spell: the {event} has no effect")
+            self.emit("protect", seat, "seat {} plays Protection Spell: the {} has no effect", seat, event)
             self.pending = None
             self._after_effect(event)
             return
@@ -471,7 +493,7 @@ class TrashCultState(State):
             self.trash += [c for c in self.tucked[target] if c >= 0]
             self.members[target] = []
             self.tucked[target] = []
-            self.emit("poisoned", target, f"seat {target} loses every Cult Member")
+            self.emit("poisoned", target, "seat {} loses every Cult Member", target)
             return
         self._start_perk(event, p["perk"])
 
@@ -489,7 +511,7 @@ class TrashCultState(State):
             for i, c in enumerate(self.trash):
                 if kinds[c] == food:
                     self.shrine[s].append(self.trash.pop(i))
-                    self.emit("perk", s, f"seat {s} takes {KIND_NAMES[food]} from the trash pile")
+                    self.emit("perk", s, "seat {} takes {} from the trash pile", s, KIND_NAMES[food])
                     break
             self._after_effect(event)
             return
@@ -524,27 +546,27 @@ class TrashCultState(State):
             t = action - TARGET
             food = FOOD + self.cult[s]
             self.shrine[s].append(self._take(self.stash[t], food))
-            self.emit("perk", s, f"seat {s} takes {KIND_NAMES[food]} from seat {t}'s Stash")
+            self.emit("perk", s, "seat {} takes {} from seat {}'s Stash", s, KIND_NAMES[food], t)
         elif perk == SKUNK:
             t = action - TARGET
             card = self.shrine[t].pop()
             self.stash[s].append(card)
             kind = KIND_NAMES[self.config.kinds[card]]
-            self.emit("perk", s, f"seat {s} takes {kind} from seat {t}'s Shrine into their Stash")
+            self.emit("perk", s, "seat {} takes {} from seat {}'s Shrine into their Stash", s, kind, t)
         else:  # SQUIRREL: which card stays secret; the deck is shuffled afterwards
             self.hands[s].append(self._take(self.deck, action - TAKE))
             self.rng.shuffle(self.deck)
             self._refill(self.deck, self.trash)
             for t in range(self.num_players):  # only the searcher knows the deck now
                 self.known_deck[t] = list(self.deck) if t == s else []
-            self.emit("perk", s, f"seat {s} searches the active deck and takes a card")
+            self.emit("perk", s, "seat {} searches the active deck and takes a card", s)
 
     # --- chaos (TC-9, TC-11) ------------------------------------------------------------
     def _reveal_chaos(self) -> None:
         card = self._deal_from(self.chaos_deck, self.chaos_discard)
         if card is None:
             return
-        self.emit("chaos", -1, f"chaos: {KIND_NAMES[self.config.kinds[card]]}")
+        self.emit("chaos", -1, "chaos: {}", KIND_NAMES[self.config.kinds[card]])
         self.pending = {
             "step": "chaos",
             "seat": self.active,
@@ -582,7 +604,7 @@ class TrashCultState(State):
         if action == HIDE_ACT:
             self.trash.append(self._take(self.hands[q], HIDE))
             p["hiders"].append(q)
-            self.emit("hide", q, f"seat {q} plays Hide")
+            self.emit("hide", q, "seat {} plays Hide", q)
         elif action == RESOLVE:
             self._resolve_chaos(q, kind)
         elif action in (LOSE_ANIMALS, LOSE_FOOD):
@@ -636,7 +658,7 @@ class TrashCultState(State):
                 self.trash.append(shrine.pop())
         # Trash Swap waits until everyone has answered; Hungry Bear and Rat Poison come
         # here only when the seat has nothing to lose.
-        self.emit("resolve", q, f"seat {q} resolves {KIND_NAMES[kind]}")
+        self.emit("resolve", q, "seat {} resolves {}", q, KIND_NAMES[kind])
 
     def _swap_hands(self, hiders: list[int]) -> None:
         """Trash Swap: each hand passes to the next seat on the left that did not Hide."""
@@ -646,7 +668,7 @@ class TrashCultState(State):
             self._learn(s, self.hands[s])  # each seat knows where its old hand went
         for i, s in enumerate(seats):
             self.hands[s] = hands[i - 1]
-        self.emit("swap", -1, f"hands pass to the left among seats {seats}")
+        self.emit("swap", -1, "hands pass to the left among seats {}", seats)
 
     def _losable(self, q: int, want: str) -> int:
         """TC-11: "animal" means a Cult Member or a Hostage, "food" the Shrine or Stash."""
@@ -673,7 +695,7 @@ class TrashCultState(State):
         else:
             self._trash_food(q, arg)
             what = KIND_NAMES[FOOD + arg]
-        self.emit("trash", q, f"seat {q} trashes {what}")
+        self.emit("trash", q, "seat {} trashes {}", q, what)
 
     # --- Pigeon Thief's free play (TC-13) -----------------------------------------------
     def _answer_steal(self, s: int, p: dict[str, Any], action: int) -> None:
@@ -681,10 +703,10 @@ class TrashCultState(State):
         self._learn(p["victim"], (p["card"],))  # the victim knows the thief holds it
         self.pending = None
         if action == KEEP:
-            self.emit("keep", s, f"seat {s} keeps the stolen card")
+            self.emit("keep", s, "seat {} keeps the stolen card", s)
             return
         kind = self.config.kinds[p["card"]]
-        self.emit("free", s, f"seat {s} plays the stolen {KIND_NAMES[kind]} as a free action")
+        self.emit("free", s, "seat {} plays the stolen {} as a free action", s, KIND_NAMES[kind])
         self._play(s, action)
 
     # --- zone helpers -------------------------------------------------------------------
@@ -711,10 +733,17 @@ class TrashCultState(State):
     def _forget(self, cards: Any, only: int = -1) -> None:
         """`cards` moved out of sight or into plain view: drop them from every record (or
         from seat `only`'s)."""
-        for s in (only,) if only >= 0 else range(self.num_players):
-            for record in (self.known[s], self.known_deck[s]):
+        seats = (only,) if only >= 0 else range(self.num_players)
+        # On the path of nearly every card that moves: an empty record, or one holding none
+        # of the cards, is left as it is (the two kinds of record are independent).
+        for records in (self.known, self.known_deck):
+            for s in seats:
+                record = records[s]
                 if record:
-                    record[:] = [c for c in record if c not in cards]
+                    for card in cards:
+                        if card in record:  # most moves touch no record: leave it be
+                            record[:] = [c for c in record if c not in cards]
+                            break
 
     def _drew(self, seat: int, card: int) -> None:
         """The drawer sees its card leave the deck; the others cannot tell which card of

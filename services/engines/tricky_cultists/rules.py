@@ -199,25 +199,27 @@ class TrickyCultistsState(State):
             agenda = next(a for a in self.pack if agenda_kind(a) == arg)
             self.pack.remove(agenda)
             self.agendas[seat] = agenda
-            self.emit("draft", seat, f"seat {seat} keeps an agenda")
+            self.emit("draft", seat, "seat {} keeps an agenda", seat)
             self._pass_pack(seat)
         elif kind == DECLINE:
             self.suspicion[seat] += self.config.decline_suspicion
-            self.emit("draft", seat, f"seat {seat} declines an agenda and takes a Suspicion")
+            self.emit("draft", seat, "seat {} declines an agenda and takes a Suspicion", seat)
             self._pass_pack(seat)
         elif kind == BONUS:
             self.bonus = arg
-            self.emit("bonus", seat, f"seat {seat} chooses {self.config.suits[arg]} as the Round Bonus suit")
+            self.emit(
+                "bonus", seat, "seat {} chooses {} as the Round Bonus suit", seat, self.config.suits[arg]
+            )
             self._begin_trick(self.leader)
         elif kind == TRUMP:
             self.trump = arg
-            self.emit("ability", seat, f"seat {seat} sets trump to {self.config.suits[arg]}")
+            self.emit("ability", seat, "seat {} sets trump to {}", seat, self.config.suits[arg])
             self._after_trick()
         elif kind == TAKE:
             self.codex[seat].remove(arg)
             insort(self.hands[seat], arg)
             self._loosen_limits(seat)
-            self.emit("ability", seat, f"seat {seat} takes a card from their Codex")
+            self.emit("ability", seat, "seat {} takes a card from their Codex", seat)
             self._after_trick()
         elif kind == SWAP:
             hand_card, codex_card = divmod(arg, self.config.cards)
@@ -226,11 +228,11 @@ class TrickyCultistsState(State):
             insort(self.hands[seat], codex_card)
             insort(self.codex[seat], hand_card)
             self._loosen_limits(seat)
-            self.emit("ability", seat, f"seat {seat} swaps a card with their Codex")
+            self.emit("ability", seat, "seat {} swaps a card with their Codex", seat)
             self._after_trick()
         elif kind == GIVE:
             self.suspicion[arg] += self.config.purple_suspicion
-            self.emit("ability", seat, f"seat {seat} gives seat {arg} a Suspicion")
+            self.emit("ability", seat, "seat {} gives seat {} a Suspicion", seat, arg)
             self._after_trick()
         elif kind == STEAL:
             self._steal(seat, arg)
@@ -258,7 +260,7 @@ class TrickyCultistsState(State):
         if self.log is not None:
             for s in order:
                 held = agenda_name(self.agendas[s]) if kinds[s] >= 0 else "no agenda"
-                self.emit("reveal", s, f"seat {s} reveals {held}")
+                self.emit("reveal", s, "seat {} reveals {}", s, held)
         leaders = [s for s in order if kinds[s] == LEAD_FIRST]
         for s in leaders:
             self.suspicion[s] += self.config.lead_first_suspicion
@@ -345,8 +347,12 @@ class TrickyCultistsState(State):
             self.emit(
                 "trick",
                 winner,
-                f"seat {winner} wins the trick with {names[top]} ({', '.join(names[c] for c in trick)}); "
-                f"seat {trigger} triggers {suit}",
+                "seat {} wins the trick with {} ({}); seat {} triggers {}",
+                winner,
+                names[top],
+                ", ".join(names[c] for c in trick),
+                trigger,
+                suit,
             )
         phase = ABILITY_PHASES[suit]
         if (phase == GREEN and not self.codex[trigger]) or (
@@ -432,7 +438,10 @@ class TrickyCultistsState(State):
                 self.emit(
                     "steal",
                     seat,
-                    f"seat {seat} steals seat {victim}'s trick won by {self.config.card_names[top]}",
+                    "seat {} steals seat {}'s trick won by {}",
+                    seat,
+                    victim,
+                    self.config.card_names[top],
                 )
                 break
         self._next_stealer()
@@ -451,10 +460,10 @@ class TrickyCultistsState(State):
         if self.suspicion.count(most) == 1:  # TK-10: only a strict highest holder discards
             holder = self.suspicion.index(most)
             self.suspicion[holder] = 0
-            self.emit("score", holder, f"seat {holder} holds the most Suspicion and discards it all")
+            self.emit("score", holder, "seat {} holds the most Suspicion and discards it all", holder)
         for s in range(n):
             entry[s][3] = -cfg.suspicion_penalty * self.suspicion[s]
-        self.emit("score", -1, f"round {self.round + 1} scores: {[sum(part) for part in entry]}")
+        self.emit("score", -1, "round {} scores: {}", self.round + 1, [sum(part) for part in entry])
         if self.round + 1 >= cfg.rounds:
             self.phase = OVER
             self.actor = -1

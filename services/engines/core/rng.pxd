@@ -1,0 +1,11 @@
+# Cython's augmenting declarations for rng.py (pure-Python mode: the .py stays the one
+# source, and runs unchanged where nothing is compiled). SplitMix64's constants and output
+# function in C 64-bit integers: unsigned products wrap at 2**64, which is what rng.py's
+# masks do, so the compiled and interpreted generators draw the same numbers
+# (tests/core/test_compiled.py plays the same seeds both ways).
+import cython
+
+cdef unsigned long long _MASK, _GAMMA, _MIX1, _MIX2
+
+@cython.locals(z=cython.ulonglong)
+cpdef unsigned long long _mix(unsigned long long z)
