@@ -111,6 +111,18 @@ def _play_and_sweep(gateway: str, metrics_port: int) -> None:
     assert f'cultists_sweep_games_simulated_total{{game="trash_cult"}} {float(SWEEP["games"])}' in page, page
 
 
+# Exits non-zero, naming them, when a module in the installed package's built.json imports
+# from its .py instead of its compiled .so.
+COMPILED_ENGINES_LOAD = """
+import importlib, json, pathlib, sys
+import services.engines as engines
+built = json.loads((pathlib.Path(engines.__file__).parent / "built.json").read_text())
+source = [m for m in built if importlib.import_module(m).__file__.endswith(".py")]
+print("compiled engine modules loading their source:", source)
+sys.exit(bool(source))
+"""
+
+
 def _stop(containers: list[Container], others: list[subprocess.Popen]) -> None:
     for container in reversed(containers):
         container.stop()
@@ -156,6 +168,9 @@ def test_compose_services_start_and_serve(image, home):
         app = next(c for c in started if c.image is image)
         where = "import services, sys; sys.exit(not services.__file__.startswith(sys.argv[1]))"
         assert app.exec(["python", "-c", where, str(image.venv)]) == 0
+        # Every engine module the build stage compiled is the one that loads (not a stale
+        # fallback to its source because the wheel left out something its hash covers).
+        assert app.exec(["python", "-c", COMPILED_ENGINES_LOAD]) == 0
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
         _play_and_sweep(gateway, network.ports["worker-sweeps", 9100])
         assert "prometheus" in services, "docker-compose.yml has no prometheus service"
