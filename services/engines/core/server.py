@@ -31,6 +31,7 @@ from .bots import bot_names, make_bot
 from .config import check_limits, config_limits, config_to_dict
 from .errors import BadConfig, BadState, IllegalAction
 from .game import GameSpec, State
+from .issued import IssuedStates
 from .messages import GameMessages, load_messages
 from .metrics import ACTIONS_APPLIED, GAMES_FINISHED, GAMES_STARTED, RPC_ERRORS, RPC_SECONDS, SERVING
 from .serial import state_from_bytes, state_to_bytes
@@ -93,18 +94,23 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         self._applied = ACTIONS_APPLIED.labels(spec.name)
         self._finished = GAMES_FINISHED.labels(spec.name)
         self._actions: dict[tuple[int, str, bytes], tuple[common_pb2.Action, bytes]] = {}
+        self._issued = IssuedStates()
 
     # -- helpers -------------------------------------------------------------------------
     def _load(self, data: bytes) -> State:
-        state = state_from_bytes(data, expected_game=self.spec.name)
+        state = self._issued.recall(data)  # the state as this process wrote it (issued.py)
+        if state is None:
+            state = state_from_bytes(data, expected_game=self.spec.name)
         state.log = []
         return state
 
     def _step(self, state: State, with_legal: bool = False) -> common_pb2.Step:
         terminal = state.is_terminal()
         to_act = state.to_act()
+        data = state_to_bytes(state)
+        self._issued.remember(data, state)  # only read from here on
         step = common_pb2.Step(
-            state=state_to_bytes(state),
+            state=data,
             to_act=to_act,
             terminal=terminal,
             returns=state.returns() if terminal else (),
