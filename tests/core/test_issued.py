@@ -33,6 +33,14 @@ def test_recall_gives_a_fresh_copy_of_the_state_the_bytes_hold(state):
     assert issued.recall(data) == state_from_bytes(data), "a recalled copy's changes stay its own"
 
 
+def test_take_hands_out_the_object_once(state):
+    issued = IssuedStates()
+    data = state_to_bytes(state)
+    issued.remember(data, state)
+    assert issued.take(data) is state
+    assert issued.take(data) is None and issued.recall(data) is None and len(issued) == 0
+
+
 def test_only_the_exact_bytes_are_found(state):
     issued = IssuedStates()
     data = state_to_bytes(state)
@@ -43,6 +51,7 @@ def test_only_the_exact_bytes_are_found(state):
     assert issued.recall(orjson.dumps(doc) + mark + mac) is None, "same MAC, other body"
     assert issued.recall(body) is None
     assert issued.recall(b"") is None
+    assert issued.take(orjson.dumps(doc) + mark + mac) is None and len(issued) == 1
 
 
 def test_the_oldest_go_first_past_the_bound():
@@ -79,5 +88,7 @@ def test_answers_on_issued_states_equal_answers_read_from_bytes(name):
         action = pick.choice(step.legal[0].actions).id
         request = engine_pb2.ApplyRequest(state=step.state, seat=seat, action=action, with_legal=True)
         step = playing.Apply(request, None)
+        assert playing._issued.recall(request.state) is None, "a move takes its state"
         reading._issued = IssuedStates()
         assert step == reading.Apply(request, None)
+        assert step == playing.Apply(request, None), "a retry reads the bytes back"

@@ -97,8 +97,11 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         self._issued = IssuedStates()
 
     # -- helpers -------------------------------------------------------------------------
-    def _load(self, data: bytes) -> State:
-        state = self._issued.recall(data)  # the state as this process wrote it (issued.py)
+    def _load(self, data: bytes, changing: bool = False) -> State:
+        """The state the bytes hold; `changing` for a caller that will change it (Apply),
+        which may then be handed the kept object itself rather than a copy (issued.py)."""
+        issued = self._issued
+        state = issued.take(data) if changing else issued.recall(data)
         if state is None:
             state = state_from_bytes(data, expected_game=self.spec.name)
         state.log = []
@@ -108,18 +111,17 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         terminal = state.is_terminal()
         to_act = state.to_act()
         data = state_to_bytes(state)
-        self._issued.remember(data, state)  # only read from here on
-        step = common_pb2.Step(
-            state=data,
-            to_act=to_act,
-            terminal=terminal,
-            returns=state.returns() if terminal else (),
-            winners=state.winners() if terminal else (),
-            events=[common_pb2.Event(kind=e.kind, seat=e.seat, text=e.text) for e in state.log or ()],
-            turn=state.turn,
-            decisions=state.decisions,
-            scores=_scores(state) if terminal else (),
-        )
+        # Only what is set goes to the constructor, and events are added in place: empty
+        # lists and a Python-built Event copied in cost half of building the message.
+        step = common_pb2.Step(state=data, to_act=to_act, turn=state.turn, decisions=state.decisions)
+        add_event = step.events.add
+        for e in state.log or ():
+            add_event(kind=e.kind, seat=e.seat, text=e.text)
+        if terminal:
+            step.terminal = True
+            step.returns.extend(state.returns())
+            step.winners.extend(state.winners())
+            step.scores.extend(_scores(state))
         if with_legal:
             for seat in to_act:
                 # Each cached entry is a whole SeatActions holding that one action, and
@@ -128,6 +130,7 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
                 step.legal.add(seat=seat).MergeFromString(
                     b"".join([self._cached_action(state, a)[1] for a in state.legal_actions(seat)])
                 )
+        self._issued.remember(data, state)  # last: from here on, any call may take it
         return step
 
     def _action(self, state: State, action: int) -> common_pb2.Action:
@@ -202,7 +205,7 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
 
     @_rpc
     def Apply(self, request: engine_pb2.ApplyRequest, context: Any) -> common_pb2.Step:
-        state = self._load(request.state)
+        state = self._load(request.state, changing=True)
         self._seat(state, request.seat)
         state.apply(request.seat, request.action)
         self._applied.inc()
