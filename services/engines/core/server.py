@@ -1,7 +1,9 @@
 """The gRPC adapter and server bootstrap every engine shares.
 
 The servicer holds no rules and no state (architecture decisions 1 and 2): it decodes the
-state bytes, calls the rules library, and encodes the result. Everything a production gRPC
+state bytes, calls the rules library, and encodes the result. It keeps the states it
+issued lately (issued.py), but only as a shortcut past decoding the same bytes again: an
+answer never depends on it, and any replica can serve any call. Everything a production gRPC
 service is expected to have is here once: the standard health service (which says
 NOT_SERVING while draining, unlike a health check that always says yes), server reflection,
 Prometheus metrics on their own port, and graceful shutdown on SIGTERM.
