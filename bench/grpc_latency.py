@@ -12,8 +12,9 @@ Step), on the state the engine returned for that table last, with a move from th
 list that came with it, over `TABLES` tables in turn (the gateway bench's table count).
 That is the bounded figure. The engine keeps the states it issued lately
 (services/engines/core/issued.py), so a second Apply kind is measured too and reported
-beside it: states issued by another engine process under the same key (another replica,
-or this one before a restart), which the engine must read back from their bytes.
+beside it: the moves of tables another engine process played the same way under the same
+key (another replica, or this one before a restart), whose states the engine must read
+back from their bytes.
 """
 
 from __future__ import annotations
@@ -40,22 +41,6 @@ TARGET_RATIO = 1.3
 TABLES = 200  # as bench/gateway.py plays
 
 
-def _positions(stub: engine_pb2_grpc.GameEngineStub, n: int) -> list[tuple[bytes, int, int]]:
-    """Mid-game (state, seat, action) triples to replay as Apply calls."""
-    out: list[tuple[bytes, int, int]] = []
-    seed = 0
-    while len(out) < n:
-        step = stub.NewGame(engine_pb2.NewGameRequest(seed=seed))
-        seed += 1
-        while not step.terminal and len(out) < n:
-            seat = step.to_act[0]
-            view = stub.View(engine_pb2.ViewRequest(state=step.state, seat=seat))
-            action = view.legal_actions[len(out) % len(view.legal_actions)].id
-            out.append((step.state, seat, action))
-            step = stub.Apply(engine_pb2.ApplyRequest(state=step.state, seat=seat, action=action))
-    return out
-
-
 def _pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -75,10 +60,12 @@ class _Tables:
     """Games played as the gateway plays them: each Apply on the state the engine returned
     for that table last, with a move from the legal list that came with it."""
 
-    def __init__(self, stub: engine_pb2_grpc.GameEngineStub, count: int, spread: int = 200) -> None:
+    def __init__(
+        self, stub: engine_pb2_grpc.GameEngineStub, count: int, seed: int, spread: int = 200
+    ) -> None:
         self.stub = stub
-        self.rng = random.Random(18)
-        self.seeds = iter(range(10**9))
+        self.rng = random.Random(seed)
+        self.seeds = iter(range(seed * 10**6, (seed + 1) * 10**6))
         self.steps = [self._new() for _ in range(count)]
         self.turn = 0
         # Tables spread over their first `spread` moves, not all at the start of a game
@@ -131,96 +118,98 @@ def _stop(engine: subprocess.Popen) -> None:
     engine.wait(timeout=30)
 
 
-def _replica_positions(game: str, key: str, n: int) -> list[tuple[bytes, int, int]]:
-    """Positions issued by another engine process under the same state key."""
+def _replica_moves(game: str, key: str, n: int) -> list[engine_pb2.ApplyRequest]:
+    """Moves of tables another engine process played under the same state key, the same
+    way as the measured tables but other games (so the measured engine never issued them)."""
     port = free_port()
     engine = _engine(game, port, key, None)
+    moves: list[engine_pb2.ApplyRequest] = []
     try:
         wait_for_port(port, timeout=30)
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-            return _positions(engine_pb2_grpc.GameEngineStub(channel), n)
+            tables = _Tables(engine_pb2_grpc.GameEngineStub(channel), TABLES, seed=2)
+            while len(moves) < n:
+                tables.refill()
+                for table, request in tables.requests(min(250, n - len(moves))):
+                    moves.append(request)
+                    tables.steps[table] = tables.stub.Apply(request)
     finally:
         _stop(engine)
+    return moves
 
 
-KINDS = ("ping", "apply", "read_back")
+def _ping_and_apply(
+    game: str, key: str, samples: int, chunk: int, moves: list[engine_pb2.ApplyRequest] | None
+) -> dict[str, Any]:
+    """One engine process, alternating chunks of Ping and of Apply: the tables' moves, or
+    `moves` when given (another replica's). Each kind of Apply gets an engine of its own,
+    so each engine sees one traffic pattern, as a replica in production does."""
+    # The engine runs in its own process, as in production, so the client's Python work
+    # does not share a GIL with the server's; it records each RPC's server-side time.
+    port = free_port()
+    times: dict[str, list[float]] = {"ping": [], "apply": []}
+    cpu = {"ping": 0.0, "apply": 0.0}
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "rpc.json")
+        engine = _engine(game, port, key, record)
+        proc = psutil.Process(engine.pid)
+        try:
+            wait_for_port(port, timeout=30)
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = engine_pb2_grpc.GameEngineStub(channel)
+                tables = _Tables(stub, TABLES, seed=1) if moves is None else None
+                ping = engine_pb2.PingRequest()
+                # Alternate chunks of each kind, so both see the same machine noise, and
+                # read the engine process's CPU time around each chunk.
+                for i in range(0, samples, chunk):
+                    n = min(chunk, samples - i)
+                    if tables is not None:
+                        tables.refill()
+                    before = sum(proc.cpu_times()[:2])
+                    for _ in range(n):
+                        t0 = time.perf_counter()
+                        stub.Ping(ping)
+                        times["ping"].append(time.perf_counter() - t0)
+                    middle = sum(proc.cpu_times()[:2])
+                    if tables is not None:
+                        for table, request in tables.requests(n):
+                            t0 = time.perf_counter()
+                            tables.steps[table] = stub.Apply(request)
+                            times["apply"].append(time.perf_counter() - t0)
+                    else:
+                        for request in (moves or [])[i : i + n]:
+                            t0 = time.perf_counter()
+                            stub.Apply(request)
+                            times["apply"].append(time.perf_counter() - t0)
+                    cpu["ping"] += middle - before
+                    cpu["apply"] += sum(proc.cpu_times()[:2]) - middle
+        finally:
+            _stop(engine)
+        with open(record) as f:
+            server = json.load(f)
+    cpu_ms = {kind: cpu[kind] / samples * 1000 for kind in cpu}
+    return {
+        "client": _figures(times["ping"], times["apply"]),
+        # The last ones: the tables' spreading moves came first, untimed.
+        "server_handler": _figures(server["Ping"], server["Apply"][-samples:]),
+        "cpu_per_call_ms": {kind: round(ms, 4) for kind, ms in cpu_ms.items()},
+        "cpu_apply_over_ping": round(cpu_ms["apply"] / cpu_ms["ping"], 3),
+    }
 
 
 def run(samples: int = 3000, chunk: int = 250) -> dict[str, Any]:
     out: dict[str, Any] = {"targets": {}, "load_average": list(os.getloadavg()), "tables": TABLES}
     key = os.urandom(16).hex()  # replicas share CULTISTS_STATE_KEY
     for game in available_games():
-        positions = _replica_positions(game, key, samples)
-        read_back = [
-            engine_pb2.ApplyRequest(state=state, seat=seat, action=action, with_legal=True)
-            for state, seat, action in positions
-        ]
-        # The engine runs in its own process, as in production, so the client's Python work
-        # does not share a GIL with the server's; it records each RPC's server-side time.
-        port = free_port()
-        with tempfile.TemporaryDirectory() as tmp:
-            record = os.path.join(tmp, "rpc.json")
-            engine = _engine(game, port, key, record)
-            proc = psutil.Process(engine.pid)
-            times: dict[str, list[float]] = {kind: [] for kind in KINDS}
-            cpu = dict.fromkeys(KINDS, 0.0)
-            apply_order: list[str] = []  # which kind each recorded server-side Apply was
-            try:
-                wait_for_port(port, timeout=30)
-                with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-                    stub = engine_pb2_grpc.GameEngineStub(channel)
-                    tables = _Tables(stub, TABLES)
-                    ping = engine_pb2.PingRequest()
-                    # Alternate chunks of each kind, so all see the same machine noise, and
-                    # read the engine process's CPU time around each chunk.
-                    for i in range(0, samples, chunk):
-                        tables.refill()
-                        for kind in KINDS:
-                            n = min(chunk, samples - i)
-                            before = sum(proc.cpu_times()[:2])
-                            if kind == "ping":
-                                for _ in range(n):
-                                    t0 = time.perf_counter()
-                                    stub.Ping(ping)
-                                    times[kind].append(time.perf_counter() - t0)
-                            elif kind == "apply":
-                                for table, request in tables.requests(n):
-                                    t0 = time.perf_counter()
-                                    tables.steps[table] = stub.Apply(request)
-                                    times[kind].append(time.perf_counter() - t0)
-                            else:
-                                for request in read_back[i : i + n]:
-                                    t0 = time.perf_counter()
-                                    stub.Apply(request)
-                                    times[kind].append(time.perf_counter() - t0)
-                            cpu[kind] += sum(proc.cpu_times()[:2]) - before
-                            if kind != "ping":
-                                apply_order += [kind] * n
-            finally:
-                _stop(engine)
-            with open(record) as f:
-                server = json.load(f)
-        inside = {"ping": server["Ping"], "apply": [], "read_back": []}
-        for kind, seconds in zip(apply_order, server["Apply"], strict=True):
-            inside[kind].append(seconds)
-        cpu_ms = {kind: cpu[kind] / samples * 1000 for kind in KINDS}
-        client = _figures(times["ping"], times["apply"])
-        handler = _figures(inside["ping"], inside["apply"])
+        read_back = _replica_moves(game, key, samples)
         out[game] = {
             "samples": samples,
-            "client": client,
-            "server_handler": handler,
-            "cpu_per_call_ms": {"ping": round(cpu_ms["ping"], 4), "apply": round(cpu_ms["apply"], 4)},
-            "cpu_apply_over_ping": round(cpu_ms["apply"] / cpu_ms["ping"], 3),
-            "state_bytes_median": int(statistics.median(len(p[0]) for p in positions)),
+            **_ping_and_apply(game, key, samples, chunk, None),
+            "state_bytes_median": int(statistics.median(len(r.state) for r in read_back)),
             # The same figures for states another replica issued, read back from their bytes.
-            "read_back": {
-                "client": _figures(times["ping"], times["read_back"]),
-                "server_handler": _figures(inside["ping"], inside["read_back"]),
-                "cpu_per_call_ms": {"ping": round(cpu_ms["ping"], 4), "apply": round(cpu_ms["read_back"], 4)},
-                "cpu_apply_over_ping": round(cpu_ms["read_back"] / cpu_ms["ping"], 3),
-            },
+            "read_back": _ping_and_apply(game, key, samples, chunk, read_back),
         }
+        client = out[game]["client"]
         out["targets"][f"{game} Apply p50 <= {TARGET_RATIO}x empty call"] = (
             client["apply_over_ping_p50"] <= TARGET_RATIO
         )
