@@ -4,8 +4,8 @@ one of them skips reading it back from its bytes.
 A caller sends a table's state back exactly as the engine last returned it (the gateway
 stores each Step's state and sends it with the table's next move), so most calls are on a
 state this process has just written. Reading one back (checking its MAC, parsing its JSON,
-restoring the object) was a third of an Apply's handler time in a loop, and a fifth as the
-engine serves. An Apply is handed the kept object itself, and a View a clone. What is not
+restoring the object) was a third of an Apply's handler time in a loop, and two fifths as
+the engine serves. An Apply is handed the kept object itself, and a View a clone. What is not
 found here takes the ordinary path (`serial.state_from_bytes`): a state from another
 replica, from before a restart, or written by hand. So this is a shortcut to the same
 state, never a different answer:
