@@ -33,11 +33,13 @@ def test_recall_gives_a_fresh_copy_of_the_state_the_bytes_hold(state):
     assert issued.recall(data) == state_from_bytes(data), "a recalled copy's changes stay its own"
 
 
-def test_take_hands_out_the_object_once(state):
+def test_take_hands_out_the_object_once_with_its_legal_lists(state):
     issued = IssuedStates()
     data = state_to_bytes(state)
-    issued.remember(data, state)
-    assert issued.take(data) is state
+    seat = state.to_act()[0]
+    issued.remember(data, state, {seat: state.legal_actions(seat)})
+    taken = issued.take(data)
+    assert taken is not None and taken[0] is state and taken[1] == {seat: state.legal_actions(seat)}
     assert issued.take(data) is None and issued.recall(data) is None and len(issued) == 0
 
 
@@ -66,6 +68,58 @@ def test_the_oldest_go_first_past_the_bound():
     assert all(issued.recall(d) == s for d, s in zip(datas[1:], states[1:], strict=True))
     with pytest.raises(ValueError):
         IssuedStates(size=0)
+
+
+class _Refused(Exception):
+    pass
+
+
+class _Context:
+    """What the servicer's error path needs of gRPC's context: abort raises."""
+
+    def abort(self, code, detail):
+        raise _Refused(code, detail)
+
+
+def _answer(servicer, request):
+    try:
+        return servicer.Apply(request, _Context())
+    except _Refused as exc:
+        return exc.args
+
+
+@pytest.mark.parametrize("name", available_games())
+def test_refusals_on_issued_states_equal_refusals_read_from_bytes(name):
+    """A move checked against the legal lists kept with a state is refused exactly as one
+    checked by the rules on the state read from its bytes."""
+    spec, messages = load_game(name), load_messages(name)
+    playing, reading = EngineServicer(spec, messages), EngineServicer(spec, messages)
+    step = playing.NewGame(engine_pb2.NewGameRequest(seed=3, with_legal=True), None)
+    pick = random.Random(3)
+    for turn in range(60):
+        if step.terminal:
+            break
+        seat = step.to_act[0]
+        legal = [a.id for a in step.legal[0].actions]
+        if turn % 6 == 0:
+            state = state_from_bytes(step.state)
+            others = [s for s in range(state.num_players) if s not in step.to_act]
+            wrong = [(seat, max(legal) + 1000), (seat, -1), (99, legal[0])] + [
+                (s, legal[0]) for s in others[:1]
+            ]
+            for bad_seat, bad_action in wrong:
+                # kept as the engine keeps it: the refused move before took it
+                kept = {entry.seat: [a.id for a in entry.actions] for entry in step.legal}
+                playing._issued.remember(step.state, state_from_bytes(step.state), kept)
+                request = engine_pb2.ApplyRequest(state=step.state, seat=bad_seat, action=bad_action)
+                refused = _answer(playing, request)
+                assert isinstance(refused, tuple), f"{bad_seat}, {bad_action} was accepted"
+                assert refused == _answer(reading, request)
+            playing._issued.remember(step.state, state_from_bytes(step.state), kept)
+        action = pick.choice(legal)
+        step = playing.Apply(
+            engine_pb2.ApplyRequest(state=step.state, seat=seat, action=action, with_legal=True), None
+        )
 
 
 @pytest.mark.parametrize("name", available_games())

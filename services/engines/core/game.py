@@ -106,15 +106,20 @@ class State(ABC):
         """
 
     # --- provided -----------------------------------------------------------------------
-    def apply(self, seat: int, action: int) -> None:
-        """Apply `action` for `seat` after checking it is legal now (the checked path)."""
-        if self.is_terminal():
-            raise IllegalAction("the game is over")
-        if seat not in self.to_act():
-            raise IllegalAction(
-                f"seat {seat} is not asked to decide now (waiting for seats {list(self.to_act())})"
-            )
-        legal = self.legal_actions(seat)
+    def apply(self, seat: int, action: int, legal: Sequence[int] | None = None) -> None:
+        """Apply `action` for `seat` after checking it is legal now (the checked path).
+
+        `legal` is `legal_actions(seat)` of this very position, for a caller that already
+        has it (the engine keeps it with the states it issued, issued.py): the check is
+        then against that list, which is empty or absent unless `seat` is asked to decide."""
+        if legal is None:
+            if self.is_terminal():
+                raise IllegalAction("the game is over")
+            if seat not in self.to_act():
+                raise IllegalAction(
+                    f"seat {seat} is not asked to decide now (waiting for seats {list(self.to_act())})"
+                )
+            legal = self.legal_actions(seat)
         if action not in legal:
             raise IllegalAction(
                 f"action {action} is not legal for seat {seat} now; legal: "

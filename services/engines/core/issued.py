@@ -15,7 +15,10 @@ state, never a different answer:
 - the kept object is handed out either as a clone (`recall`), or itself to one caller
   that is about to change it (`take`, Apply's), and then it is no longer kept: no call
   ever sees a state another call changed. A second move on the same bytes (a retry)
-  reads them back.
+  reads them back;
+- the legal actions kept beside a state are the lists its answer carried, made from
+  that object just before it was kept, so Apply checks a move against them instead of
+  asking the rules again (`State.apply`'s `legal`).
 
 Bounded by count, oldest first out. A move takes its table's entry and the answer adds the
 next, so what is kept is about one state per table in play: each is the bytes (~2 KB) and
@@ -39,18 +42,20 @@ class IssuedStates:
         if size < 1:
             raise ValueError(f"keep at least one state, not {size}")
         self._size = size
-        self._states: dict[bytes, tuple[bytes, State]] = {}
+        self._states: dict[bytes, tuple[bytes, State, dict[int, list[int]]]] = {}
         self._lock = threading.Lock()
 
-    def remember(self, data: bytes, state: State) -> None:
-        """Keep `state` for `data`, the bytes just written from it; the caller must not
-        read or change it afterwards (the server keeps it once its answer is built)."""
+    def remember(self, data: bytes, state: State, legal: dict[int, list[int]] | None = None) -> None:
+        """Keep `state` for `data`, the bytes just written from it, with the legal actions
+        of the seats it asks (seat -> `legal_actions(seat)`) where the caller has them; the
+        caller must not read or change any of it afterwards (the server keeps a state once
+        its answer is built)."""
         key = data[-MAC_CHARS:]
         with self._lock:
             states = self._states
             if key not in states and len(states) >= self._size:
                 del states[next(iter(states))]
-            states[key] = (data, state)
+            states[key] = (data, state, legal or {})
 
     def recall(self, data: bytes) -> State | None:
         """A fresh clone of the state `data` was written from, or None if not kept."""
@@ -60,17 +65,18 @@ class IssuedStates:
                 return None
             return found[1].clone()
 
-    def take(self, data: bytes) -> State | None:
+    def take(self, data: bytes) -> tuple[State, dict[int, list[int]]] | None:
         """The state `data` was written from itself, no longer kept (so the caller may
-        change it without a copy), or None if not kept. A move is made once on a state:
-        the next one comes with the bytes this move issues."""
+        change it without a copy), with the legal actions kept beside it; or None if not
+        kept. A move is made once on a state: the next one comes with the bytes this move
+        issues."""
         key = data[-MAC_CHARS:]
         with self._lock:
             found = self._states.get(key)
             if found is None or found[0] != data:
                 return None
             del self._states[key]
-        return found[1]
+        return found[1], found[2]
 
     def __len__(self) -> int:
         return len(self._states)

@@ -99,15 +99,22 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         self._issued = IssuedStates()
 
     # -- helpers -------------------------------------------------------------------------
-    def _load(self, data: bytes, changing: bool = False) -> State:
-        """The state the bytes hold; `changing` for a caller that will change it (Apply),
-        which may then be handed the kept object itself rather than a copy (issued.py)."""
-        issued = self._issued
-        state = issued.take(data) if changing else issued.recall(data)
+    def _load(self, data: bytes) -> State:
+        """The state the bytes hold, a copy of the kept one where there is one (issued.py)."""
+        state = self._issued.recall(data)
         if state is None:
             state = state_from_bytes(data, expected_game=self.spec.name)
         state.log = []
         return state
+
+    def _load_to_change(self, data: bytes) -> tuple[State, dict[int, list[int]]]:
+        """For a caller that will change the state (Apply): the kept object itself with the
+        legal actions its answer carried (seat -> ids), else the state read from the bytes
+        and no lists."""
+        taken = self._issued.take(data)
+        state, legal = taken if taken is not None else (state_from_bytes(data, self.spec.name), {})
+        state.log = []
+        return state, legal
 
     def _step(self, state: State, with_legal: bool = False) -> common_pb2.Step:
         terminal = state.is_terminal()
@@ -124,15 +131,17 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
             step.returns.extend(state.returns())
             step.winners.extend(state.winners())
             step.scores.extend(_scores(state))
+        legal: dict[int, list[int]] = {}
         if with_legal:
             for seat in to_act:
+                ids = legal[seat] = state.legal_actions(seat)
                 # Each cached entry is a whole SeatActions holding that one action, and
                 # repeated fields concatenate: parsing the joined bytes in C builds the
                 # seat's list without a Python-level message per action.
                 step.legal.add(seat=seat).MergeFromString(
-                    b"".join([self._cached_action(state, a)[1] for a in state.legal_actions(seat)])
+                    b"".join([self._cached_action(state, a)[1] for a in ids])
                 )
-        self._issued.remember(data, state)  # last: from here on, any call may take it
+        self._issued.remember(data, state, legal)  # last: from here on, any call may take it
         return step
 
     def _action(self, state: State, action: int) -> common_pb2.Action:
@@ -207,9 +216,9 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
 
     @_rpc
     def Apply(self, request: engine_pb2.ApplyRequest, context: Any) -> common_pb2.Step:
-        state = self._load(request.state, changing=True)
+        state, legal = self._load_to_change(request.state)
         self._seat(state, request.seat)
-        state.apply(request.seat, request.action)
+        state.apply(request.seat, request.action, legal.get(request.seat))
         self._applied.inc()
         step = self._step(state, request.with_legal)
         if step.terminal:  # asked once, in _step: the rules' own check is not free
