@@ -99,13 +99,18 @@ def grpc_table(results: dict[str, Any]) -> str:
     for game, title in TITLES.items():
         if game not in section:
             continue
-        c, h, cpu = section[game]["client"], section[game]["server_handler"], section[game]["cpu_per_call_ms"]
-        rows.append(
-            f"| {title} | {c['ping_p50_ms']:.3f} / {c['apply_p50_ms']:.3f} ({c['apply_over_ping_p50']:.2f}x) "
-            f"| {c['ping_p99_ms']:.3f} / {c['apply_p99_ms']:.3f} ({c['apply_over_ping_p99']:.2f}x) "
-            f"| {h['ping_p50_ms']:.3f} / {h['apply_p50_ms']:.3f}, {h['ping_p99_ms']:.3f} / {h['apply_p99_ms']:.3f} "
-            f"| {cpu['ping']:.3f} / {cpu['apply']:.3f} ({section[game]['cpu_apply_over_ping']:.2f}x) |"
-        )
+        kinds = [(title, section[game])]
+        if "read_back" in section[game]:
+            kinds.append((f"{title}, state read back", section[game]["read_back"]))
+        for name, figures in kinds:
+            c, h, cpu = figures["client"], figures["server_handler"], figures["cpu_per_call_ms"]
+            rows.append(
+                f"| {name} | {c['ping_p50_ms']:.3f} / {c['apply_p50_ms']:.3f} ({c['apply_over_ping_p50']:.2f}x) "
+                f"| {c['ping_p99_ms']:.3f} / {c['apply_p99_ms']:.3f} ({c['apply_over_ping_p99']:.2f}x) "
+                f"| {h['ping_p50_ms']:.3f} / {h['apply_p50_ms']:.3f}, {h['ping_p99_ms']:.3f} / "
+                f"{h['apply_p99_ms']:.3f} | {cpu['ping']:.3f} / {cpu['apply']:.3f} "
+                f"({figures['cpu_apply_over_ping']:.2f}x) |"
+            )
     return "\n".join([*rows, "", _when(section), "", *_targets(section)]) + "\n"
 
 

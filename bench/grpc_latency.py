@@ -6,45 +6,39 @@ around alternating chunks of each kind.
 Ratios are what the issue bounds (<= 1.3x): they cancel the machine's noise and the cost of
 gRPC itself, leaving what the engine adds to a call. The handler ratio is reported, not
 bounded: an empty handler costs next to nothing, so it only shows the engine's own time.
-Apply is called as the gateway calls it, `with_legal` (the next seats' legal actions in the
-Step), so the figure is a move's real engine call.
+
+Apply is called as the gateway calls it: `with_legal` (the next seats' legal actions in the
+Step), on the state the engine returned for that table last, with a move from the legal
+list that came with it, over `TABLES` tables in turn (the gateway bench's table count).
+That is the bounded figure. The engine keeps the states it issued lately
+(services/engines/core/issued.py), so a second Apply kind is measured too and reported
+beside it: the moves of tables another engine process played the same way under the same
+key (another replica, or this one before a restart), whose states the engine must read
+back from their bytes.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import grpc
 import psutil
-from cultists.v1 import engine_pb2, engine_pb2_grpc
+from cultists.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
 from services.engines.registry import available_games
 from services.runtime.ports import free_port, wait_for_port
 
 TARGET_RATIO = 1.3
-
-
-def _positions(stub: engine_pb2_grpc.GameEngineStub, n: int) -> list[tuple[bytes, int, int]]:
-    """Mid-game (state, seat, action) triples to replay as Apply calls."""
-    out: list[tuple[bytes, int, int]] = []
-    seed = 0
-    while len(out) < n:
-        step = stub.NewGame(engine_pb2.NewGameRequest(seed=seed))
-        seed += 1
-        while not step.terminal and len(out) < n:
-            seat = step.to_act[0]
-            view = stub.View(engine_pb2.ViewRequest(state=step.state, seat=seat))
-            action = view.legal_actions[len(out) % len(view.legal_actions)].id
-            out.append((step.state, seat, action))
-            step = stub.Apply(engine_pb2.ApplyRequest(state=step.state, seat=seat, action=action))
-    return out
+TABLES = 200  # as bench/gateway.py plays
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -62,64 +56,160 @@ def _figures(ping: list[float], apply: list[float]) -> dict[str, float]:
     return out
 
 
+class _Tables:
+    """Games played as the gateway plays them: each Apply on the state the engine returned
+    for that table last, with a move from the legal list that came with it."""
+
+    def __init__(
+        self, stub: engine_pb2_grpc.GameEngineStub, count: int, seed: int, spread: int = 200
+    ) -> None:
+        self.stub = stub
+        self.rng = random.Random(seed)
+        self.seeds = iter(range(seed * 10**6, (seed + 1) * 10**6))
+        self.steps = [self._new() for _ in range(count)]
+        self.turn = 0
+        # Tables spread over their first `spread` moves, not all at the start of a game
+        # (played before anything is timed).
+        for i in range(count):
+            for _ in range(self.rng.randrange(spread)):
+                if self.steps[i].terminal:
+                    self.steps[i] = self._new()
+                self.steps[i] = self.stub.Apply(self._move(self.steps[i]))
+
+    def _new(self) -> common_pb2.Step:
+        return self.stub.NewGame(engine_pb2.NewGameRequest(seed=next(self.seeds), with_legal=True))
+
+    def refill(self) -> None:
+        """Finished tables start again (between chunks, outside the measured window)."""
+        self.steps = [self._new() if step.terminal else step for step in self.steps]
+
+    def requests(self, n: int) -> Iterator[tuple[int, engine_pb2.ApplyRequest]]:
+        """The next `n` moves, round the tables, skipping any that finished this chunk."""
+        made = 0
+        while made < n:
+            i = self.turn
+            self.turn = (self.turn + 1) % len(self.steps)
+            step = self.steps[i]
+            if step.terminal:
+                continue
+            yield i, self._move(step)
+            made += 1
+
+    def _move(self, step: common_pb2.Step) -> engine_pb2.ApplyRequest:
+        seat = step.to_act[0]
+        actions = next(s.actions for s in step.legal if s.seat == seat)
+        action = self.rng.choice(actions).id
+        return engine_pb2.ApplyRequest(state=step.state, seat=seat, action=action, with_legal=True)
+
+
+def _engine(game: str, port: int, key: str, record: str | None) -> subprocess.Popen:
+    """An engine process as `cultists serve` runs it (timed when `record` names a file)."""
+    argv = [sys.executable, "-m", "bench.timed_engine", game, str(port), record or os.devnull]
+    return subprocess.Popen(
+        argv,
+        env={**os.environ, "CULTISTS_STATE_KEY": key},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def _stop(engine: subprocess.Popen) -> None:
+    engine.terminate()
+    engine.wait(timeout=30)
+
+
+def _replica_moves(game: str, key: str, n: int) -> list[engine_pb2.ApplyRequest]:
+    """Moves of tables another engine process played under the same state key, the same
+    way as the measured tables but other games (so the measured engine never issued them)."""
+    port = free_port()
+    engine = _engine(game, port, key, None)
+    moves: list[engine_pb2.ApplyRequest] = []
+    try:
+        wait_for_port(port, timeout=30)
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            tables = _Tables(engine_pb2_grpc.GameEngineStub(channel), TABLES, seed=2)
+            while len(moves) < n:
+                tables.refill()
+                for table, request in tables.requests(min(250, n - len(moves))):
+                    moves.append(request)
+                    tables.steps[table] = tables.stub.Apply(request)
+    finally:
+        _stop(engine)
+    return moves
+
+
+def _ping_and_apply(
+    game: str, key: str, samples: int, chunk: int, moves: list[engine_pb2.ApplyRequest] | None
+) -> dict[str, Any]:
+    """One engine process, alternating chunks of Ping and of Apply: the tables' moves, or
+    `moves` when given (another replica's). Each kind of Apply gets an engine of its own,
+    so each engine sees one traffic pattern, as a replica in production does."""
+    # The engine runs in its own process, as in production, so the client's Python work
+    # does not share a GIL with the server's; it records each RPC's server-side time.
+    port = free_port()
+    times: dict[str, list[float]] = {"ping": [], "apply": []}
+    cpu = {"ping": 0.0, "apply": 0.0}
+    with tempfile.TemporaryDirectory() as tmp:
+        record = os.path.join(tmp, "rpc.json")
+        engine = _engine(game, port, key, record)
+        proc = psutil.Process(engine.pid)
+        try:
+            wait_for_port(port, timeout=30)
+            with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stub = engine_pb2_grpc.GameEngineStub(channel)
+                tables = _Tables(stub, TABLES, seed=1) if moves is None else None
+                ping = engine_pb2.PingRequest()
+                # Alternate chunks of each kind, so both see the same machine noise, and
+                # read the engine process's CPU time around each chunk.
+                for i in range(0, samples, chunk):
+                    n = min(chunk, samples - i)
+                    if tables is not None:
+                        tables.refill()
+                    before = sum(proc.cpu_times()[:2])
+                    for _ in range(n):
+                        t0 = time.perf_counter()
+                        stub.Ping(ping)
+                        times["ping"].append(time.perf_counter() - t0)
+                    middle = sum(proc.cpu_times()[:2])
+                    if tables is not None:
+                        for table, request in tables.requests(n):
+                            t0 = time.perf_counter()
+                            tables.steps[table] = stub.Apply(request)
+                            times["apply"].append(time.perf_counter() - t0)
+                    else:
+                        for request in (moves or [])[i : i + n]:
+                            t0 = time.perf_counter()
+                            stub.Apply(request)
+                            times["apply"].append(time.perf_counter() - t0)
+                    cpu["ping"] += middle - before
+                    cpu["apply"] += sum(proc.cpu_times()[:2]) - middle
+        finally:
+            _stop(engine)
+        with open(record) as f:
+            server = json.load(f)
+    cpu_ms = {kind: cpu[kind] / samples * 1000 for kind in cpu}
+    return {
+        "client": _figures(times["ping"], times["apply"]),
+        # The last ones: the tables' spreading moves came first, untimed.
+        "server_handler": _figures(server["Ping"], server["Apply"][-samples:]),
+        "cpu_per_call_ms": {kind: round(ms, 4) for kind, ms in cpu_ms.items()},
+        "cpu_apply_over_ping": round(cpu_ms["apply"] / cpu_ms["ping"], 3),
+    }
+
+
 def run(samples: int = 3000, chunk: int = 250) -> dict[str, Any]:
-    out: dict[str, Any] = {"targets": {}, "load_average": list(os.getloadavg())}
+    out: dict[str, Any] = {"targets": {}, "load_average": list(os.getloadavg()), "tables": TABLES}
+    key = os.urandom(16).hex()  # replicas share CULTISTS_STATE_KEY
     for game in available_games():
-        # The engine runs in its own process, as in production, so the client's Python work
-        # does not share a GIL with the server's; it records each RPC's server-side time.
-        port = free_port()
-        with tempfile.TemporaryDirectory() as tmp:
-            record = os.path.join(tmp, "rpc.json")
-            engine = subprocess.Popen(
-                [sys.executable, "-m", "bench.timed_engine", game, str(port), record],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            proc = psutil.Process(engine.pid)
-            ping_times, apply_times = [], []
-            cpu = {"ping": 0.0, "apply": 0.0}
-            try:
-                wait_for_port(port, timeout=30)
-                with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-                    stub = engine_pb2_grpc.GameEngineStub(channel)
-                    positions = _positions(stub, samples)
-                    request = engine_pb2.PingRequest()
-                    # As the gateway calls it: asking for the next seats' legal actions too.
-                    applies = [
-                        engine_pb2.ApplyRequest(state=state, seat=seat, action=action, with_legal=True)
-                        for state, seat, action in positions
-                    ]
-                    # Alternate chunks of each, so both see the same machine noise, and read
-                    # the engine process's CPU time around each chunk.
-                    for i in range(0, samples, chunk):
-                        for kind, calls in (
-                            ("ping", [(stub.Ping, request)] * len(applies[i : i + chunk])),
-                            ("apply", [(stub.Apply, r) for r in applies[i : i + chunk]]),
-                        ):
-                            times = ping_times if kind == "ping" else apply_times
-                            before = sum(proc.cpu_times()[:2])
-                            for call, message in calls:
-                                t0 = time.perf_counter()
-                                call(message)
-                                times.append(time.perf_counter() - t0)
-                            cpu[kind] += sum(proc.cpu_times()[:2]) - before
-            finally:
-                engine.terminate()
-                engine.wait(timeout=30)
-            with open(record) as f:
-                server = json.load(f)
-        server_ping, server_apply = server["Ping"], server["Apply"][-samples:]
-        client = _figures(ping_times, apply_times)
-        inside = _figures(server_ping, server_apply)
-        cpu_ping_ms, cpu_apply_ms = cpu["ping"] / samples * 1000, cpu["apply"] / samples * 1000
+        read_back = _replica_moves(game, key, samples)
         out[game] = {
             "samples": samples,
-            "client": client,
-            "server_handler": inside,
-            "cpu_per_call_ms": {"ping": round(cpu_ping_ms, 4), "apply": round(cpu_apply_ms, 4)},
-            "cpu_apply_over_ping": round(cpu_apply_ms / cpu_ping_ms, 3),
-            "state_bytes_median": int(statistics.median(len(p[0]) for p in positions)),
+            **_ping_and_apply(game, key, samples, chunk, None),
+            "state_bytes_median": int(statistics.median(len(r.state) for r in read_back)),
+            # The same figures for states another replica issued, read back from their bytes.
+            "read_back": _ping_and_apply(game, key, samples, chunk, read_back),
         }
+        client = out[game]["client"]
         out["targets"][f"{game} Apply p50 <= {TARGET_RATIO}x empty call"] = (
             client["apply_over_ping_p50"] <= TARGET_RATIO
         )
@@ -127,16 +217,17 @@ def run(samples: int = 3000, chunk: int = 250) -> dict[str, Any]:
             client["apply_over_ping_p99"] <= TARGET_RATIO
         )
         out["targets"][f"{game} Apply CPU/call <= {TARGET_RATIO}x empty call"] = (
-            cpu_apply_ms / cpu_ping_ms <= TARGET_RATIO
+            out[game]["cpu_apply_over_ping"] <= TARGET_RATIO
         )
-        print(
-            f"  {game}: round trip p50 {client['ping_p50_ms']:.3f} vs {client['apply_p50_ms']:.3f} ms "
-            f"({client['apply_over_ping_p50']:.2f}x), p99 {client['ping_p99_ms']:.3f} vs "
-            f"{client['apply_p99_ms']:.3f} ms ({client['apply_over_ping_p99']:.2f}x); handler p50 "
-            f"{inside['ping_p50_ms']:.4f} vs {inside['apply_p50_ms']:.4f} ms, p99 {inside['ping_p99_ms']:.4f} "
-            f"vs {inside['apply_p99_ms']:.4f} ms; engine CPU/call {cpu_ping_ms:.3f} vs {cpu_apply_ms:.3f} ms "
-            f"({cpu_apply_ms / cpu_ping_ms:.2f}x)",
-            flush=True,
-        )
+        for label, figures in (("Apply", out[game]), ("Apply, state read back", out[game]["read_back"])):
+            c, h, cpu_call = figures["client"], figures["server_handler"], figures["cpu_per_call_ms"]
+            print(
+                f"  {game} {label}: round trip p50 {c['ping_p50_ms']:.3f} vs {c['apply_p50_ms']:.3f} ms "
+                f"({c['apply_over_ping_p50']:.2f}x), p99 {c['ping_p99_ms']:.3f} vs {c['apply_p99_ms']:.3f} ms "
+                f"({c['apply_over_ping_p99']:.2f}x); handler p50 {h['ping_p50_ms']:.4f} vs "
+                f"{h['apply_p50_ms']:.4f} ms, p99 {h['ping_p99_ms']:.4f} vs {h['apply_p99_ms']:.4f} ms; engine "
+                f"CPU/call {cpu_call['ping']:.3f} vs {cpu_call['apply']:.3f} ms ({figures['cpu_apply_over_ping']:.2f}x)",
+                flush=True,
+            )
     out["load_average_after"] = list(os.getloadavg())
     return out

@@ -38,6 +38,7 @@ MODULES = [
     "services/engines/core/serial.py",
     "services/engines/core/server.py",  # Apply's own work around the rules (issue 18 item 3)
     "services/engines/core/messages.py",
+    "services/engines/core/issued.py",
     *(
         f"services/engines/{game}/{part}.py"
         for game in ("crazy_cultists", "trash_cult", "tricky_cultists")

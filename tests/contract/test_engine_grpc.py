@@ -274,8 +274,8 @@ def test_two_player_crazy_cultists_is_invalid_argument_without_the_cc2_switch(en
 
 @pytest.mark.parametrize("name", GAMES)
 def test_packed_action_details_are_the_engines_and_never_shared(name):
-    """The servicer packs each distinct action detail once (a cache by content); every
-    answer still carries exactly what the rules say, in a message of its own."""
+    """The servicer builds each distinct action once (a cache by id, label and detail);
+    every answer still carries exactly what the rules say, in a message of its own."""
     servicer = EngineServicer(load_game(name), load_messages(name))
     messages = load_messages(name)
     step = servicer.NewGame(engine_pb2.NewGameRequest(seed=4, with_legal=True), None)

@@ -106,13 +106,16 @@ class State(ABC):
         """
 
     # --- provided -----------------------------------------------------------------------
-    def apply(self, seat: int, action: int) -> None:
+    def apply(self, seat: int, action: int, legal: Sequence[int] | None = None) -> None:
         """Apply `action` for `seat` after checking it is legal now (the checked path).
 
         A seat not asked to decide, or any seat once the game is over, has no legal action
         (the protocol above), so one `legal_actions` call is the whole check on the path
-        every decision takes; the slower questions only pick the error's words."""
-        legal = self.legal_actions(seat)
+        every decision takes; the slower questions only pick the error's words. `legal` is
+        `legal_actions(seat)` of this very position, for a caller that already has it (the
+        engine keeps it with the states it issued, issued.py)."""
+        if legal is None:
+            legal = self.legal_actions(seat)
         if action not in legal:
             if self.is_terminal():
                 raise IllegalAction("the game is over")

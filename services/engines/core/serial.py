@@ -15,6 +15,7 @@ makes its own random one: still safe, only replicas cannot vouch for each other.
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import os
 from typing import Any
@@ -25,11 +26,29 @@ from .errors import BadState
 from .game import State
 
 MAC_MARK = b"\n#mac:"
+MAC_CHARS = 2 * hashlib.sha256().digest_size  # the hex MAC that ends issued bytes
 _KEY = os.environ.get("CULTISTS_STATE_KEY", "").encode() or os.urandom(32)
 
 
+def _keyed(key: bytes, pad: int) -> Any:
+    """SHA-256 having taken in the key XOR `pad`: HMAC's inner or outer start (RFC 2104)."""
+    block = hashlib.sha256().block_size
+    key = hashlib.sha256(key).digest() if len(key) > block else key
+    return hashlib.sha256(bytes(b ^ pad for b in key.ljust(block, b"\0")))
+
+
+# HMAC-SHA256 computed from the two keyed starts, copied per message: the same MAC as
+# hmac.digest, without redoing the key's two blocks (and hmac's set-up) on every call,
+# which was a third of the MAC's cost on a state's size.
+_INNER, _OUTER = _keyed(_KEY, 0x36), _keyed(_KEY, 0x5C)
+
+
 def _mac(body: bytes) -> bytes:
-    return hmac.digest(_KEY, body, "sha256").hex().encode()
+    inner = _INNER.copy()
+    inner.update(body)
+    outer = _OUTER.copy()
+    outer.update(inner.digest())
+    return outer.hexdigest().encode()
 
 
 def state_to_bytes(state: State) -> bytes:

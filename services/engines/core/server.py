@@ -1,7 +1,9 @@
 """The gRPC adapter and server bootstrap every engine shares.
 
 The servicer holds no rules and no state (architecture decisions 1 and 2): it decodes the
-state bytes, calls the rules library, and encodes the result. Everything a production gRPC
+state bytes, calls the rules library, and encodes the result. It keeps the states it
+issued lately (issued.py), but only as a shortcut past decoding the same bytes again: an
+answer never depends on it, and any replica can serve any call. Everything a production gRPC
 service is expected to have is here once: the standard health service (which says
 NOT_SERVING while draining, unlike a health check that always says yes), server reflection,
 Prometheus metrics on their own port, and graceful shutdown on SIGTERM.
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import grpc
+import orjson
 from cultists.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
@@ -30,6 +33,7 @@ from .bots import bot_names, make_bot
 from .config import check_limits, config_limits, config_to_dict
 from .errors import BadConfig, BadState, IllegalAction
 from .game import GameSpec, State
+from .issued import IssuedStates
 from .messages import GameMessages, load_messages
 from .metrics import ACTIONS_APPLIED, GAMES_FINISHED, GAMES_STARTED, RPC_ERRORS, RPC_SECONDS, SERVING
 from .serial import state_from_bytes, state_to_bytes
@@ -37,7 +41,7 @@ from .serial import state_from_bytes, state_to_bytes
 log = logging.getLogger("cultists.engine")
 
 SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["GameEngine"].full_name
-_DETAIL_CACHE_SIZE = 65536  # distinct action details kept packed (see EngineServicer._detail)
+_ACTION_CACHE_SIZE = 65536  # distinct actions kept built (see EngineServicer._cached_action)
 
 
 def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -91,56 +95,85 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         # Labelled once: a labels() lookup per call is a visible share of an Apply.
         self._applied = ACTIONS_APPLIED.labels(spec.name)
         self._finished = GAMES_FINISHED.labels(spec.name)
-        self._details: dict[tuple[tuple[str, Any], ...], Any] = {}
+        self._actions: dict[tuple[int, str, bytes], tuple[common_pb2.Action, bytes]] = {}
+        self._issued = IssuedStates()
 
     # -- helpers -------------------------------------------------------------------------
     def _load(self, data: bytes) -> State:
-        state = state_from_bytes(data, expected_game=self.spec.name)
+        """The state the bytes hold, a copy of the kept one where there is one (issued.py)."""
+        state = self._issued.recall(data)
+        if state is None:
+            state = state_from_bytes(data, expected_game=self.spec.name)
         state.log = []
         return state
+
+    def _load_to_change(self, data: bytes) -> tuple[State, dict[int, list[int]]]:
+        """For a caller that will change the state (Apply): the kept object itself with the
+        legal actions its answer carried (seat -> ids), else the state read from the bytes
+        and no lists."""
+        taken = self._issued.take(data)
+        state, legal = taken if taken is not None else (state_from_bytes(data, self.spec.name), {})
+        state.log = []
+        return state, legal
 
     def _step(self, state: State, with_legal: bool = False) -> common_pb2.Step:
         terminal = state.is_terminal()
         to_act = state.to_act()
-        return common_pb2.Step(
-            state=state_to_bytes(state),
-            to_act=to_act,
-            terminal=terminal,
-            returns=state.returns() if terminal else (),
-            winners=state.winners() if terminal else (),
-            events=[common_pb2.Event(kind=e.kind, seat=e.seat, text=e.text) for e in state.log or ()],
-            turn=state.turn,
-            decisions=state.decisions,
-            legal=[self._seat_actions(state, seat) for seat in to_act] if with_legal else (),
-            scores=_scores(state) if terminal else (),
-        )
-
-    def _seat_actions(self, state: State, seat: int) -> common_pb2.SeatActions:
-        return common_pb2.SeatActions(
-            seat=seat, actions=[self._action(state, a) for a in state.legal_actions(seat)]
-        )
+        data = state_to_bytes(state)
+        # Only what is set goes to the constructor, and events are added in place: empty
+        # lists and a Python-built Event copied in cost half of building the message.
+        step = common_pb2.Step(state=data, to_act=to_act, turn=state.turn, decisions=state.decisions)
+        add_event = step.events.add
+        for e in state.log or ():
+            add_event(kind=e.kind, seat=e.seat, text=e.text)
+        if terminal:
+            step.terminal = True
+            step.returns.extend(state.returns())
+            step.winners.extend(state.winners())
+            step.scores.extend(_scores(state))
+        legal: dict[int, list[int]] = {}
+        if with_legal:
+            for seat in to_act:
+                ids = legal[seat] = state.legal_actions(seat)
+                # Each cached entry is a whole SeatActions holding that one action, and
+                # repeated fields concatenate: parsing the joined bytes in C builds the
+                # seat's list without a Python-level message per action.
+                step.legal.add(seat=seat).MergeFromString(
+                    b"".join([self._cached_action(state, a)[1] for a in ids])
+                )
+        self._issued.remember(data, state, legal)  # last: from here on, any call may take it
+        return step
 
     def _action(self, state: State, action: int) -> common_pb2.Action:
-        return common_pb2.Action(
-            id=action, label=state.action_label(action), detail=self._detail(state.action_detail(action))
-        )
+        """A message of its own (the cached one is shared, so never handed out)."""
+        answer = common_pb2.Action()
+        answer.CopyFrom(self._cached_action(state, action)[0])
+        return answer
 
-    def _detail(self, detail: dict[str, Any]) -> Any:
-        """An action's detail packed as `Any`, cached by its content: a game's details are
-        a few hundred distinct small dicts met again on every call, and building and
-        packing the message was a fifth of an Apply's handler time. Passing the cached
-        message to `Action(detail=...)` copies it, so no answer shares it. A detail with an
-        unhashable value (a list) is packed afresh each time."""
+    def _cached_action(self, state: State, action: int) -> tuple[common_pb2.Action, bytes]:
+        """An action's message, and the same as a SeatActions holding only it, cached by
+        its id, label and detail: a game meets a few hundred distinct ones again and again,
+        and building the message with its packed detail was most of what the legal lists
+        of an Apply cost. The detail's JSON is the key, so `1` and `true`, or a list and
+        a dict, never share an entry."""
+        label = state.action_label(action)
+        detail = state.action_detail(action)
         try:
-            key = tuple(detail.items())
-            found = self._details.get(key)
-        except TypeError:
-            return self.messages.action_to_any(detail)
+            key = (action, label, orjson.dumps(detail))
+        except orjson.JSONEncodeError:  # not JSON-shaped: the message builder says what is wrong
+            return self._build_action(action, label, detail)
+        found = self._actions.get(key)
         if found is None:
-            if len(self._details) >= _DETAIL_CACHE_SIZE:
-                self._details.clear()  # a bound, never reached by the games as they are
-            found = self._details[key] = self.messages.action_to_any(detail)
+            if len(self._actions) >= _ACTION_CACHE_SIZE:
+                self._actions.clear()  # a bound, never reached by the games as they are
+            found = self._actions[key] = self._build_action(action, label, detail)
         return found
+
+    def _build_action(
+        self, action: int, label: str, detail: dict[str, Any]
+    ) -> tuple[common_pb2.Action, bytes]:
+        message = common_pb2.Action(id=action, label=label, detail=self.messages.action_to_any(detail))
+        return message, common_pb2.SeatActions(actions=[message]).SerializeToString()
 
     def _seat(self, state: State, seat: int) -> None:
         if not 0 <= seat < state.num_players:
@@ -183,9 +216,9 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
 
     @_rpc
     def Apply(self, request: engine_pb2.ApplyRequest, context: Any) -> common_pb2.Step:
-        state = self._load(request.state)
+        state, legal = self._load_to_change(request.state)
         self._seat(state, request.seat)
-        state.apply(request.seat, request.action)
+        state.apply(request.seat, request.action, legal.get(request.seat))
         self._applied.inc()
         step = self._step(state, request.with_legal)
         if step.terminal:  # asked once, in _step: the rules' own check is not free

@@ -23,7 +23,7 @@ distinct choice, and a label that says what it does.
 
 from __future__ import annotations
 
-from functools import cache
+import functools
 from typing import Any, ClassVar
 
 from ..core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
@@ -142,7 +142,7 @@ _PLAYED_AS_ACTIONS = (1 << PROTECTION_SPELL) - 1
 _DISCARDABLE = (1 << ACTIVE_KINDS) - 1
 
 
-@cache
+@functools.cache
 def _kinds_in(mask: int) -> tuple[int, ...]:
     """The kinds whose bits are set in `mask`, in kind order (a hand holds few kinds: this
     spares the main actions a test of every kind on every decision)."""
@@ -878,21 +878,8 @@ class TrashCultState(State):
     def action_label(self, action: int) -> str:
         if not 0 <= action < N_ACTIONS:
             return f"unknown action {action}"
-        f, arg = DECODE[action]
-        name, what, _size = FAMILIES[f]
-        card = KIND_NAMES[arg] if what == "card" else ""
-        cult = CULTS[arg] if what == "cult" else ""
-        perk = PERKS[arg] if what == "cult" else ""
         cfg = self.config
-        return _LABELS[name].format(
-            card=card,
-            cult=cult,
-            perk=perk,
-            food=KIND_NAMES[FOOD + arg],
-            seat=arg,
-            hostages=cfg.snackrifice_hostage_cost,
-            foods=cfg.snackrifice_food_cost,
-        )
+        return _label(action, cfg.snackrifice_hostage_cost, cfg.snackrifice_food_cost)
 
     def action_detail(self, action: int) -> dict[str, Any]:
         f, arg = DECODE[action]
@@ -1062,6 +1049,24 @@ def _card_list(zone: Any, name: str, allow_none: bool = False) -> None:
         type(c) is not int or (c < 0 and not (allow_none and c == -1)) for c in zone
     ):
         raise BadState(f"{name} must be a list of card ids, got {zone!r}")
+
+
+@functools.lru_cache(maxsize=4096)
+def _label(action: int, hostages: int, foods: int) -> str:
+    """An action's words, which depend on nothing but the action and the two costs: made
+    once each, since formatting them was a fifth of an engine's Apply (every legal action
+    of the Step is labelled)."""
+    f, arg = DECODE[action]
+    name, what, _size = FAMILIES[f]
+    return _LABELS[name].format(
+        card=KIND_NAMES[arg] if what == "card" else "",
+        cult=CULTS[arg] if what == "cult" else "",
+        perk=PERKS[arg] if what == "cult" else "",
+        food=KIND_NAMES[FOOD + arg],
+        seat=arg,
+        hostages=hostages,
+        foods=foods,
+    )
 
 
 _LABELS = {
