@@ -15,7 +15,7 @@ BASE = {"game": "crazy_cultists", "games": 12, "seed": 3}
 @pytest.mark.parametrize(
     ("change", "message"),
     [
-        ({"game": "chess"}, "'game': input should be 'crazy_cultists', 'trash_cult' or 'tricky_cultists'"),
+        ({"game": "chess"}, "'game': unknown game 'chess'; games: crazy_cultists"),
         ({"config": {"candles": 3}}, "unknown config field(s) candles"),
         ({"grid": {"nope": [1, 2]}}, "unknown config field(s) nope"),
         ({"games": 0}, "'games': input should be greater than or equal to 1"),

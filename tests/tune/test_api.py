@@ -80,7 +80,7 @@ def _wait_done(client, tune_id: str, timeout: float = 180) -> dict:
 @pytest.mark.parametrize(
     ("change", "code", "field", "words"),
     [
-        ({"game": "chess"}, "malformed", "game", "'game': input should be 'crazy_cultists'"),
+        ({"game": "chess"}, "malformed", "game", "'game': unknown game 'chess'"),
         (
             {"search": {"threshold": {"low": 2, "high": 9}}},
             "invalid_spec",
