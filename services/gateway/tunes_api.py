@@ -1,9 +1,10 @@
 """Balance tunes over HTTP: submit a tune spec, watch it search, read its proof and report.
 
 The body of a submit is the same mapping as a tune spec file (docs/tune.md), as JSON,
-validated completely by the parser `cultists tune` uses (`workers/tune/spec.py`) before
-anything is written or queued: a bad spec is a 400 whose `field` names the part of the
-spec at fault (`search.threshold`, `objectives[0]`, `budget`, ...). A valid one is written
+checked by the spec's model (`TuneSpecInput`) and then by the parser `cultists tune` uses
+(`workers/tune/spec.py`) before anything is written or queued: a bad spec is a 400 whose
+`field` names the part of the spec at fault (`search.threshold`, `objectives.0`, `budget`).
+A valid one is written
 to Redis and its driver queued on the `tunes` queue (`workers/tune/tasks.py`): the search
 never runs inside a request. Progress, summary, report and plots are read from Redis, so
 any gateway process answers for any tune.
