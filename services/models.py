@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated, Any, Union
 
-from pydantic import Discriminator, Tag, ValidationError
+from pydantic import BaseModel, Discriminator, Tag, ValidationError
 
 # The tags `one_of` gives the members of a union. pydantic puts the tag of the member it tried
 # into an error's location; `field_path` leaves it out, so the path is the document's own
@@ -56,8 +56,14 @@ def one_of(message: str, **members: tuple[Any, tuple[type, ...]]) -> Any:
     error names one problem at the field's own path, and an input of no listed kind gets
     `message` ('lineups.0: a line-up is a bot name, ...'). The document shows a `oneOf`."""
 
+    # A model member is also picked by its own instances (dumping a validated spec asks too).
+    accepts = {
+        name: (*kinds, member) if isinstance(member, type) and issubclass(member, BaseModel) else kinds
+        for name, (member, kinds) in members.items()
+    }
+
     def pick(value: Any) -> str | None:
-        for name, (_type, kinds) in members.items():
+        for name, kinds in accepts.items():
             if isinstance(value, kinds):
                 return f"<{name}>"
         return None
