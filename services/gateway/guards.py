@@ -15,7 +15,8 @@ takes from X-Forwarded-For when `trusted_proxies` says how many proxies to belie
 create_app); by default (0) the header is ignored, as a client could write anything in it.
 Past the limit the answer is 429 with `Retry-After`; a writer already refused is then
 refused by its worker alone until the window resets (`PenaltyBox`: no Redis round trip, no
-Flask request, the body unread), so a flood costs little. Reads are not limited here: they cost
+Flask request, the body unread, and the answer held back `rate_limit_tarpit_seconds`), so a
+flood costs little. Reads are not limited here: they cost
 one Redis read, and the costly ones (replay rebuilds) have their own bounded pool
 (offload.py).
 """
@@ -100,7 +101,7 @@ def _body_size(app: Flask, limit: int) -> None:
 def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
     if not settings.rate_limit_address and not settings.rate_limit_player:
         return None
-    box = PenaltyBox()
+    box = PenaltyBox(settings.rate_limit_tarpit_seconds)
     limiter = Limiter(
         get_remote_address,
         app=app,
@@ -199,8 +200,12 @@ class PenaltyBox:
 
     MAX_HELD = 10_000  # writers held at once; past it, expired ones go, then all (Redis decides again)
 
-    def __init__(self) -> None:
+    def __init__(self, tarpit_seconds: float = 0.0) -> None:
         self._held: dict[str, tuple[float, str]] = {}
+        # A held writer's write is answered this much later (never past the window's end):
+        # a flood's connections wait, a sleeping greenlet costs nothing, and a client that
+        # waits for Retry-After, as the 429 asks, never meets it.
+        self.tarpit_seconds = tarpit_seconds
 
     @staticmethod
     def key(environ: dict[str, Any], by_player: bool) -> str:
@@ -234,6 +239,9 @@ class PenaltyBox:
             if environ.get("REQUEST_METHOD") in WRITES and environ.get("PATH_INFO", "").startswith("/api/"):
                 key = self.key(environ, by_player)
                 entry = self.held(key)
+                if entry is not None and self.tarpit_seconds > 0:
+                    time.sleep(max(0.0, min(self.tarpit_seconds, entry[0] - time.time())))
+                    entry = self.held(key)  # the window may have reset meanwhile: then it counts
                 if entry is not None:
                     message, retry = _refusal(entry[1], entry[0])
                     body = orjson.dumps(

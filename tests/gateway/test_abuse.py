@@ -502,6 +502,33 @@ def test_a_refused_writer_is_refused_by_its_worker_until_the_window_resets(gatew
         other_worker.extensions["cultists"].close()
 
 
+def test_a_held_writer_waits_but_never_past_the_windows_end():
+    """The tarpit holds a held writer's answer back, and when the window resets meanwhile the
+    write is not refused: it goes on to be counted (here: reaches the app)."""
+    from services.gateway.guards import PenaltyBox
+
+    reached = []
+
+    def app(environ, start_response):
+        reached.append(environ["PATH_INFO"])
+        start_response("201 CREATED", [("Content-Length", "0")])
+        return [b""]
+
+    box = PenaltyBox(tarpit_seconds=5.0)
+    guarded = box.guard(app, by_player=False)
+    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/api/tables", "REMOTE_ADDR": "10.8.0.1"}
+    statuses: list[str] = []
+    box.hold("address:10.8.0.1", time.time() + 0.2, "10 per 1 second")
+    guarded(dict(environ), lambda status, headers: statuses.append(status))
+    assert statuses == ["201 CREATED"] and reached == ["/api/tables"], "the window ended: not refused"
+    box.hold("address:10.8.0.1", time.time() + 30, "10 per 1 minute")
+    box.tarpit_seconds = 0.05
+    body = b"".join(guarded(dict(environ), lambda status, headers: statuses.append((status, dict(headers)))))
+    status, headers = statuses[-1]
+    assert status.startswith("429") and 29 <= int(headers["Retry-After"]) <= 30
+    assert b"rate_limited" in body and reached == ["/api/tables"]
+
+
 # -- expiry -----------------------------------------------------------------------------------------
 def test_a_thousand_waiting_tables_expire(gateway_settings, clean):
     app = _app(gateway_settings, waiting_ttl_seconds=2)
