@@ -34,7 +34,7 @@ from .gateway import Connection, Load, _percentile, _start, _start_engines, _sto
 
 PLAYER_TABLES = 40
 PLAYER_INTERVAL = 0.2  # seconds between one table's moves: 200 moves/s offered in all
-FLOOD_CONNECTIONS = 16
+FLOOD_CONNECTIONS = int(os.environ.get("BENCH_FLOOD_CONNECTIONS", "16"))
 WARMUP_SECONDS = 4.0
 MEASURE_SECONDS = 15.0
 TARGET_P99_RATIO = 2.0
