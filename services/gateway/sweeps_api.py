@@ -9,7 +9,7 @@ sweep outlives the process that submitted it.
 The blueprint needs only a Redis URL: `app.config["SWEEPS_REDIS_URL"]`, else the
 gateway's settings (`app.extensions["cultists"].settings.redis_url`), else `$REDIS_URL`.
 Chunk tasks are sent by name through a light Celery client, like the table tasks.
-Errors have the gateway's one shape, `{"error": {"code", "message"}}`.
+Errors are raised as `ApiError`, the gateway's one shape, `{"error": {"code", "message"}}`.
 """
 
 from __future__ import annotations
@@ -69,10 +69,6 @@ def _ctx() -> _Context:
         ctx = _Context(SweepStore(redis.Redis.from_url(url, health_check_interval=30)), client)
         current_app.extensions["cultists.sweeps"] = ctx
     return ctx
-
-
-def _error(status: int, code: str, message: str) -> tuple[Response, int]:
-    return jsonify({"error": {"code": code, "message": message}}), status
 
 
 def _links(sweep_id: str) -> dict[str, str]:
@@ -147,7 +143,7 @@ def recent():
 @bp.get("/<sweep_id>")
 def progress(sweep_id: str):
     if not _known(sweep_id):
-        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
     ctx = _ctx()
     out = control.progress(ctx.store, sweep_id)
     assert out is not None
@@ -158,18 +154,19 @@ def progress(sweep_id: str):
 @bp.post("/<sweep_id>/cancel")
 def cancel(sweep_id: str):
     if not _known(sweep_id):
-        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
     store = _ctx().store
     if not control.cancel(store, sweep_id):
-        return _error(409, "finished", f"sweep {sweep_id} already finished ({store.status(sweep_id)})")
+        raise ApiError(409, "finished", f"sweep {sweep_id} already finished ({store.status(sweep_id)})")
     out = control.progress(store, sweep_id)
     return jsonify(out)
 
 
 def _finished_summary(sweep_id: str) -> tuple[dict[str, Any] | None, tuple[Response, int] | None]:
-    """The summary, or the response that explains why there is none yet."""
+    """The summary, or the 202 with its progress while it is still running (404 and 409
+    are raised)."""
     if not _known(sweep_id):
-        return None, _error(404, "not_found", f"no sweep {sweep_id!r}")
+        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
     ctx = _ctx()
     summary = ctx.store.summary(sweep_id)
     if summary is not None:
@@ -177,7 +174,7 @@ def _finished_summary(sweep_id: str) -> tuple[dict[str, Any] | None, tuple[Respo
     p = control.progress(ctx.store, sweep_id)
     assert p is not None
     if p["status"] in ("cancelled", "failed"):
-        return None, _error(
+        raise ApiError(
             409, p["status"], f"sweep {sweep_id} {p['status']}" + (f": {p['error']}" if p["error"] else "")
         )
     control.nudge(ctx.store, ctx.celery, sweep_id)
@@ -213,10 +210,10 @@ def report(sweep_id: str):
 def replay(sweep_id: str, cell: int):
     """A `cultists replay`-compatible record of a cell's representative game."""
     if not _known(sweep_id):
-        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
     record = _ctx().store.replays(sweep_id).get(cell)
     if record is None:
-        return _error(404, "not_found", f"sweep {sweep_id} has no replay for cell {cell}")
+        raise ApiError(404, "not_found", f"sweep {sweep_id} has no replay for cell {cell}")
     return jsonify(record)
 
 
