@@ -202,9 +202,11 @@ class PenaltyBox:
 
     def __init__(self, tarpit_seconds: float = 0.0) -> None:
         self._held: dict[str, tuple[float, str]] = {}
-        # A held writer's write is answered this much later (never past the window's end):
-        # a flood's connections wait, a sleeping greenlet costs nothing, and a client that
-        # waits for Retry-After, as the 429 asks, never meets it.
+        # A held writer's write is answered this much later: a flood's connections wait, a
+        # sleeping greenlet costs nothing, and a client that waits for Retry-After, as the
+        # 429 asks, never meets it. Not cut short at the window's end: the connections would
+        # all wake at that instant and spend the new window's writes in one burst; a write
+        # whose window reset meanwhile is not refused, it goes on to be counted.
         self.tarpit_seconds = tarpit_seconds
 
     @staticmethod
@@ -240,7 +242,7 @@ class PenaltyBox:
                 key = self.key(environ, by_player)
                 entry = self.held(key)
                 if entry is not None and self.tarpit_seconds > 0:
-                    time.sleep(max(0.0, min(self.tarpit_seconds, entry[0] - time.time())))
+                    time.sleep(self.tarpit_seconds)
                     entry = self.held(key)  # the window may have reset meanwhile: then it counts
                 if entry is not None:
                     message, retry = _refusal(entry[1], entry[0])
