@@ -41,11 +41,6 @@ def create_app(settings: Settings | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_content_length
-    if settings.trusted_proxies:
-        # The client's address from X-Forwarded-For, as many hops back as there are
-        # proxies we run; without them the header is the client's own claim, ignored.
-        n = settings.trusted_proxies
-        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     app.extensions["cultists"] = Gateway.build(settings)
     paths: dict = {}
     schemas: dict = {}
@@ -59,6 +54,12 @@ def create_app(settings: Settings | None = None) -> Flask:
     errors.register(app)
     guards.install(app, settings)
     _time_requests(app)
+    if settings.trusted_proxies:
+        # The client's address from X-Forwarded-For, as many hops back as there are
+        # proxies we run; without them the header is the client's own claim, ignored.
+        # Outermost, so the guards' penalty box sees the address the limits count.
+        n = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n)  # type: ignore[method-assign]
     return app
 
 

@@ -26,11 +26,12 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, render_template, request
+from pydantic import ConfigDict, Field
 
 from workers.sweeps.night import NightArchive, nightly_dir
 
-from .errors import ApiError
 from .ops_dashboards import game_title
+from .schemas import Body, validate
 
 bp = Blueprint("designer", __name__, template_folder="templates")
 
@@ -120,12 +121,12 @@ def page():
     return render_template("designer.html")
 
 
+class NightlyQuery(Body):
+    model_config = ConfigDict(strict=False)  # query strings are text
+
+    nights: int = Field(30, ge=1, le=MAX_NIGHTS, description="the latest nights, oldest first")
+
+
 @bp.get("/designer/data/nightly")
 def nightly():
-    try:
-        last = int(request.args.get("nights", 30))
-    except ValueError:
-        raise ApiError(400, "malformed", "'nights' must be a whole number") from None
-    if not 1 <= last <= MAX_NIGHTS:
-        raise ApiError(400, "malformed", f"'nights' must be from 1 to {MAX_NIGHTS}")
-    return nightly_history(nightly_dir(), last)
+    return nightly_history(nightly_dir(), validate(NightlyQuery, request.args.to_dict()).nights)

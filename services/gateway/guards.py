@@ -13,7 +13,10 @@ or address they write from), else the client's address (`rate_limit_address`). B
 proxy every request comes from the proxy's address, so the address is the one ProxyFix
 takes from X-Forwarded-For when `trusted_proxies` says how many proxies to believe (see
 create_app); by default (0) the header is ignored, as a client could write anything in it.
-Past the limit the answer is 429 with `Retry-After`. Reads are not limited here: they cost
+Past the limit the answer is 429 with `Retry-After`; a writer already refused is then
+refused by its worker alone until the window resets (`PenaltyBox`: no Redis round trip, no
+Flask request, the body unread, and the answer held back `rate_limit_tarpit_seconds`), so a
+flood costs little. Reads are not limited here: they cost
 one Redis read, and the costly ones (replay rebuilds) have their own bounded pool
 (offload.py).
 """
@@ -21,15 +24,24 @@ one Redis read, and the costly ones (replay rebuilds) have their own bounded poo
 from __future__ import annotations
 
 import io
+import math
 import time
+from collections.abc import Callable, Iterable
+from typing import Any
 
-from flask import Flask, request
+import orjson
+import redis
+from flask import Flask, Response, request
 from flask_limiter import Limiter, RateLimitExceeded, RequestLimit
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from .errors import error_response
+from .metrics import WRITES_REFUSED
 from .settings import Settings
+
+StartResponse = Callable[..., Any]
+WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 PLAYER_HEADER = "X-Player-Token"
@@ -60,10 +72,16 @@ def _player_key() -> str:
 
 
 def install(app: Flask, settings: Settings) -> Limiter | None:
-    """Body-size guard always; rate limits unless both limits are empty (the bench's
-    scripted clients share one address)."""
-    limit = settings.max_content_length
+    """Rate limits unless both limits are empty (the bench's scripted clients share one
+    address), then the body-size guard: a write over its limit is refused before its body
+    is read. Called before `create_app` wraps the app in ProxyFix, so the penalty box sees
+    the address the limiter counts."""
+    limiter = _rate_limits(app, settings)
+    _body_size(app, settings.max_content_length)
+    return limiter
 
+
+def _body_size(app: Flask, limit: int) -> None:
     @app.before_request
     def _chunked_body() -> None:
         environ = request.environ
@@ -79,16 +97,20 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
         del environ["wsgi.input_terminated"]
         del environ["HTTP_TRANSFER_ENCODING"]  # Werkzeug ignores the length of a chunked body
 
+
+def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
     if not settings.rate_limit_address and not settings.rate_limit_player:
         return None
+    box = PenaltyBox(settings.rate_limit_tarpit_seconds)
     limiter = Limiter(
         get_remote_address,
         app=app,
         storage_uri=settings.redis_url,
         key_prefix="gw:limit",
         strategy="fixed-window",
-        headers_enabled=True,
-        on_breach=_breach,
+        # No X-RateLimit-* headers: each costs the window's count and expiry from Redis
+        # (two more round trips) on every write, refused or not; a 429 says Retry-After.
+        headers_enabled=False,
         # Redis down: the request goes on and fails (or not) on its own merits, with the
         # gateway's own 503 mapping, rather than as a limiter error.
         swallow_errors=True,
@@ -100,6 +122,23 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
             exc.response if exc.response is not None else error_response(429, "rate_limited", exc.description)
         )
 
+    by_player = bool(settings.rate_limit_player)
+
+    def breach(scope: str) -> Callable[[RequestLimit], Response]:
+        def on_breach(limit: RequestLimit) -> Response:
+            reset_at = _window_end(limiter, limit)
+            if reset_at is not None:
+                if scope == "player":
+                    key = "session:" + request.headers.get(PLAYER_HEADER, "")
+                else:
+                    key = "address:" + (request.remote_addr or "")
+                box.hold(key, reset_at, str(limit.limit))
+            WRITES_REFUSED.labels(scope, "redis").inc()
+            message, retry = _refusal(str(limit.limit), reset_at or time.time())
+            return error_response(429, "rate_limited", message, retry_after=retry)
+
+        return on_breach
+
     for bp_name, bp in app.blueprints.items():
         if bp_name == "pages":
             continue
@@ -107,11 +146,9 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
             limiter.limit(
                 settings.rate_limit_address,
                 # A signed-in player counts as themself, where there is such a limit.
-                exempt_when=lambda: (
-                    not _is_write() or (bool(settings.rate_limit_player) and _signed_in_player() is not None)
-                ),
+                exempt_when=lambda: not _is_write() or (by_player and _signed_in_player() is not None),
                 scope="address",
-                on_breach=_breach,
+                on_breach=breach("address"),
             )(bp)
         if settings.rate_limit_player:
             limiter.limit(
@@ -119,17 +156,109 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
                 key_func=_player_key,
                 exempt_when=lambda: not _is_write() or _signed_in_player() is None,
                 scope="player",
-                on_breach=_breach,
+                on_breach=breach("player"),
             )(bp)
+    app.wsgi_app = box.guard(app.wsgi_app, by_player)  # type: ignore[method-assign]
     return limiter
 
 
-def _breach(limit: RequestLimit):
-    """429 in the gateway's one error shape, with how long to wait."""
-    retry = max(1, int(limit.reset_at - time.time()))
-    return error_response(
-        429,
-        "rate_limited",
-        f"too many writes: at most {limit.limit}; try again in {retry} s",
-        retry_after=retry,
-    )
+def _window_end(limiter: Limiter, limit: RequestLimit) -> float | None:
+    """When the breached window resets, to the millisecond: the count's expiry in Redis (a
+    fixed window starts at its first write). Flask-Limiter's own `reset_at` is TTL's whole
+    seconds plus one, up to two seconds late: a box held that long would refuse writes the
+    shared count already allows. None if the count is gone (or Redis did not answer)."""
+    storage = limiter.storage
+    try:
+        ms = storage.get_connection().pttl(storage.prefixed_key(limit.key))  # type: ignore[attr-defined]
+    except redis.RedisError:
+        return None
+    return time.time() + ms / 1000 if ms > 0 else None
+
+
+def _refusal(limit: str, reset_at: float) -> tuple[str, int]:
+    """A 429's words and its Retry-After (whole seconds, at least 1)."""
+    retry = max(1, math.ceil(reset_at - time.time()))
+    return f"too many writes: at most {limit}; try again in {retry} s", retry
+
+
+class PenaltyBox:
+    """Writers already refused in this window, held by this worker until the window resets.
+
+    Flask-Limiter asks Redis on every limited write; a refusal took five round trips (the
+    increment, then the window's count and expiry, twice, for Retry-After) after Flask had
+    built the request, so a flood from one address cost the gateway about what real writes
+    cost. But once Redis has refused a writer, every later write of theirs in that fixed
+    window is refused too (a fixed window's count only grows until it resets), so the
+    worker can say so itself: before Flask, before the body is read, without Redis. The
+    counts stay in Redis, shared by every worker: a box only remembers refusals its own
+    worker was told, so each worker pays one Redis refusal per writer per window, and a
+    writer under the limit is never refused by it.
+
+    Keyed as the limits count: by address, or by the player's session token when there is
+    a player limit and the request presents one (such a request is counted by player when
+    the session is live; one whose session is not in the box takes the ordinary path)."""
+
+    MAX_HELD = 10_000  # writers held at once; past it, expired ones go, then all (Redis decides again)
+
+    def __init__(self, tarpit_seconds: float = 0.0) -> None:
+        self._held: dict[str, tuple[float, str]] = {}
+        # A held writer's write is answered this much later: a flood's connections wait, a
+        # sleeping greenlet costs nothing, and a client that waits for Retry-After, as the
+        # 429 asks, never meets it. Not cut short at the window's end: the connections would
+        # all wake at that instant and spend the new window's writes in one burst; a write
+        # whose window reset meanwhile is not refused, it goes on to be counted.
+        self.tarpit_seconds = tarpit_seconds
+
+    @staticmethod
+    def key(environ: dict[str, Any], by_player: bool) -> str:
+        """Where a write would be counted: its session, when it presents one and there is a
+        player limit (an expired one is counted by address, but is not held: ordinary path)."""
+        token = environ.get("HTTP_X_PLAYER_TOKEN") if by_player else None
+        if token:
+            return "session:" + token
+        return "address:" + environ.get("REMOTE_ADDR", "")
+
+    def hold(self, key: str, reset_at: float, limit: str) -> None:
+        if len(self._held) >= self.MAX_HELD:
+            now = time.time()
+            self._held = {k: v for k, v in self._held.items() if v[0] > now}
+            if len(self._held) >= self.MAX_HELD:
+                self._held.clear()
+        self._held[key] = (reset_at, limit)
+
+    def held(self, key: str) -> tuple[float, str] | None:
+        """(reset_at, the limit's words) while `key` is held, else None."""
+        entry = self._held.get(key)
+        if entry is not None and entry[0] <= time.time():
+            self._held.pop(key, None)
+            return None
+        return entry
+
+    def guard(self, wsgi_app: WSGIApp, by_player: bool) -> WSGIApp:
+        """`wsgi_app` behind the box: a held writer's write is 429 at once."""
+
+        def guarded(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+            if environ.get("REQUEST_METHOD") in WRITES and environ.get("PATH_INFO", "").startswith("/api/"):
+                key = self.key(environ, by_player)
+                entry = self.held(key)
+                if entry is not None and self.tarpit_seconds > 0:
+                    time.sleep(self.tarpit_seconds)
+                    entry = self.held(key)  # the window may have reset meanwhile: then it counts
+                if entry is not None:
+                    message, retry = _refusal(entry[1], entry[0])
+                    body = orjson.dumps(
+                        {"error": {"code": "rate_limited", "message": message, "retry_after": retry}}
+                    )
+                    WRITES_REFUSED.labels("player" if key.startswith("session:") else "address", "box").inc()
+                    start_response(
+                        "429 TOO MANY REQUESTS",
+                        [
+                            ("Content-Type", "application/json"),
+                            ("Content-Length", str(len(body))),
+                            ("Retry-After", str(retry)),
+                        ],
+                    )
+                    return [body]
+            return wsgi_app(environ, start_response)
+
+        return guarded

@@ -60,6 +60,13 @@ ENGINE_ERRORS = Counter(
     ["game", "method", "code"],
 )
 
+WRITES_REFUSED = Counter(
+    "cultists_gateway_writes_refused_total",
+    "Writes refused by a rate limit (429), by scope (address or player) and by who decided: "
+    "redis (the shared count) or box (this worker, already refused in the same window).",
+    ["scope", "by"],
+)
+
 # Time to match is observed by whichever process forms the table, so it is kept in Redis
 # as cumulative bucket counters (the Prometheus histogram shape) and read back on scrape.
 TIME_TO_MATCH_KEY = "gw:metrics:time_to_match"

@@ -20,16 +20,18 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from flask import Blueprint, Response, current_app, render_template, request
+from pydantic import ConfigDict, Field
 
 from services.dashboards.panels import DASHBOARDS, Panel, panels
 from services.dashboards.prometheus_api import Prometheus, PrometheusError, Window, alerts_data, panel_data
 
 from .context import current
 from .errors import ApiError
+from .schemas import Body, validate
 
 bp = Blueprint(
     "dashboards",
@@ -100,6 +102,18 @@ def _cached(key: str, fetch: Callable[[], dict[str, Any]]) -> Response:
     return response
 
 
+class PanelQuery(Body):
+    """What a panel's data may be asked with; anything else in the URL is ignored (the
+    panel's own queries are what run, never one from the page)."""
+
+    model_config = ConfigDict(strict=False)  # query strings are text
+
+    range: Literal[tuple(RANGES)] = Field("1h", description="the time range drawn")  # type: ignore[valid-type]
+    game: str | None = Field(
+        None, description="the game of a per-game panel (needed there, refused elsewhere)"
+    )
+
+
 def _panel_or_404(panel_id: str) -> Panel:
     panel = panels().get(panel_id)
     if panel is None or panel.kind != "timeseries":
@@ -135,17 +149,18 @@ def page():
 @bp.get("/ops/data/panels/<panel_id>")
 def panel(panel_id: str):
     panel = _panel_or_404(panel_id)
-    span_name = request.args.get("range", "1h")
-    if span_name not in RANGES:
-        raise ApiError(400, "malformed", f"'range' is one of {', '.join(RANGES)}")
-    game = request.args.get("game")
-    if panel.per_game:
-        if game not in current().engines.games:
-            raise ApiError(400, "malformed", f"'game' is one of {', '.join(current().engines.games)}")
+    query = validate(PanelQuery, request.args.to_dict())
+    game = query.game
+    if panel.per_game:  # the games this gateway serves are known only at run time
+        games = current().engines.games
+        if game not in games:
+            raise ApiError(400, "malformed", f"'game' is one of {', '.join(games)}", field="game")
     elif game is not None:
-        raise ApiError(400, "malformed", f"panel {panel_id!r} is not drawn per game: leave 'game' out")
+        raise ApiError(
+            400, "malformed", f"panel {panel_id!r} is not drawn per game: leave 'game' out", field="game"
+        )
     client = _prometheus()
-    window = Window.ending(time.time(), RANGES[span_name], POINTS)
+    window = Window.ending(time.time(), RANGES[query.range], POINTS)
     key = f"panel:{panel.id}:{game or ''}:{window.start}:{window.end}:{window.step}"
     return _cached(key, lambda: panel_data(client, panel, game, window))
 

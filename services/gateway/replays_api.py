@@ -22,7 +22,7 @@ from pydantic import Field
 from .matches_api import Action, Event
 from .openapi import errors, ok
 from .pages import replays
-from .pages.replay import ReplayQuery
+from .pages.replay import ReplayQuery, SeatQuery
 from .schemas import Body, openapi_components, query_parameters
 
 bp = Blueprint("replays", __name__, url_prefix="/api/replays")
@@ -42,12 +42,7 @@ def step(step: int):
 
 SOURCE_PARAMS = query_parameters(ReplayQuery)
 
-SEAT_PARAM = {
-    "name": "seat",
-    "in": "query",
-    "description": "a seat, -1 for a spectator, or `all` for every seat's view (all cards open)",
-    "schema": {"type": "string", "pattern": "^(all|-1|[0-9]{1,2})$"},
-}
+[SEAT_PARAM] = query_parameters(SeatQuery)
 
 
 class ReplayMove(Body):

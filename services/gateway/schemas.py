@@ -12,9 +12,12 @@ Rules every body follows:
 - strict types: `"1"`, `1.0` and `true` are not integers (a client bug, said at once);
 - `null` is the default for every optional field (declared `X | None = None`, the view
   fills the default), never for a required one;
-- unknown fields are ignored (older and newer clients keep working);
+- unknown fields are ignored (older and newer clients keep working), except in sweep and
+  tune specs, whose models live with their parsers (`workers/sweeps/spec.py`,
+  `workers/tune/spec.py`) and refuse a key they do not know (a typo in a spec file);
 - a refusal is the gateway's one error shape: 400 `malformed`, the message naming the
-  field (`'seats.1.kind': input should be 'human' or 'bot'`).
+  field (`'seats.1.kind': input should be 'human' or 'bot'`, worded by `services.models`)
+  and `field` its dotted path.
 
 Validation is pydantic-core's, from the raw bytes (no separate JSON parse): about 2 us for
 a move's body, less than the hand checks it replaced.
@@ -24,13 +27,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, TypeVar
 
-import orjson
 from flask import request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
+from services.models import describe, first_field
+
 from .errors import ApiError
 
-B = TypeVar("B", bound="Body")
+B = TypeVar("B", bound=BaseModel)
 
 # Marks a field as a component the app adds itself (pydantic follows every $ref it writes,
 # so it cannot write one to a schema it does not know); the OpenAPI conversion swaps it.
@@ -46,21 +50,10 @@ class Body(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
 
-def _field(loc: tuple[int | str, ...]) -> str:
-    return ".".join(str(part) for part in loc)
-
-
-def describe(exc: ValidationError) -> str:
-    """The first problem, in words naming the field (one at a time, like a person reads)."""
-    first = exc.errors(include_url=False)[0]
-    kind, loc, msg = first["type"], first["loc"], first["msg"]
-    if not loc:
-        if kind == "json_invalid":
-            return f"the body is not valid JSON ({msg.removeprefix('Invalid JSON: ')})"
-        return "the body must be a JSON object"
-    if kind == "missing":
-        return f"'{_field(loc)}' is required"
-    return f"'{_field(loc)}': {msg[:1].lower()}{msg[1:]}"
+def _refusal(exc: ValidationError) -> ApiError:
+    """400 `malformed` in words naming the field, and the field's path for programs."""
+    field = first_field(exc)
+    return ApiError(400, "malformed", describe(exc), **({"field": field} if field else {}))
 
 
 def parse_body(model: type[B], optional: bool = False) -> B:
@@ -75,21 +68,7 @@ def parse_body(model: type[B], optional: bool = False) -> B:
     try:
         return model.model_validate_json(data)
     except ValidationError as exc:
-        raise ApiError(400, "malformed", describe(exc)) from None
-
-
-def json_object() -> dict[str, Any]:
-    """The body as a JSON object, for documents that have their own parser (sweep and tune
-    specs: one parser shared with spec files and the CLI), or 400 `malformed` saying why not."""
-    if not request.is_json:
-        raise ApiError(400, "malformed", "send the body as application/json")
-    try:
-        body = orjson.loads(request.get_data(cache=True))
-    except orjson.JSONDecodeError:
-        raise ApiError(400, "malformed", "the body is not valid JSON") from None
-    if not isinstance(body, dict):
-        raise ApiError(400, "malformed", "the body must be a JSON object")
-    return body
+        raise _refusal(exc) from None
 
 
 def validate(model: type[B], value: Any) -> B:
@@ -97,13 +76,14 @@ def validate(model: type[B], value: Any) -> B:
     try:
         return model.model_validate(value)
     except ValidationError as exc:
-        raise ApiError(400, "malformed", describe(exc)) from None
+        raise _refusal(exc) from None
 
 
 # -- OpenAPI -------------------------------------------------------------------------------------
 def _openapi_30(node: Any) -> Any:
     """JSON Schema (what pydantic writes) as OpenAPI 3.0 reads it: `X | None` becomes
-    `nullable`, `const` an enum of one, and titles (class names) are dropped."""
+    `nullable`, `const` an enum of one, `exclusiveMinimum: 0` a minimum with the flag set,
+    and titles (class names) are dropped."""
     if isinstance(node, list):
         return [_openapi_30(n) for n in node]
     if not isinstance(node, dict):
@@ -122,10 +102,14 @@ def _openapi_30(node: Any) -> Any:
         out["nullable"] = True
     if "const" in out:
         out["enum"] = [out.pop("const")]
+    for bound, flag in (("minimum", "exclusiveMinimum"), ("maximum", "exclusiveMaximum")):
+        if isinstance(out.get(flag), int | float) and not isinstance(out[flag], bool):
+            out[bound] = out.pop(flag)  # JSON Schema's number is 3.0's bound plus a flag
+            out[flag] = True
     return out
 
 
-def query_parameters(model: type[Body]) -> list[dict[str, Any]]:
+def query_parameters(model: type[BaseModel]) -> list[dict[str, Any]]:
     """A query-string model as OpenAPI parameters (`in: query`), one per field."""
     schema = model.model_json_schema(ref_template=REF_TEMPLATE)
     required = set(schema.get("required", ()))
@@ -150,7 +134,7 @@ def component(name: str) -> WithJsonSchema:
     return WithJsonSchema({_COMPONENT: name})
 
 
-def openapi_components(*models: type[Body]) -> dict[str, Any]:
+def openapi_components(*models: type[BaseModel]) -> dict[str, Any]:
     """The models (and every model they use) as OpenAPI components, by class name."""
     out: dict[str, Any] = {}
     for model in models:
@@ -174,6 +158,9 @@ class ErrorDetail(Body):
     message: str = Field(description="what went wrong, for people; names the field at fault")
     version: int | None = Field(None, description="the table's version (409 only)")
     retry_after: int | None = Field(None, description="seconds to wait (429, 503 busy)")
+    field: str | None = Field(
+        None, description="the field at fault, as a dotted path (400): 'seats.1.kind', 'search.threshold'"
+    )
 
 
 class Error(Body):

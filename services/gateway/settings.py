@@ -61,6 +61,10 @@ class Settings:
     # make: Flask-Limiter notation, several joined by ";". Empty: no limit of that kind.
     rate_limit_address: str = "50/second;1200/minute"
     rate_limit_player: str = "20/second;600/minute"
+    # A writer already refused in the window who writes again is answered this much later
+    # (at most until the window resets): a flood's connections then wait instead of
+    # costing the gateway a response each. Cooperative under gevent. 0: answer at once.
+    rate_limit_tarpit_seconds: float = 0.25
     # Proxies in front of the gateway whose X-Forwarded-For (and -Proto) to believe: 0 for
     # a gateway clients reach directly (the header is then a client's claim and ignored);
     # 1 behind one ingress or load balancer that appends the client's address. Rate limits
@@ -104,6 +108,9 @@ class Settings:
             waiting_ttl_seconds=int(_env_float("GATEWAY_WAITING_TTL_SECONDS", cls.waiting_ttl_seconds)),
             rate_limit_address=os.environ.get("GATEWAY_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
             rate_limit_player=os.environ.get("GATEWAY_RATE_LIMIT_PLAYER", cls.rate_limit_player),
+            rate_limit_tarpit_seconds=_env_float(
+                "GATEWAY_RATE_LIMIT_TARPIT_SECONDS", cls.rate_limit_tarpit_seconds
+            ),
             trusted_proxies=int(os.environ.get("GATEWAY_TRUSTED_PROXIES") or cls.trusted_proxies),
             stream_heartbeat_seconds=_env_float(
                 "GATEWAY_STREAM_HEARTBEAT_SECONDS", cls.stream_heartbeat_seconds

@@ -9,33 +9,38 @@ sweep outlives the process that submitted it.
 The blueprint needs only a Redis URL: `app.config["SWEEPS_REDIS_URL"]`, else the
 gateway's settings (`app.extensions["cultists"].settings.redis_url`), else `$REDIS_URL`.
 Chunk tasks are sent by name through a light Celery client, like the table tasks.
-Errors have the gateway's one shape, `{"error": {"code", "message"}}`.
+Errors are raised as `ApiError`, the gateway's one shape, `{"error": {"code", "message"}}`.
 """
 
 from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 import redis
 from celery import Celery
 from flask import Blueprint, Response, current_app, jsonify, request
+from pydantic import BaseModel, ConfigDict, Field
 
 from services.engines.core.bots import bot_names
 from workers.sweeps import control
-from workers.sweeps.spec import SpecError, parse_spec
+from workers.sweeps.spec import SpecError, SweepSpecInput, parse_spec
 from workers.sweeps.store import INDEX, SweepStore
 
 from .bounds import check_bot
+from .errors import ApiError
 from .offload import run_cpu_bound
-from .openapi import error_reply, json_content
-from .schemas import json_object
+from .openapi import error_reply, json_content, ref
+from .schemas import Body, openapi_components, parse_body, query_parameters, validate
 
 bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
 
 _ID = re.compile(r"^(local-)?[0-9a-f]{16}$")
+S = TypeVar("S", bound=BaseModel)
+T = TypeVar("T")
 
 
 @dataclass
@@ -66,10 +71,6 @@ def _ctx() -> _Context:
     return ctx
 
 
-def _error(status: int, code: str, message: str) -> tuple[Response, int]:
-    return jsonify({"error": {"code": code, "message": message}}), status
-
-
 def _links(sweep_id: str) -> dict[str, str]:
     base = f"/api/sweeps/{sweep_id}"
     return {
@@ -97,12 +98,26 @@ def _lineup_bots(lineups: Any) -> set[str]:
     return out
 
 
+def parse_spec_body(model: type[S], parse: Callable[[S], T]) -> T:
+    """The body as a spec: its shape checked by the spec's own model (400 `malformed` naming
+    the field, as every body), then by the spec's own parser, the one files and the CLI
+    use (400 `invalid_spec`, naming the field when one part is at fault)."""
+    body = parse_body(model)
+    try:
+        return parse(body)
+    except SpecError as exc:
+        raise ApiError(400, "invalid_spec", str(exc), **({"field": exc.field} if exc.field else {})) from None
+
+
+class RecentQuery(Body):
+    model_config = ConfigDict(strict=False)  # query strings are text
+
+    limit: int = Field(20, ge=1, le=100, description="how many, newest first")
+
+
 @bp.post("")
 def submit():
-    try:
-        spec = parse_spec(json_object())
-    except SpecError as exc:
-        return _error(400, "invalid_spec", str(exc))
+    spec = parse_spec_body(SweepSpecInput, parse_spec)
     known = bot_names(spec.game_spec)
     for name in sorted(_lineup_bots(spec.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
@@ -118,10 +133,7 @@ def submit():
 @bp.get("")
 def recent():
     """The latest sweeps, newest first, with their progress."""
-    try:
-        limit = max(1, min(100, int(request.args.get("limit", 20))))
-    except ValueError:
-        return _error(400, "malformed", "'limit' must be a whole number")
+    limit = validate(RecentQuery, request.args.to_dict()).limit
     store = _ctx().store
     ids = [raw.decode() for raw in store.r.zrevrange(INDEX, 0, limit - 1)]
     rows = [p for p in (control.progress(store, i) for i in ids) if p is not None]
@@ -131,7 +143,7 @@ def recent():
 @bp.get("/<sweep_id>")
 def progress(sweep_id: str):
     if not _known(sweep_id):
-        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
     ctx = _ctx()
     out = control.progress(ctx.store, sweep_id)
     assert out is not None
@@ -142,18 +154,19 @@ def progress(sweep_id: str):
 @bp.post("/<sweep_id>/cancel")
 def cancel(sweep_id: str):
     if not _known(sweep_id):
-        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
     store = _ctx().store
     if not control.cancel(store, sweep_id):
-        return _error(409, "finished", f"sweep {sweep_id} already finished ({store.status(sweep_id)})")
+        raise ApiError(409, "finished", f"sweep {sweep_id} already finished ({store.status(sweep_id)})")
     out = control.progress(store, sweep_id)
     return jsonify(out)
 
 
 def _finished_summary(sweep_id: str) -> tuple[dict[str, Any] | None, tuple[Response, int] | None]:
-    """The summary, or the response that explains why there is none yet."""
+    """The summary, or the 202 with its progress while it is still running (404 and 409
+    are raised)."""
     if not _known(sweep_id):
-        return None, _error(404, "not_found", f"no sweep {sweep_id!r}")
+        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
     ctx = _ctx()
     summary = ctx.store.summary(sweep_id)
     if summary is not None:
@@ -161,7 +174,7 @@ def _finished_summary(sweep_id: str) -> tuple[dict[str, Any] | None, tuple[Respo
     p = control.progress(ctx.store, sweep_id)
     assert p is not None
     if p["status"] in ("cancelled", "failed"):
-        return None, _error(
+        raise ApiError(
             409, p["status"], f"sweep {sweep_id} {p['status']}" + (f": {p['error']}" if p["error"] else "")
         )
     control.nudge(ctx.store, ctx.celery, sweep_id)
@@ -197,74 +210,58 @@ def report(sweep_id: str):
 def replay(sweep_id: str, cell: int):
     """A `cultists replay`-compatible record of a cell's representative game."""
     if not _known(sweep_id):
-        return _error(404, "not_found", f"no sweep {sweep_id!r}")
+        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
     record = _ctx().store.replays(sweep_id).get(cell)
     if record is None:
-        return _error(404, "not_found", f"sweep {sweep_id} has no replay for cell {cell}")
+        raise ApiError(404, "not_found", f"sweep {sweep_id} has no replay for cell {cell}")
     return jsonify(record)
 
 
 # --- OpenAPI ---------------------------------------------------------------------------
 SWEEP_ID = {"name": "sweep_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
-OPENAPI_SCHEMAS = {
-    "SweepProgress": {
-        "type": "object",
-        "required": ["id", "status", "games_done", "total_games", "percent"],
-        "properties": {
-            "id": {"type": "string"},
-            "status": {"type": "string", "enum": ["queued", "running", "done", "cancelled", "failed"]},
-            "kind": {"type": "string", "enum": ["adhoc", "nightly"]},
-            "games_done": {"type": "integer"},
-            "total_games": {"type": "integer"},
-            "percent": {"type": "number", "minimum": 0, "maximum": 100},
-            "chunks_done": {"type": "integer"},
-            "total_chunks": {"type": "integer"},
-            "chunks_failed": {"type": "integer"},
-            "chunks_requeued": {"type": "integer"},
-            "games_per_second": {"type": "number"},
-            "seconds_left": {"type": "number", "nullable": True},
-            "elapsed_seconds": {"type": "number"},
-            "error": {"type": "string", "nullable": True},
-            "cells": {"type": "integer"},
-            "links": {"type": "object", "additionalProperties": {"type": "string"}},
-        },
-    },
-    "SweepSpec": {
-        "type": "object",
-        "required": ["game", "games"],
-        "description": "The same mapping as a sweep spec file (docs/sweeps.md).",
-        "properties": {
-            "name": {"type": "string"},
-            "game": {"type": "string"},
-            "seed": {"type": "integer", "minimum": 0},
-            "games": {"type": "integer", "minimum": 1, "description": "games per cell"},
-            "players": {"oneOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]},
-            "max_turns": {"type": "integer", "minimum": 1, "nullable": True},
-            "config": {"type": "object"},
-            "grid": {"oneOf": [{"type": "object"}, {"type": "array", "items": {"type": "object"}}]},
-            "lineups": {"type": "array"},
-            "chunk": {"type": "integer", "minimum": 1},
-        },
-    },
-    "SweepSummary": {
-        "type": "object",
-        "required": ["sweep", "game", "spec", "run", "aggregates"],
-        "properties": {
-            "sweep": {"type": "string"},
-            "name": {"type": "string"},
-            "game": {"type": "string"},
-            "spec": {"$ref": "#/components/schemas/SweepSpec"},
-            "run": {"type": "object"},
-            "aggregates": {
-                "type": "object",
-                "description": "per-cell tables, variants, paired comparisons with the base cells, tests (docs/sweeps.md)",
-            },
-        },
-    },
-}
 
-_PROGRESS = {"$ref": "#/components/schemas/SweepProgress"}
+class SweepProgress(Body):
+    """Where a sweep stands (`workers.sweeps.control.progress`, plus the API's own keys)."""
+
+    id: str
+    status: Literal["queued", "running", "done", "cancelled", "failed"]
+    kind: Literal["adhoc", "nightly"] = "adhoc"
+    games_done: int
+    total_games: int
+    percent: float = Field(ge=0, le=100)
+    chunks_done: int
+    total_chunks: int
+    chunks_failed: int
+    chunks_requeued: int
+    games_per_second: float
+    seconds_left: float | None = Field(description="null until the rate is known")
+    elapsed_seconds: float
+    error: str | None
+    cells: int | None = Field(None, description="cells of the sweep (on submit)")
+    links: dict[str, str] | None = Field(None, description="progress, result, report, cancel")
+
+
+class SweepSummary(Body):
+    """A finished sweep's JSON summary (docs/sweeps.md)."""
+
+    sweep: str
+    name: str
+    game: str
+    spec: SweepSpecInput = Field(description="the spec, normalised: it parses back to the same sweep")
+    run: dict[str, Any]
+    aggregates: dict[str, Any] = Field(
+        description="per-cell tables, variants, paired comparisons with the base cells, tests (docs/sweeps.md)"
+    )
+
+
+class SweepList(Body):
+    sweeps: list[SweepProgress]
+
+
+OPENAPI_SCHEMAS = openapi_components(SweepSpecInput, SweepProgress, SweepSummary, SweepList)
+
+_PROGRESS = ref("SweepProgress")
 
 OPENAPI_PATHS = {
     "/api/sweeps": {
@@ -272,27 +269,24 @@ OPENAPI_PATHS = {
             "summary": "Submit a balance sweep (validated before anything is queued)",
             "requestBody": {
                 "required": True,
-                "content": json_content({"$ref": "#/components/schemas/SweepSpec"}),
+                "content": json_content(ref("SweepSpecInput")),
             },
             "responses": {
                 "202": {"description": "queued", "content": json_content(_PROGRESS)},
                 "400": error_reply(
-                    "malformed body or invalid spec (unknown game, config field, bot; zero games)"
+                    "malformed body (`error.field` names the field) or a spec that cannot run "
+                    "(`invalid_spec`: unknown config field or bot, players the game does not take)"
                 ),
                 "413": error_reply("the body is too large"),
             },
         },
         "get": {
             "summary": "The latest sweeps, newest first",
-            "parameters": [
-                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}}
-            ],
+            "parameters": query_parameters(RecentQuery),
             "responses": {
                 "200": {
                     "description": "sweeps with their progress",
-                    "content": json_content(
-                        {"type": "object", "properties": {"sweeps": {"type": "array", "items": _PROGRESS}}}
-                    ),
+                    "content": json_content(ref("SweepList")),
                 },
                 "400": error_reply("bad limit"),
             },
@@ -326,7 +320,7 @@ OPENAPI_PATHS = {
             "responses": {
                 "200": {
                     "description": "the summary",
-                    "content": json_content({"$ref": "#/components/schemas/SweepSummary"}),
+                    "content": json_content(ref("SweepSummary")),
                 },
                 "202": {"description": "still running: its progress", "content": json_content(_PROGRESS)},
                 "404": error_reply("no such sweep"),

@@ -1,9 +1,10 @@
 """Balance tunes over HTTP: submit a tune spec, watch it search, read its proof and report.
 
 The body of a submit is the same mapping as a tune spec file (docs/tune.md), as JSON,
-validated completely by the parser `cultists tune` uses (`workers/tune/spec.py`) before
-anything is written or queued: a bad spec is a 400 whose `field` names the part of the
-spec at fault (`search.threshold`, `objectives[0]`, `budget`, ...). A valid one is written
+checked by the spec's model (`TuneSpecInput`) and then by the parser `cultists tune` uses
+(`workers/tune/spec.py`) before anything is written or queued: a bad spec is a 400 whose
+`field` names the part of the spec at fault (`search.threshold`, `objectives.0`, `budget`).
+A valid one is written
 to Redis and its driver queued on the `tunes` queue (`workers/tune/tasks.py`): the search
 never runs inside a request. Progress, summary, report and plots are read from Redis, so
 any gateway process answers for any tune.
@@ -15,24 +16,24 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from flask import Blueprint, Response, request
+from pydantic import Field
 
 from services.engines.core.bots import bot_names
 from workers.sweeps import control
-from workers.sweeps.spec import SpecError
 from workers.sweeps.store import new_id
-from workers.tune.spec import parse_tune_spec
+from workers.tune.spec import TuneSpecInput, parse_tune_spec
 from workers.tune.store import TuneStore
 from workers.tune.tasks import send_drive
 
 from .bounds import check_bot
 from .errors import ApiError
-from .openapi import error_reply, json_content
-from .schemas import json_object
-from .sweeps_api import _ctx, _lineup_bots
+from .openapi import error_reply, json_content, ref
+from .schemas import Body, openapi_components, query_parameters, validate
+from .sweeps_api import RecentQuery, _ctx, _lineup_bots, parse_spec_body
 
 bp = Blueprint("tunes", __name__, url_prefix="/api/tunes")
 
@@ -103,11 +104,7 @@ def _known(tune_id: str) -> TuneStore:
 
 @bp.post("")
 def submit():
-    body = json_object()
-    try:
-        spec = parse_tune_spec(body)
-    except SpecError as exc:
-        raise ApiError(400, "invalid_spec", str(exc), field=getattr(exc, "field", None) or "spec") from None
+    spec = parse_spec_body(TuneSpecInput, parse_tune_spec)
     known = bot_names(spec.table.game_spec)
     for name in sorted(_lineup_bots(spec.table.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
@@ -126,10 +123,7 @@ def submit():
 @bp.get("")
 def recent():
     """The latest tunes, newest first, with their progress."""
-    try:
-        limit = max(1, min(100, int(request.args.get("limit", 20))))
-    except ValueError:
-        raise ApiError(400, "malformed", "'limit' must be a whole number") from None
+    limit = validate(RecentQuery, request.args.to_dict()).limit
     tunes = _tunes()
     rows = [p for p in (progress(tunes, i) for i in tunes.recent(limit)) if p is not None]
     return {"tunes": rows}
@@ -192,114 +186,40 @@ TUNE_ID = {
     "required": True,
     "schema": {"type": "string", "pattern": "^[0-9a-f]{16}$"},
 }
-_PROGRESS = {"$ref": "#/components/schemas/TuneProgress"}
+_PROGRESS = ref("TuneProgress")
 
-OPENAPI_SCHEMAS = {
-    "TuneSpec": {
-        "type": "object",
-        "required": ["game", "search", "objectives", "budget"],
-        "description": "The same mapping as a tune spec file (docs/tune.md); the table part is a sweep spec's.",
-        "properties": {
-            "name": {"type": "string"},
-            "game": {"type": "string"},
-            "seed": {"type": "integer", "minimum": 0},
-            "players": {"oneOf": [{"type": "integer"}, {"type": "array", "items": {"type": "integer"}}]},
-            "max_turns": {"type": "integer", "minimum": 1, "nullable": True},
-            "config": {"type": "object"},
-            "lineups": {"type": "array"},
-            "chunk": {"type": "integer", "minimum": 1},
-            "search": {
-                "type": "object",
-                "description": "config field -> {low, high[, step]} or a list of choices",
-                "additionalProperties": {
-                    "oneOf": [
-                        {"type": "array", "minItems": 1},
-                        {
-                            "type": "object",
-                            "required": ["low", "high"],
-                            "properties": {
-                                "low": {"type": "number"},
-                                "high": {"type": "number"},
-                                "step": {"type": "integer", "minimum": 1},
-                            },
-                        },
-                    ]
-                },
-            },
-            "objectives": {
-                "type": "array",
-                "minItems": 1,
-                "items": {
-                    "type": "object",
-                    "required": ["metric", "target"],
-                    "properties": {
-                        "metric": {
-                            "type": "string",
-                            "enum": ["seat_rate", "seat_spread", "group_spread", "mean_length", "play_rate"],
-                        },
-                        "target": {
-                            "oneOf": [{"type": "number"}, {"type": "array", "items": {"type": "number"}}]
-                        },
-                        "seat": {"type": "integer", "minimum": 0},
-                        "group": {"type": "string"},
-                        "card": {"type": "string"},
-                    },
-                },
-            },
-            "budget": {"type": "integer", "minimum": 1, "description": "games the search may spend"},
-            "racing": {
-                "type": "object",
-                "properties": {
-                    k: {"type": "integer", "minimum": 1} for k in ("games", "eta", "rungs", "batch")
-                },
-            },
-            "confirm": {
-                "type": "integer",
-                "minimum": 10,
-                "description": "fresh games per table for the proof",
-            },
-            "sampler": {"type": "string", "enum": ["tpe", "nsga2", "random"]},
-            "trials": {"type": "integer", "minimum": 1},
-        },
-    },
-    "TuneProgress": {
-        "type": "object",
-        "required": ["id", "status", "games_done", "budget", "percent", "trials"],
-        "properties": {
-            "id": {"type": "string"},
-            "name": {"type": "string"},
-            "game": {"type": "string"},
-            "status": {"type": "string", "enum": ["queued", "running", "done", "failed", "cancelled"]},
-            "phase": {
-                "type": "string",
-                "enum": ["queued", "searching", "confirming", "done", "failed", "cancelled"],
-            },
-            "games_done": {"type": "integer", "description": "search games played"},
-            "budget": {"type": "integer"},
-            "percent": {"type": "number", "minimum": 0, "maximum": 100, "description": "games_done / budget"},
-            "trials": {"type": "integer"},
-            "trial_cap": {"type": "integer"},
-            "best": {"type": "object", "nullable": True, "description": "the best config so far"},
-            "best_score": {"type": "number", "nullable": True},
-            "confirm_games_done": {"type": "integer"},
-            "confirm_games_total": {"type": "integer"},
-            "verdict": {
-                "type": "string",
-                "nullable": True,
-                "description": "confirmed, unproven, miss or none, once done",
-            },
-            "drivers": {
-                "type": "integer",
-                "description": "driver runs (more than 1: a driver died and was replaced)",
-            },
-            "elapsed_seconds": {"type": "number"},
-            "error": {"type": "string", "nullable": True},
-            "created": {"type": "number"},
-            "summary": {"type": "object", "description": "the JSON summary (docs/tune.md), once done"},
-            "links": {"type": "object", "additionalProperties": {"type": "string"}},
-        },
-    },
-}
+
+class TuneProgress(Body):
+    """Where a tune stands (`progress` above); its JSON summary under `summary` once done."""
+
+    id: str
+    name: str
+    game: str
+    status: Literal["queued", "running", "done", "failed", "cancelled"]
+    phase: Literal["queued", "searching", "confirming", "done", "failed", "cancelled"]
+    games_done: int = Field(description="search games played")
+    budget: int
+    percent: float = Field(ge=0, le=100, description="games_done / budget")
+    trials: int
+    trial_cap: int
+    best: dict[str, Any] | None = Field(description="the best config so far")
+    best_score: float | None
+    confirm_games_done: int
+    confirm_games_total: int
+    verdict: str | None = Field(description="confirmed, unproven, miss or none, once done")
+    drivers: int = Field(description="driver runs (more than 1: a driver died and was replaced)")
+    elapsed_seconds: float
+    error: str | None
+    created: float
+    summary: dict[str, Any] | None = Field(None, description="the JSON summary (docs/tune.md), once done")
+    links: dict[str, str] = Field(description="progress, report, cancel")
+
+
+class TuneList(Body):
+    tunes: list[TuneProgress]
+
+
+OPENAPI_SCHEMAS = openapi_components(TuneSpecInput, TuneProgress, TuneList)
 
 OPENAPI_PATHS = {
     "/api/tunes": {
@@ -307,28 +227,22 @@ OPENAPI_PATHS = {
             "summary": "Start a balance tune (validated before anything is queued)",
             "requestBody": {
                 "required": True,
-                "content": json_content({"$ref": "#/components/schemas/TuneSpec"}),
+                "content": json_content(ref("TuneSpecInput")),
             },
             "responses": {
                 "202": {"description": "queued", "content": json_content(_PROGRESS)},
                 "400": error_reply(
-                    "malformed body or invalid spec; `error.field` names the spec field at fault"
+                    "malformed body or a spec that cannot run (`invalid_spec`); `error.field` names "
+                    "the spec field at fault"
                 ),
                 "413": error_reply("the body is too large"),
             },
         },
         "get": {
             "summary": "The latest tunes, newest first",
-            "parameters": [
-                {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 100}}
-            ],
+            "parameters": query_parameters(RecentQuery),
             "responses": {
-                "200": {
-                    "description": "tunes with their progress",
-                    "content": json_content(
-                        {"type": "object", "properties": {"tunes": {"type": "array", "items": _PROGRESS}}}
-                    ),
-                },
+                "200": {"description": "tunes with their progress", "content": json_content(ref("TuneList"))},
                 "400": error_reply("bad limit"),
             },
         },

@@ -10,11 +10,15 @@ import tempfile
 from collections.abc import Iterator
 
 import pytest
+from kombu.transport.redis import PRIORITY_STEPS, Channel
 
 from services.gateway import create_app
 from services.gateway.settings import Settings
 from tests.support.celery_worker import ROOT, start_worker, stop_worker
+from workers.sweeps.control import QUEUE as SWEEP_QUEUE
 from workers.sweeps.store import PREFIX as SWEEP_PREFIX
+from workers.tune.store import PREFIX as TUNE_PREFIX
+from workers.tune.tasks import QUEUE as TUNE_QUEUE
 
 # The worker's timing, short so timer tests take seconds: a timed-out seat's next
 # decisions wait AWAY_SECONDS, a bot seat whose task got lost BOT_GRACE_SECONDS.
@@ -41,10 +45,20 @@ def gateway_settings(redis_url: str, engines: dict) -> Settings:
 
 
 def _forget_gateway_keys(client) -> None:
-    """Tables, tickets and ratings (gw:*) and sweeps (the sweeps API serves them too)."""
-    for pattern in ("gw:*", f"{SWEEP_PREFIX}*"):
+    """Tables, tickets and ratings (gw:*), and sweeps and tunes (their APIs are the gateway's too)."""
+    for key in client.scan_iter("gw:*", count=1000):
+        client.delete(key)
+    forget_sweeps_and_tunes(client)
+
+
+def forget_sweeps_and_tunes(client) -> None:
+    """Sweeps and tunes, and the tasks their APIs queued: no worker here runs them, and a
+    later package's workers (tests/sweeps) must not be handed chunks of sweeps now gone."""
+    for pattern in (f"{SWEEP_PREFIX}*", f"{TUNE_PREFIX}*"):
         for key in client.scan_iter(pattern, count=1000):
             client.delete(key)
+    for queue in (SWEEP_QUEUE, TUNE_QUEUE):
+        client.delete(*(f"{queue}{Channel.sep}{step}" if step else queue for step in PRIORITY_STEPS))
 
 
 @pytest.fixture()

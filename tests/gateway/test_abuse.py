@@ -5,7 +5,8 @@ regression test here, against the real app, real Redis and real engines.
 - no request can ask for unbounded work: bot parameters, config counts, state size,
   replay rebuilds (a wall-clock cap, and a bounded pool that says 503 when full);
 - bodies over the limit are 413, chunked or not;
-- writes are rate-limited per address and per player (429 + Retry-After);
+- writes are rate-limited per address and per player (429 + Retry-After), a writer
+  already refused in the window by its worker alone (no Redis round trip per refusal);
 - waiting tables expire, so opening tables by the thousand leaves Redis as it was.
 """
 
@@ -20,6 +21,7 @@ import pytest
 from cultists.v1 import engine_pb2
 
 from services.gateway import create_app, offload
+from services.gateway.metrics import WRITES_REFUSED
 from services.gateway.settings import Settings
 from services.gateway.store import OPEN_TABLES, table_key
 
@@ -441,6 +443,90 @@ def test_rate_limits_key_players_by_id_and_others_by_their_forwarded_address(gat
     finally:
         _forget_limits(gw)
         gw.close()
+
+
+def _box_refusals(scope: str) -> float:
+    return WRITES_REFUSED.labels(scope, "box")._value.get()
+
+
+def test_a_refused_writer_is_refused_by_its_worker_until_the_window_resets(gateway_settings, clean):
+    """Once Redis has refused an address, that worker refuses its next writes itself (no
+    Redis, no Flask, the body unread) with the same 429 and a true Retry-After, and only
+    until the window resets; other addresses and players are not held; the counts stay
+    shared by every worker, so a second worker refuses the address on its first write."""
+    limits = {"rate_limit_address": "3 per 4 seconds", "rate_limit_player": "2 per 4 seconds"}
+    app, other_worker = _app(gateway_settings, **limits), _app(gateway_settings, **limits)
+    gw = app.extensions["cultists"]
+    _forget_limits(gw)
+    client, other = app.test_client(), other_worker.test_client()
+    flood, elsewhere = {"REMOTE_ADDR": "10.7.0.1"}, {"REMOTE_ADDR": "10.7.0.2"}
+    body = {"game": CRAZY}
+    try:
+        for _ in range(3):
+            assert client.post("/api/tables", json=body, environ_base=flood).status_code == 201
+        first = client.post("/api/tables", json=body, environ_base=flood)
+        _error(first, 429, "rate_limited")
+        held = _box_refusals("address")
+        again = client.post("/api/tables", data=b"{not json", environ_base=flood)  # body never read
+        error = _error(again, 429, "rate_limited")
+        assert _box_refusals("address") == held + 1, "the second refusal was the worker's own"
+        assert 1 <= int(again.headers["Retry-After"]) == error["retry_after"] <= 4
+        assert error["message"] == first.get_json()["error"]["message"]
+        # Another address, and reads from the held one, are not held.
+        assert client.post("/api/tables", json=body, environ_base=elsewhere).status_code == 201
+        assert client.get("/api/tables", environ_base=flood).status_code == 200
+        # The count is Redis's: the other worker refuses the address at once, by Redis.
+        _error(other.post("/api/tables", json=body, environ_base=flood), 429, "rate_limited")
+        assert _box_refusals("address") == held + 1
+        # A signed-in player behind the held address writes on their own count, and is held
+        # by their session once over it.
+        token = client.post("/api/players/guest", json={"device": "d" * 20}, environ_base=elsewhere)
+        player = {"X-Player-Token": token.get_json()["token"]}
+        for _ in range(2):
+            assert (
+                client.post("/api/tables", json=body, headers=player, environ_base=flood).status_code == 201
+            )
+        _error(client.post("/api/tables", json=body, headers=player, environ_base=flood), 429)
+        held_players = _box_refusals("player")
+        _error(client.post("/api/tables", json=body, headers=player, environ_base=flood), 429)
+        assert _box_refusals("player") == held_players + 1
+        # Retry-After is true: once it has passed, the window has reset and the box lets
+        # the address through again.
+        last = client.post("/api/tables", json=body, environ_base=flood)
+        if last.status_code == 429:
+            time.sleep(int(last.headers["Retry-After"]) + 0.05)
+        assert client.post("/api/tables", json=body, environ_base=flood).status_code == 201
+    finally:
+        _forget_limits(gw)
+        gw.close()
+        other_worker.extensions["cultists"].close()
+
+
+def test_a_held_writer_waits_and_is_not_refused_once_its_window_reset():
+    """The tarpit holds a held writer's answer back; when the window resets meanwhile the
+    write is not refused: it goes on to be counted (here: reaches the app)."""
+    from services.gateway.guards import PenaltyBox
+
+    reached = []
+
+    def app(environ, start_response):
+        reached.append(environ["PATH_INFO"])
+        start_response("201 CREATED", [("Content-Length", "0")])
+        return [b""]
+
+    box = PenaltyBox(tarpit_seconds=0.3)
+    guarded = box.guard(app, by_player=False)
+    environ = {"REQUEST_METHOD": "POST", "PATH_INFO": "/api/tables", "REMOTE_ADDR": "10.8.0.1"}
+    statuses: list[str] = []
+    box.hold("address:10.8.0.1", time.time() + 0.1, "10 per 1 second")
+    guarded(dict(environ), lambda status, headers: statuses.append(status))
+    assert statuses == ["201 CREATED"] and reached == ["/api/tables"], "the window ended: not refused"
+    box.hold("address:10.8.0.1", time.time() + 30, "10 per 1 minute")
+    box.tarpit_seconds = 0.05
+    body = b"".join(guarded(dict(environ), lambda status, headers: statuses.append((status, dict(headers)))))
+    status, headers = statuses[-1]
+    assert status.startswith("429") and 29 <= int(headers["Retry-After"]) <= 30
+    assert b"rate_limited" in body and reached == ["/api/tables"]
 
 
 # -- expiry -----------------------------------------------------------------------------------------

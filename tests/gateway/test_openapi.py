@@ -12,6 +12,8 @@ from schemathesis import checks
 
 from services.gateway import BLUEPRINTS
 
+from .conftest import forget_sweeps_and_tunes
+
 CHECKS = [
     checks.not_a_server_error,
     checks.status_code_conformance,
@@ -81,6 +83,12 @@ def test_stateful_run_over_linked_operations_finds_no_server_error(app):
         def validate_response(self, response, case, **kwargs):
             case.validate_response(response, checks=CHECKS)
 
+        def teardown(self):
+            # Each scenario starts without the sweeps and tunes the last one submitted:
+            # their lists feed the links, and hypothesis replays a scenario expecting the
+            # same answers (else "inconsistent data generation").
+            forget_sweeps_and_tunes(app.extensions["cultists"].redis)
+
     budget = settings(
         max_examples=40,
         stateful_step_count=8,
@@ -89,3 +97,54 @@ def test_stateful_run_over_linked_operations_finds_no_server_error(app):
         suppress_health_check=list(HealthCheck),
     )
     Checked.run(settings=budget)
+
+
+def test_sweep_and_tune_schemas_are_their_models(client):
+    """The spec a sweep or tune submit takes, and the progress it answers, are in the
+    document exactly as their models declare them: every field, no other, the same
+    required ones; and each POST body names its model."""
+    from services.gateway.sweeps_api import SweepProgress, SweepSummary
+    from services.gateway.tunes_api import TuneProgress
+    from workers.sweeps.spec import SweepSpecInput
+    from workers.tune.spec import TuneSpecInput
+
+    doc = client.get("/api/openapi.json").get_json()
+    schemas = doc["components"]["schemas"]
+    for model in (SweepSpecInput, TuneSpecInput, SweepProgress, SweepSummary, TuneProgress):
+        schema = schemas[model.__name__]
+        assert set(schema["properties"]) == set(model.model_fields), model.__name__
+        required = {n for n, f in model.model_fields.items() if f.is_required()}
+        assert set(schema.get("required", [])) == required, model.__name__
+    for path, model in (("/api/sweeps", SweepSpecInput), ("/api/tunes", TuneSpecInput)):
+        body = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        assert body == {"$ref": f"#/components/schemas/{model.__name__}"}
+        assert schemas[model.__name__]["additionalProperties"] is False  # a typo in a spec is refused
+    assert "SweepSpec" not in schemas and "TuneSpec" not in schemas  # the hand-written ones are gone
+
+
+def test_the_progress_answers_have_their_models_keys(redis_url):
+    """What `progress` builds is what the models declare (no key the document leaves out)."""
+    from services.gateway.sweeps_api import SweepProgress
+    from services.gateway.tunes_api import TuneProgress, progress
+    from workers.sweeps import control
+    from workers.sweeps.spec import parse_spec
+    from workers.sweeps.store import SweepStore, new_id
+    from workers.tune.store import TuneStore
+
+    store = SweepStore.from_url(redis_url)
+    tunes = TuneStore.from_url(redis_url)
+    tune_id = new_id()
+    tunes.create(
+        tune_id, {"game": "trash_cult"}, {"name": "t", "game": "trash_cult", "budget": 10, "trial_cap": 5}
+    )
+    tune = progress(tunes, tune_id)
+    assert tune is not None
+    assert set(tune) | {"summary"} == set(TuneProgress.model_fields)
+    TuneProgress.model_validate(tune)
+    spec = parse_spec({"game": "trash_cult", "games": 1})
+    sweep_id = new_id()
+    store.create(sweep_id, spec.to_dict(), 1, 1)
+    sweep = control.progress(store, sweep_id)
+    assert sweep is not None
+    assert set(sweep) | {"cells", "links"} == set(SweepProgress.model_fields)
+    SweepProgress.model_validate(sweep)

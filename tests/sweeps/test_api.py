@@ -10,6 +10,7 @@ from flask import Flask
 
 from services.gateway import errors, sweeps_api
 from workers.sweeps import control
+from workers.sweeps.spec import SpecError, load_spec_file
 from workers.sweeps.store import INDEX, new_id
 
 from .support import SMALL_SPECS, wait_for
@@ -27,30 +28,74 @@ def client(redis_url):
 
 
 @pytest.mark.parametrize(
-    ("body", "message"),
+    ("body", "code", "field", "message"),
     [
-        ({"game": "chess", "games": 5}, "unknown game 'chess'"),
-        ({"game": "trash_cult", "games": 5, "config": {"raccoonz": 3}}, "unknown config field(s) raccoonz"),
-        ({"game": "trash_cult", "games": 0}, "'games' must be at least 1"),
+        ({"game": "chess", "games": 5}, "malformed", "game", "'game': unknown game 'chess'"),
+        ({"game": "trash_cult", "games": 0}, "malformed", "games", "'games': input should be greater than"),
+        (
+            {"game": "trash_cult", "games": "5"},
+            "malformed",
+            "games",
+            "'games': input should be a valid integer",
+        ),
+        ({"game": "trash_cult", "gmes": 5, "games": 5}, "malformed", "gmes", "'gmes' is not a field here"),
+        ({"game": "trash_cult", "games": 5, "lineups": [7]}, "malformed", "lineups.0", "a bot name, a list"),
+        ({"game": "trash_cult", "games": 5, "players": [2, "3"]}, "malformed", "players.1", "valid integer"),
+        (
+            {"game": "trash_cult", "games": 5, "grid": {"variant": []}},
+            "malformed",
+            "grid.variant",
+            "at least 1",
+        ),
+        ({"game": "trash_cult", "games": 5, "players": 9}, "invalid_spec", "players", "takes 2-4 players"),
+        (
+            {"game": "trash_cult", "games": 5, "config": {"raccoonz": 3}},
+            "invalid_spec",
+            None,
+            "unknown config field(s) raccoonz",
+        ),
         (
             {"game": "trash_cult", "games": 5, "lineups": [["random", "wizard"]], "players": [2]},
+            "invalid_spec",
+            "lineups.0",
             "bad bot 'wizard'",
         ),
     ],
 )
-def test_invalid_specs_are_refused_before_anything_is_queued(client, store, body, message):
+def test_invalid_specs_are_refused_before_anything_is_queued(client, store, body, code, field, message):
+    """The body's shape is the spec model's (400 malformed naming the field, as every body);
+    what a shape cannot say is the spec parser's (invalid_spec, the field when one is at fault)."""
     queued, sweeps = store.r.llen(control.QUEUE), store.r.zcard(INDEX)
     resp = client.post("/api/sweeps", json=body)
     assert resp.status_code == 400
     error = resp.get_json()["error"]
-    assert error["code"] == "invalid_spec" and message in error["message"]
+    assert (error["code"], error.get("field")) == (code, field) and message in error["message"]
     assert (store.r.llen(control.QUEUE), store.r.zcard(INDEX)) == (queued, sweeps)
+
+
+def test_the_cli_parser_refuses_with_the_same_words(tmp_path):
+    """A spec file goes through the same model: the CLI's refusal is the API's message."""
+    path = tmp_path / "spec.yaml"
+    path.write_text("game: trash_cult\ngames: 5\nplayers: [2, '3']\n")
+    with pytest.raises(SpecError) as refused:
+        load_spec_file(path)
+    assert (refused.value.field, str(refused.value)) == (
+        "players.1",
+        "'players.1': input should be a valid integer",
+    )
 
 
 def test_malformed_body(client):
     refused = client.post("/api/sweeps", data="game: x", content_type="text/yaml")
     assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "malformed"
     assert client.post("/api/sweeps", data="[1", content_type="application/json").status_code == 400
+    assert (
+        client.post("/api/sweeps", json=[1]).get_json()["error"]["message"]
+        == "the body must be a JSON object"
+    )
+    for limit in ("x", "0", "101"):
+        refused = client.get(f"/api/sweeps?limit={limit}")
+        assert refused.status_code == 400 and refused.get_json()["error"]["field"] == "limit"
     assert client.get("/api/sweeps/0123456789abcdef").status_code == 404
     assert client.get("/api/sweeps/not-an-id/result").status_code == 404
 

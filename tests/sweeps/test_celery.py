@@ -165,7 +165,7 @@ def test_cli_refuses_a_bad_spec_before_queueing(redis_url, store, tmp_path, caps
     for body, message in [
         ({"game": "chess", "games": 5}, "unknown game 'chess'"),
         ({"game": "tricky_cultists", "games": 5, "config": {"jokers": 2}}, "unknown config field(s) jokers"),
-        ({"game": "tricky_cultists", "games": 0}, "'games' must be at least 1"),
+        ({"game": "tricky_cultists", "games": 0}, "'games': input should be greater than or equal to 1"),
         ({"game": "tricky_cultists", "games": 5, "lineups": ["clever"]}, "bad bot 'clever'"),
     ]:
         bad.write_text(yaml.safe_dump(body))

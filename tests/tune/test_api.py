@@ -78,23 +78,36 @@ def _wait_done(client, tune_id: str, timeout: float = 180) -> dict:
 
 
 @pytest.mark.parametrize(
-    ("change", "field", "words"),
+    ("change", "code", "field", "words"),
     [
-        ({"game": "chess"}, "game", "unknown game 'chess'"),
-        ({"search": {"threshold": {"low": 2, "high": 9}}}, "search.threshold", "candles_to_win"),
-        ({"objectives": [{"metric": "seat_rate", "target": [0.6, 0.4]}]}, "objectives[0]", "target range"),
-        ({"budget": 10}, "budget", "below one first look"),
-        ({"racing": {"eta": 1}}, "racing.eta", "'eta' must be at least 2"),
-        ({"lineups": ["wizard"]}, "lineups", "bad bot 'wizard'"),
-        ({"colour": "red"}, "colour", "unknown tune key(s) colour"),
+        ({"game": "chess"}, "malformed", "game", "'game': unknown game 'chess'"),
+        (
+            {"search": {"threshold": {"low": 2, "high": 9}}},
+            "invalid_spec",
+            "search.threshold",
+            "candles_to_win",
+        ),
+        ({"search": {"threshold": {"low": 2}}}, "malformed", "search.threshold.high", "is required"),
+        ({"search": {"threshold": "x"}}, "malformed", "search.threshold", "{low, high[, step]}"),
+        (
+            {"objectives": [{"metric": "seat_rate", "target": [0.6, 0.4]}]},
+            "invalid_spec",
+            "objectives.0",
+            "target range",
+        ),
+        ({"objectives": [{"metric": "fun", "target": 1}]}, "malformed", "objectives.0.metric", "seat_rate"),
+        ({"budget": 10}, "invalid_spec", "budget", "below one first look"),
+        ({"racing": {"eta": 1}}, "malformed", "racing.eta", "greater than or equal to 2"),
+        ({"lineups": ["wizard"]}, "invalid_spec", "lineups.0", "bad bot 'wizard'"),
+        ({"colour": "red"}, "malformed", "colour", "'colour' is not a field here"),
     ],
 )
-def test_a_bad_spec_is_a_400_naming_its_field_and_queues_nothing(client, tunes, change, field, words):
+def test_a_bad_spec_is_a_400_naming_its_field_and_queues_nothing(client, tunes, change, code, field, words):
     before = (tunes.r.zcard(INDEX), tunes.r.llen(QUEUE))
     resp = _post(client, {**SMALL, **change})
     assert resp.status_code == 400
     error = resp.get_json()["error"]
-    assert (error["code"], error["field"]) == ("invalid_spec", field) and words in error["message"]
+    assert (error["code"], error["field"]) == (code, field) and words in error["message"]
     assert (tunes.r.zcard(INDEX), tunes.r.llen(QUEUE)) == before
 
 
@@ -102,7 +115,8 @@ def test_malformed_and_unknown(client):
     assert client.post("/api/tunes", data="game: x", content_type="text/yaml").status_code == 400
     assert client.get("/api/tunes/0123456789abcdef").status_code == 404
     assert client.get("/api/tunes/not-an-id/report").status_code == 404
-    assert client.get("/api/tunes?limit=x").status_code == 400
+    refused = client.get("/api/tunes?limit=x")
+    assert refused.status_code == 400 and refused.get_json()["error"]["field"] == "limit"
 
 
 def test_a_tune_runs_on_its_driver_worker_and_serves_its_report(client, driver, redis_url):

@@ -2,10 +2,12 @@
 
 The spec is the one input of a sweep, and the same mapping arrives from a file
 (`cultists sweep spec.yaml`) and from the gateway's POST body, so both are checked here,
-completely, before anything is queued: every cell's config is built (unknown fields, bad
-values and the game's own range checks all surface now), each cell's first game is dealt
-(checks that depend on the table size, like a `cults` list per seat), and every bot name
-is parsed by the engines' own `make_bot`. A spec that parses can run.
+completely, before anything is queued. Its shape (keys, kinds, minimums) is declared once,
+as the pydantic model `SweepSpecInput`, which also gives the gateway's OpenAPI schema; then
+`parse_spec` checks what a shape cannot say: every cell's config is built (unknown fields,
+bad values and the game's own range checks all surface now), each cell's first game is
+dealt (checks that depend on the table size, like a `cults` list per seat), and every bot
+name is parsed by the engines' own `make_bot`. A spec that parses can run.
 
     game: crazy_cultists
     seed: 1             # master seed: game i of every cell uses seed + i
@@ -25,24 +27,115 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar, TypeVar
 
 import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
 from services.engines.core.bots import make_bot, parse_bot_spec
 from services.engines.core.config import config_to_dict
 from services.engines.core.errors import BadConfig
 from services.engines.core.game import GameSpec
 from services.engines.registry import GAME_MODULES, load_game
+from services.models import describe, first_field, one_of
 
 DEFAULT_CHUNK = 250
 # A guard against a typo (games: 1e9) filling Redis; raise it deliberately if needed.
 MAX_TOTAL_GAMES = 50_000_000
-KEYS = {"name", "game", "seed", "games", "players", "max_turns", "config", "grid", "lineups", "chunk"}
+# Game i of a cell plays seed + i: kept well inside a 64-bit record's seed column.
+SEED_MAX = 2**62
+MAX_BOT_SPEC = 200  # as the gateway's (bounds.py): a bot's name with its parameters
 
 
 class SpecError(BadConfig):
-    """A sweep spec that cannot run; the message says which part and why."""
+    """A spec that cannot run; the message says which part and why, and `field` (when one
+    part is at fault) its dotted path, which the API's 400 repeats for programs."""
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+# -- the spec's shape: one declaration for files, the CLI, the API and its OpenAPI document --
+class SpecModel(BaseModel):
+    """Base of the spec models. Strict like the API's bodies (`"1"`, `1.0`, `true` are not
+    whole numbers), but a key the spec does not know is refused, not ignored: in a spec
+    file it is a typo whose setting would silently not apply."""
+
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+    REQUIRED: ClassVar[str] = ""
+
+
+M = TypeVar("M", bound=SpecModel)
+
+
+def _known_game(name: str) -> str:
+    """Looked up when a spec is read, not when this module is: tests register games."""
+    if name not in GAME_MODULES:
+        raise PydanticCustomError(
+            "unknown_game",
+            "unknown game {game}; games: {games}",
+            {"game": repr(name), "games": ", ".join(GAME_MODULES)},
+        )
+    return name
+
+
+GameName = Annotated[
+    str,
+    AfterValidator(_known_game),
+    Field(json_schema_extra=lambda schema: schema.update(enum=sorted(GAME_MODULES))),
+]
+BotName = Annotated[str, Field(min_length=1, max_length=MAX_BOT_SPEC, description="a bot, with parameters")]
+
+
+class HeroField(SpecModel):
+    """One bot against a field of another: `hero` in one seat, `field` in the rest."""
+
+    hero: BotName
+    field: BotName
+
+
+Lineup = one_of(
+    "a bot name, a list of one bot per seat, or {hero, field}",
+    bot=(BotName, (str,)),
+    seats=(Annotated[list[BotName], Field(min_length=1)], (list,)),
+    hero_field=(HeroField, (dict,)),
+)
+Players = one_of(
+    "a player count or a list of them",
+    count=(Annotated[int, Field(ge=1)], (int,)),
+    counts=(Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)], (list,)),
+)
+Grid = one_of(
+    "a mapping of field: [values] (every combination) or a list of override maps",
+    product=(dict[str, Annotated[list[Any], Field(min_length=1)]], (dict,)),
+    maps=(list[dict[str, Any]], (list,)),
+)
+
+
+class TableSpecInput(SpecModel):
+    """What a sweep and a tune both say about the table they play at."""
+
+    name: str | None = Field(None, max_length=200, description="a label for reports; default: the game")
+    game: GameName
+    seed: int = Field(0, ge=0, le=SEED_MAX, description="master seed: game i of every cell uses seed + i")
+    players: Players | None = Field(None, description="player counts; default: the game's usual one")
+    max_turns: int | None = Field(None, ge=1, description="turn cap (rulings G-5); default: the game's")
+    config: dict[str, Any] | None = Field(None, description="config overrides applied to every cell")
+    lineups: Annotated[list[Lineup], Field(min_length=1)] | None = Field(
+        None, description="bot line-ups; default: random in every seat"
+    )
+    chunk: int = Field(DEFAULT_CHUNK, ge=1, description="games per chunk task")
+
+
+class SweepSpecInput(TableSpecInput):
+    """A sweep spec as written (a YAML/JSON file, or the body of `POST /api/sweeps`)."""
+
+    REQUIRED: ClassVar[str] = "'game' and 'games'"
+
+    games: int = Field(ge=1, description="games per cell")
+    grid: Grid | None = Field(None, description="variants to compare; default: the config alone")
 
 
 @dataclass(frozen=True)
@@ -187,64 +280,61 @@ def load_spec_file(path: str | Path) -> SweepSpec:
     return parse_spec(read_spec_file(path))
 
 
-def parse_spec(data: Any) -> SweepSpec:
-    """Validate a spec mapping completely; SpecError says exactly what is wrong."""
+def read_spec(model: type[M], data: Any, kind: str) -> M:
+    """`data` as the spec `model` (already one: as is), or SpecError naming the field."""
+    if isinstance(data, model):
+        return data
     if not isinstance(data, Mapping):
-        raise SpecError("a sweep spec must be a mapping (YAML/JSON object) with at least 'game' and 'games'")
-    unknown = sorted(set(data) - KEYS)
-    if unknown:
-        raise SpecError(f"unknown spec key(s) {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
-    game = data.get("game")
-    if not isinstance(game, str) or game not in GAME_MODULES:
-        raise SpecError(f"unknown game {game!r}; games: {', '.join(sorted(GAME_MODULES))}")
+        raise SpecError(f"a {kind} spec must be a mapping (YAML/JSON object) with at least {model.REQUIRED}")
     try:
-        gspec = load_game(game)
-    except KeyError:
-        raise SpecError(f"game {game!r} is not installed in this checkout") from None
+        return model.model_validate(dict(data))
+    except ValidationError as exc:
+        raise SpecError(describe(exc), field=first_field(exc) or None) from None
 
-    games = whole_field(data, "games", None, minimum=1)
-    seed = whole_field(data, "seed", 0, minimum=0)
-    chunk = whole_field(data, "chunk", DEFAULT_CHUNK, minimum=1)
-    max_turns = data.get("max_turns")
-    if max_turns is not None:
-        max_turns = whole_field(data, "max_turns", None, minimum=1)
-    name = data.get("name") or game
-    if not isinstance(name, str):
-        raise SpecError(f"name must be text, got {name!r}")
 
-    players = _players(data.get("players"), gspec)
-    config = data.get("config") or {}
-    if not isinstance(config, Mapping):
-        raise SpecError(f"config must be a mapping of field: value, got {config!r}")
-    grid = _grid(data.get("grid"))
-    lineups = _lineups(data.get("lineups"), gspec, players)
-
+def parse_spec(data: Mapping[str, Any] | SweepSpecInput) -> SweepSpec:
+    """Validate a spec completely: its shape by `SweepSpecInput`, then what the shape cannot
+    say (player counts the game takes, bots that exist, cells that deal); SpecError says
+    exactly what is wrong, and its `field` names the part of the spec when one is at fault."""
+    given = read_spec(SweepSpecInput, data, "sweep")
+    gspec = installed_game(given.game)
+    players = _players(given.players, gspec)
+    grid = _grid(given.grid)
+    lineups = _lineups(given.lineups, gspec, players)
     spec = SweepSpec(
-        game=game,
-        seed=seed,
-        games=games,
+        game=given.game,
+        seed=given.seed,
+        games=given.games,
         players=players,
         lineups=lineups,
-        config=dict(config),
+        config=dict(given.config or {}),
         grid=grid,
-        max_turns=max_turns,
-        chunk=chunk,
-        name=name,
+        max_turns=given.max_turns,
+        chunk=given.chunk,
+        name=given.name or given.game,
     )
     cells = spec.cells()
     if spec.games * len(cells) > MAX_TOTAL_GAMES:
         raise SpecError(
             f"{len(cells)} cells x {spec.games} games = {spec.games * len(cells):,} games, "
-            f"more than the {MAX_TOTAL_GAMES:,} a sweep may hold"
+            f"more than the {MAX_TOTAL_GAMES:,} a sweep may hold",
+            field="games",
         )
     built: dict[tuple[str, int], str | None] = {}
     for cell in cells:
         key = (json.dumps(cell.overrides, sort_keys=True, default=str), cell.players)
         if key not in built:
-            built[key] = _deal_error(gspec, cell, seed)
+            built[key] = _deal_error(gspec, cell, given.seed)
         if built[key] is not None:
             raise SpecError(f"cell '{cell.label}': {built[key]}")
     return spec
+
+
+def installed_game(game: str) -> GameSpec:
+    try:
+        return load_game(game)
+    except KeyError:
+        raise SpecError(f"game {game!r} is not installed in this checkout", field="game") from None
 
 
 def _deal_error(gspec: GameSpec, cell: Cell, seed: int) -> str | None:
@@ -268,102 +358,72 @@ def cell_config(spec: SweepSpec, cell: Cell) -> dict[str, Any]:
     return config_to_dict(spec.game_spec.make_config(cell.overrides))
 
 
-def whole_field(data: Mapping[str, Any], key: str, default: int | None, minimum: int) -> int:
-    """A required (or defaulted) whole-number field of a spec mapping, at least `minimum`."""
-    value = data.get(key, default)
-    if value is None:
-        raise SpecError(f"'{key}' is required")
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise SpecError(f"'{key}' must be a whole number, got {value!r}")
-    if value < minimum:
-        raise SpecError(f"'{key}' must be at least {minimum}, got {value}")
-    return value
-
-
-def _players(value: Any, gspec: GameSpec) -> tuple[int, ...]:
+def _players(value: int | list[int] | None, gspec: GameSpec) -> tuple[int, ...]:
     if value is None:
         return (gspec.default_players,)
-    values = value if isinstance(value, list) else [value]
     out: list[int] = []
-    for v in values:
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise SpecError(f"players must be whole numbers, got {v!r}")
+    for v in value if isinstance(value, list) else [value]:
         if not gspec.min_players <= v <= gspec.max_players:
-            raise SpecError(f"{gspec.title} takes {gspec.min_players}-{gspec.max_players} players, not {v}")
+            raise SpecError(
+                f"{gspec.title} takes {gspec.min_players}-{gspec.max_players} players, not {v}",
+                field="players",
+            )
         if v not in out:
             out.append(v)
-    if not out:
-        raise SpecError("players must name at least one player count")
     return tuple(out)
 
 
-def _grid(value: Any) -> tuple[dict[str, Any], ...]:
+def _grid(value: dict[str, list[Any]] | list[dict[str, Any]] | None) -> tuple[dict[str, Any], ...]:
     """`{field: [values]}` is a cartesian product; a list of override maps is taken as is."""
-    if value is None or value == {} or value == []:
+    if not value:
         return ({},)
-    if isinstance(value, Mapping):
-        axes = []
-        for key, options in value.items():
-            if not isinstance(options, list) or not options:
-                raise SpecError(f"grid field {key!r} needs a non-empty list of values, got {options!r}")
-            axes.append([(key, o) for o in options])
+    if isinstance(value, dict):
+        axes = [[(key, o) for o in options] for key, options in value.items()]
         return tuple(dict(combo) for combo in itertools.product(*axes))
-    if isinstance(value, list):
-        if not all(isinstance(v, Mapping) for v in value):
-            raise SpecError(
-                "a grid list must hold override maps, e.g. [{variant: base}, {variant: fiendish}]"
-            )
-        out = tuple(dict(v) for v in value)
-        if len({json.dumps(v, sort_keys=True) for v in out}) != len(out):
-            raise SpecError("the grid lists the same overrides twice")
-        return out
-    raise SpecError(f"grid must be a mapping of field: [values] or a list of override maps, got {value!r}")
+    out = tuple(dict(v) for v in value)
+    if len({json.dumps(v, sort_keys=True, default=str) for v in out}) != len(out):
+        raise SpecError("the grid lists the same overrides twice", field="grid")
+    return out
 
 
-def _lineups(value: Any, gspec: GameSpec, players: tuple[int, ...]) -> tuple[Any, ...]:
+def _lineups(value: list[Any] | None, gspec: GameSpec, players: tuple[int, ...]) -> tuple[Any, ...]:
     if value is None:
         return ("random",)
-    if not isinstance(value, list) or not value:
-        raise SpecError("lineups must be a non-empty list of bot line-ups")
     out: list[Any] = []
-    for item in value:
-        if isinstance(item, str):
-            names = [item]
-            norm: Any = item
-        elif isinstance(item, list) and item and all(isinstance(b, str) for b in item):
+    for i, item in enumerate(value):
+        if isinstance(item, HeroField):
+            names = [item.hero, item.field]
+            norm: Any = {"hero": item.hero, "field": item.field}
+        elif isinstance(item, list):
             names = list(item)
             norm = list(item)
             if len(item) > 1 and len(item) not in players:
                 raise SpecError(
-                    f"line-up {item} names {len(item)} bots, but the sweep's player counts are {list(players)}"
+                    f"line-up {item} names {len(item)} bots, but the sweep's player counts are {list(players)}",
+                    field=f"lineups.{i}",
                 )
-        elif isinstance(item, Mapping) and set(item) == {"hero", "field"}:
-            names = [item["hero"], item["field"]]
-            if not all(isinstance(b, str) for b in names):
-                raise SpecError(f"line-up {dict(item)}: hero and field must be bot names")
-            norm = {"hero": item["hero"], "field": item["field"]}
         else:
-            raise SpecError(
-                f"bad line-up {item!r}: use a bot name, a list of one bot per seat, or {{hero: X, field: Y}}"
-            )
+            names = [item]
+            norm = item
         for name in names:
-            _check_bot(gspec, name)
+            _check_bot(gspec, name, f"lineups.{i}")
         out.append(norm)
     for n in players:
         if not any(_lineup_for(x, n) for x in out):
-            raise SpecError(f"no line-up fits {n} players")
+            raise SpecError(f"no line-up fits {n} players", field="lineups")
     return tuple(out)
 
 
-def _check_bot(gspec: GameSpec, text: str) -> None:
+def _check_bot(gspec: GameSpec, text: str, field: str) -> None:
     """A bot must exist for the game and be reproducible (same seed, same moves)."""
     try:
         _name, params = parse_bot_spec(text)
         make_bot(gspec, text, 0)
     except BadConfig as exc:
-        raise SpecError(f"bad bot {text!r}: {exc}") from None
+        raise SpecError(f"bad bot {text!r}: {exc}", field=field) from None
     if "ms" in params:
         raise SpecError(
             f"bot {text!r} thinks for a wall-clock time, so its games would not replay; "
-            "sweeps need a fixed budget (e.g. iterations=200)"
+            "sweeps need a fixed budget (e.g. iterations=200)",
+            field=field,
         )

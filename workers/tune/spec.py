@@ -26,20 +26,24 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import Field
 
 from services.engines.core.config import _field_types
+from services.models import one_of
 from workers.sweeps.spec import (
     MAX_TOTAL_GAMES,
     SpecError,
+    SpecModel,
     SweepSpec,
+    TableSpecInput,
     parse_spec,
+    read_spec,
     read_spec_file,
-    whole_field,
 )
 
-SWEEP_KEYS = ("name", "game", "seed", "players", "max_turns", "config", "lineups", "chunk")
-KEYS = {*SWEEP_KEYS, "search", "objectives", "budget", "racing", "confirm", "sampler", "trials"}
+SWEEP_KEYS = tuple(TableSpecInput.model_fields)
 METRICS = {
     "seat_rate": "a seat's win rate within a range",
     "seat_spread": "highest minus lowest seat win rate, at most the target",
@@ -173,6 +177,65 @@ class TuneSpec:
         }
 
 
+# -- the spec's shape: one declaration for files, the CLI, the API and its OpenAPI document --
+class SearchRange(SpecModel):
+    """A searched number between `low` and `high` (whole numbers in steps of `step`)."""
+
+    low: float
+    high: float
+    step: int | None = Field(None, ge=1, description="for whole-number fields; default 1")
+
+
+SearchHow = one_of(
+    "{low, high[, step]} or a non-empty list of choices",
+    range=(SearchRange, (dict,)),
+    choices=(Annotated[list[Any], Field(min_length=1)], (list,)),
+)
+Target = one_of(
+    "a number (at most, for a spread) or a range [low, high]",
+    at_most=(Annotated[float, Field(gt=0, le=1)], (int, float)),
+    range=(Annotated[list[float], Field(min_length=2, max_length=2)], (list,)),
+)
+
+
+class ObjectiveInput(SpecModel):
+    """A measured figure and its target; `seat`, `group` and `card` say what it measures."""
+
+    metric: Literal[tuple(METRICS)]  # type: ignore[valid-type]
+    target: Target
+    seat: int | None = Field(None, ge=0, description="seat_rate: whose win rate")
+    group: str | None = Field(None, min_length=1, description="group_spread: e.g. cult, team")
+    card: str | None = Field(None, min_length=1, description="play_rate: e.g. Counter-Spell")
+
+
+class Racing(SpecModel):
+    """Successive halving (search.py): first look, cut factor, rungs, trials per batch."""
+
+    games: int = Field(RACING_DEFAULTS["games"], ge=1, description="games of a trial's first look")
+    eta: int = Field(RACING_DEFAULTS["eta"], ge=2, description="keep 1 in eta at each rung")
+    rungs: int = Field(RACING_DEFAULTS["rungs"], ge=1)
+    batch: int = Field(RACING_DEFAULTS["batch"], ge=1, description="trials raced together")
+
+
+class TuneSpecInput(TableSpecInput):
+    """A tune spec as written (a YAML/JSON file, or the body of `POST /api/tunes`); the table
+    part is a sweep spec's."""
+
+    REQUIRED: ClassVar[str] = "game, search, objectives and budget"
+
+    search: Annotated[dict[str, SearchHow], Field(min_length=1)] = Field(
+        description="config field -> {low, high[, step]} or a list of choices"
+    )
+    objectives: Annotated[list[ObjectiveInput], Field(min_length=1)]
+    budget: int = Field(ge=1, le=MAX_TOTAL_GAMES, description="games the search may spend")
+    racing: Racing | None = None
+    confirm: int = Field(2000, ge=10, le=MAX_TOTAL_GAMES, description="fresh games per table for the proof")
+    sampler: Literal[SAMPLERS] | None = Field(  # type: ignore[valid-type]
+        None, description="default: tpe for one objective, nsga2 for several"
+    )
+    trials: int = Field(500, ge=1, description="at most this many configs tried")
+
+
 def load_tune_file(path: str | Path) -> TuneSpec:
     return parse_tune_spec(read_spec_file(path, "tune"))
 
@@ -184,90 +247,66 @@ def _field(name: str) -> Iterator[None]:
     try:
         yield
     except SpecError as exc:
-        if not getattr(exc, "field", None):
-            exc.field = name  # type: ignore[attr-defined]
+        if not exc.field:
+            exc.field = name
         raise
 
 
-def _table(data: Mapping[str, Any]) -> SweepSpec:
-    """The sweep part, checked by the sweep parser; on a refusal, find the key it is about by
-    parsing the keys one at a time (the sweep parser's words stay the message)."""
-    given = {k: data[k] for k in SWEEP_KEYS if k in data}
+def _table(given: TuneSpecInput) -> SweepSpec:
+    """The sweep part, checked by the sweep parser; on a refusal it did not pin on a key (a
+    config that does not deal), find the key by parsing the keys one at a time (the sweep
+    parser's words stay the message)."""
+    table = given.model_dump(include=set(SWEEP_KEYS), exclude_unset=True)
     try:
-        return parse_spec({**given, "games": 1})
+        return parse_spec({**table, "games": 1})
     except SpecError as exc:
+        if exc.field:
+            raise
         partial: dict[str, Any] = {}
         culprit = "game"
         for k in ("game", "name", "seed", "max_turns", "chunk", "config", "players", "lineups"):
-            if k not in given:
+            if k not in table:
                 continue
-            partial[k] = given[k]
+            partial[k] = table[k]
             try:
                 parse_spec({**partial, "games": 1})
             except SpecError:
                 culprit = k
                 break
-        exc.field = culprit  # type: ignore[attr-defined]
+        exc.field = culprit
         raise
 
 
-def parse_tune_spec(data: Any) -> TuneSpec:
-    """Validate a tune mapping completely; SpecError says exactly what is wrong, and its
-    `field` names the part of the spec (`search.threshold`, `objectives[1]`, `budget`)."""
-    if not isinstance(data, Mapping):
-        raise SpecError("a tune spec must be a mapping with at least game, search, objectives and budget")
-    unknown = sorted(set(data) - KEYS)
-    if unknown:
-        with _field(unknown[0]):
-            raise SpecError(f"unknown tune key(s) {', '.join(unknown)}; known: {', '.join(sorted(KEYS))}")
-    table = _table(data)
+def parse_tune_spec(data: Mapping[str, Any] | TuneSpecInput) -> TuneSpec:
+    """Validate a tune completely: its shape by `TuneSpecInput`, then what the shape cannot
+    say (fields the game has, targets in range, a budget that covers a first look); SpecError
+    says exactly what is wrong, and its `field` names the part of the spec
+    (`search.threshold`, `objectives.1`, `budget`)."""
+    given = read_spec(TuneSpecInput, data, "tune")
+    table = _table(given)
     with _field("search"):
-        params = _params(data.get("search"), table)
+        params = _params(given.search, table)
     with _field("objectives"):
-        objectives = _objectives(data.get("objectives"), table)
-    with _field("budget"):
-        budget = whole_field(data, "budget", None, 1)
-        if budget > MAX_TOTAL_GAMES:
-            raise SpecError(f"'budget' may be at most {MAX_TOTAL_GAMES:,} games, got {budget:,}")
-    racing = dict(RACING_DEFAULTS)
-    raw = data.get("racing") or {}
-    with _field("racing"):
-        if not isinstance(raw, Mapping) or set(raw) - set(RACING_DEFAULTS):
-            raise SpecError(f"racing takes {', '.join(RACING_DEFAULTS)}, got {raw!r}")
-    for k in raw:
-        with _field(f"racing.{k}"):
-            racing[k] = whole_field(raw, k, None, 2 if k == "eta" else 1)
-    if racing["games"] > budget:
+        objectives = _objectives(given.objectives, table)
+    racing = (given.racing or Racing()).model_dump()
+    if racing["games"] > given.budget:
         with _field("budget"):
-            raise SpecError(f"budget ({budget} games) is below one first look ({racing['games']} games)")
-    with _field("confirm"):
-        confirm = whole_field(data, "confirm", 2000, 10)
-        if confirm > MAX_TOTAL_GAMES:
-            raise SpecError(f"'confirm' may be at most {MAX_TOTAL_GAMES:,} games, got {confirm:,}")
-    default_sampler = "tpe" if len(objectives) == 1 else "nsga2"
-    sampler = data.get("sampler", default_sampler)
-    if sampler not in SAMPLERS:
-        with _field("sampler"):
-            raise SpecError(f"sampler must be one of {', '.join(SAMPLERS)}, got {sampler!r}")
-    with _field("trials"):
-        trials = whole_field(data, "trials", 500, 1)
+            raise SpecError(
+                f"budget ({given.budget} games) is below one first look ({racing['games']} games)"
+            )
     return TuneSpec(
         table=table,
         params=params,
         objectives=objectives,
-        budget=budget,
+        budget=given.budget,
         racing=racing,
-        confirm=confirm,
-        sampler=sampler,
-        trials=trials,
+        confirm=given.confirm,
+        sampler=given.sampler or ("tpe" if len(objectives) == 1 else "nsga2"),
+        trials=given.trials,
     )
 
 
-def _params(value: Any, table: SweepSpec) -> tuple[Param, ...]:
-    if not isinstance(value, Mapping) or not value:
-        raise SpecError(
-            "search must map at least one config field to a range {low, high} or a list of choices"
-        )
+def _params(value: dict[str, Any], table: SweepSpec) -> tuple[Param, ...]:
     hints, fields = _field_types(table.game_spec.config_class)
     out = []
     for name, how in value.items():
@@ -276,38 +315,32 @@ def _params(value: Any, table: SweepSpec) -> tuple[Param, ...]:
     return tuple(out)
 
 
-def _param(name: Any, how: Any, table: SweepSpec, hints: dict[str, Any], fields: Any) -> Param:
+def _param(
+    name: str, how: SearchRange | list[Any], table: SweepSpec, hints: dict[str, Any], fields: Any
+) -> Param:
     if name not in fields:
         raise SpecError(f"search field {name!r} is not a config field of {table.game}")
     if name in table.config or (name == "max_turns" and table.max_turns is not None):
         raise SpecError(f"search field {name!r} is also fixed in config; search it or fix it, not both")
     kind = hints[name]
     if isinstance(how, list):
-        if not how:
-            raise SpecError(f"search field {name!r} needs at least one choice")
         param = Param(name, "choice", choices=tuple(how))
         probes = list(how)
-    elif isinstance(how, Mapping) and {"low", "high"} <= set(how) <= {"low", "high", "step"}:
+    else:
         if kind not in (int, float):
             raise SpecError(f"search field {name!r} is not a number: give a list of choices")
-        low, high = how["low"], how["high"]
-        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (low, high)):
-            raise SpecError(f"search field {name!r}: low and high must be numbers")
-        if kind is int and not (float(low).is_integer() and float(high).is_integer()):
-            raise SpecError(f"search field {name!r} takes whole numbers, got {low}..{high}")
+        low, high = how.low, how.high
+        if kind is int and not (low.is_integer() and high.is_integer()):
+            raise SpecError(f"search field {name!r} takes whole numbers, got {low:g}..{high:g}")
         if low >= high:
-            raise SpecError(f"search field {name!r}: low ({low}) must be below high ({high})")
-        step = how.get("step", 1)
-        if kind is not int and "step" in how:
+            raise SpecError(f"search field {name!r}: low ({low:g}) must be below high ({high:g})")
+        if kind is not int and how.step is not None:
             raise SpecError(f"search field {name!r}: step is for whole-number fields")
-        if isinstance(step, bool) or not isinstance(step, int) or step < 1:
-            raise SpecError(f"search field {name!r}: step must be a whole number >= 1")
-        param = Param(name, "int" if kind is int else "float", low, high, step)
-        probes = [int(low) if kind is int else low, int(high) if kind is int else high]
-    else:
-        raise SpecError(
-            f"search field {name!r} needs {{low: .., high: ..}} or a list of choices, got {how!r}"
-        )
+        if kind is int:
+            param = Param(name, "int", int(low), int(high), how.step or 1)
+        else:
+            param = Param(name, "float", low, high)
+        probes = [param.low, param.high]
     for v in probes:  # each end of the range must be a config the game takes
         try:
             table.game_spec.make_config({**table.config, name: v})
@@ -316,54 +349,41 @@ def _param(name: Any, how: Any, table: SweepSpec, hints: dict[str, Any], fields:
     return param
 
 
-def _objectives(value: Any, table: SweepSpec) -> tuple[Objective, ...]:
-    if not isinstance(value, list) or not value:
-        raise SpecError(
-            "objectives must be a non-empty list, e.g. [{metric: seat_rate, seat: 0, target: [0.45, 0.55]}]"
-        )
+def _objectives(value: list[ObjectiveInput], table: SweepSpec) -> tuple[Objective, ...]:
     out = []
     for i, item in enumerate(value):
-        with _field(f"objectives[{i}]"):
+        with _field(f"objectives.{i}"):
             out.append(_objective(item, table))
     return tuple(out)
 
 
-def _objective(item: Any, table: SweepSpec) -> Objective:
-    if not isinstance(item, Mapping) or item.get("metric") not in METRICS:
-        raise SpecError(
-            f"bad objective {item!r}; metrics: " + "; ".join(f"{k} ({v})" for k, v in METRICS.items())
-        )
-    metric = item["metric"]
-    allowed = {"metric", "target"} | {
-        "seat_rate": {"seat"}, "group_spread": {"group"}, "play_rate": {"card"}
-    }.get(metric, set())  # fmt: skip
-    if set(item) - allowed:
-        raise SpecError(f"objective {metric} takes {', '.join(sorted(allowed))}, got {sorted(item)}")
-    target = item.get("target")
+# What each metric measures beyond itself: the one key it takes (the others take none).
+_SUBJECT = {"seat_rate": "seat", "group_spread": "group", "play_rate": "card"}
+
+
+def _objective(item: ObjectiveInput, table: SweepSpec) -> Objective:
+    metric = item.metric
+    subject = _SUBJECT.get(metric)
+    extra = item.model_fields_set - {"metric", "target", subject}
+    if extra:
+        allowed = sorted({"metric", "target"} | ({subject} if subject else set()))
+        raise SpecError(f"objective {metric} takes {', '.join(allowed)}, not {', '.join(sorted(extra))}")
+    target = item.target
     if metric in AT_MOST:
-        if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target <= 1:
+        if isinstance(target, list):
             raise SpecError(f"objective {metric} wants a target between 0 and 1 (at most), got {target!r}")
         bounds = (0.0, float(target))
     else:
-        if (
-            not isinstance(target, list)
-            or len(target) != 2
-            or not all(isinstance(t, (int, float)) and not isinstance(t, bool) for t in target)
-            or target[0] >= target[1]
-        ):
+        if not isinstance(target, list) or target[0] >= target[1]:
             raise SpecError(f"objective {metric} wants a target range [low, high], got {target!r}")
         if metric != "mean_length" and not 0 <= target[0] < target[1] <= 1:
             raise SpecError(f"objective {metric}: a rate's range lies within [0, 1], got {target}")
         bounds = (float(target[0]), float(target[1]))
-    seat = item.get("seat", 0)
-    if metric == "seat_rate" and (
-        isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < min(table.players)
-    ):
+    seat = item.seat or 0
+    if metric == "seat_rate" and not seat < min(table.players):
         raise SpecError(f"objective seat_rate: seat must be 0..{min(table.players) - 1}, got {seat!r}")
-    group = item.get("group", "")
-    if metric == "group_spread" and (not isinstance(group, str) or not group):
+    if metric == "group_spread" and not item.group:
         raise SpecError("objective group_spread names its group, e.g. group: cult")
-    card = item.get("card", "")
-    if metric == "play_rate" and (not isinstance(card, str) or not card):
+    if metric == "play_rate" and not item.card:
         raise SpecError("objective play_rate names its card, e.g. card: Counter-Spell")
-    return Objective(metric, bounds, seat, group, card)
+    return Objective(metric, bounds, seat, item.group or "", item.card or "")

@@ -26,12 +26,14 @@ from typing import Any
 
 import orjson
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from pydantic import ConfigDict, Field
 
 from services.engines.core.messages import load_messages
 
 from ..auth import player_id
 from ..context import Gateway, current
 from ..errors import ApiError, bearer_token
+from ..schemas import Body, validate
 from .history import PastStates, last_move, last_trick, past_move
 from .present import display_names, register_filters
 from .replay import Replay, Replays, view_json
@@ -141,13 +143,22 @@ def table_panel(table_id: str):
     )
 
 
+class PastQuery(Body):
+    model_config = ConfigDict(strict=False)  # query strings are text
+
+    at: int = Field(ge=0, description="an earlier version of the table")
+
+
+class StepQuery(Body):
+    model_config = ConfigDict(strict=False)
+
+    step: int = Field(0, ge=0, description="the position shown (0: the deal)")
+
+
 def _past_panel(gw: Gateway, table_id: str, token: str | None) -> str:
-    raw = request.args.get("at", "")
-    if not raw.isdigit():
-        raise ApiError(400, "malformed", "'at' is a version number")
+    version = validate(PastQuery, request.args.to_dict()).at
     table = gw.tables.get(table_id)
     seat = -1 if token is None else gw.tables.seat_of(table, token, player_id())
-    version = int(raw)
     if version > table.version:
         raise ApiError(404, "unknown_version", f"this table is at version {table.version}")
     state, move = past_move(gw.store, past_states(), table, version)
@@ -239,12 +250,8 @@ def replay_page():
 
 
 def _step_arg(replay: Replay) -> int:
-    raw = request.args.get("step", "0")
-    try:
-        step = int(raw)
-    except ValueError:
-        raise ApiError(400, "malformed", "'step' is a whole number") from None
-    if not 0 <= step <= replay.steps:
+    step = validate(StepQuery, request.args.to_dict()).step
+    if step > replay.steps:
         raise ApiError(404, "unknown_step", f"this replay has steps 0-{replay.steps}")
     return step
 

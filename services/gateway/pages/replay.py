@@ -70,6 +70,18 @@ class ReplayQuery(Body):
     )
 
 
+class SeatQuery(Body):
+    """Whose view of a replay: the page's and the replay API's `?seat=`."""
+
+    model_config = ConfigDict(strict=False)
+
+    seat: str = Field(
+        "-1",
+        pattern=r"^(all|-1|[0-9]{1,2})$",
+        description="a seat, -1 for a spectator, or `all` for every seat's view (all cards open)",
+    )
+
+
 CHECKPOINT_EVERY = 32
 MAX_CACHED = 16
 MAX_SIMULATED_DECISIONS = 20_000
@@ -255,13 +267,11 @@ class Replay:
     def seats_for(self, which: str | None) -> tuple[str, list[int]]:
         """`which` as the page and API spell it: a seat number, -1 (spectator) or "all"
         (every seat's private view: all cards open). Returns (normalised, seats)."""
-        text = (which or "-1").strip()
+        text = (which or "").strip()
+        text = validate(SeatQuery, {"seat": text} if text else {}).seat
         if text == "all":
             return "all", list(range(self.players))
-        try:
-            seat = int(text)
-        except ValueError:
-            raise ApiError(400, "malformed", "'seat' is a seat number, -1 (spectator) or 'all'") from None
+        seat = int(text)
         if not -1 <= seat < self.players:
             raise ApiError(404, "unknown_seat", f"this game has seats 0-{self.players - 1} (or -1, 'all')")
         return str(seat), [seat]
