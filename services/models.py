@@ -14,6 +14,10 @@ from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, Discriminator, Tag, ValidationError
 
+# The longest bot name with its parameters that any API or spec accepts (the lobby's bounds,
+# the sweep and tune specs): one number, so a bot a spec may name is one the lobby takes too.
+MAX_BOT_SPEC = 200
+
 # The tags `one_of` gives the members of a union. pydantic puts the tag of the member it tried
 # into an error's location; `field_path` leaves it out, so the path is the document's own
 # ('lineups.0.1', not 'lineups.0.<seats>.1'). Field names are identifiers, so never look like one.

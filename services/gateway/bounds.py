@@ -18,6 +18,7 @@ from cultists.v1 import engine_pb2
 from services.engines.core.bots import make_bot, parse_bot_spec
 from services.engines.core.errors import EngineError
 from services.engines.registry import load_game
+from services.models import MAX_BOT_SPEC
 
 from .errors import ApiError
 
@@ -34,8 +35,6 @@ BOT_PARAM_MAX: dict[str, float] = {
 # Rollout bots a search may use: cheap ones only (a search rolling out with a search
 # multiplies the budgets).
 ROLLOUTS = ("random", "heuristic")
-# A bot spec longer than this is not a spec.
-MAX_BOT_SPEC = 200
 
 
 def check_bot(game: str, text: str, known: Iterable[str]) -> str:

@@ -7,8 +7,9 @@ from typing import Annotated, Any, Literal
 from flask import Blueprint, jsonify, request
 from pydantic import ConfigDict, Field
 
+from services.models import MAX_BOT_SPEC
+
 from .auth import current_player, player_id
-from .bounds import MAX_BOT_SPEC
 from .context import current
 from .errors import bearer_token
 from .openapi import GAME_PARAM, TABLE_ID, TOKEN_REQUIRED, errors, json_content, ok, ref

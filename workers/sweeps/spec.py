@@ -38,14 +38,13 @@ from services.engines.core.config import config_to_dict
 from services.engines.core.errors import BadConfig
 from services.engines.core.game import GameSpec
 from services.engines.registry import GAME_MODULES, load_game
-from services.models import describe, first_field, one_of
+from services.models import MAX_BOT_SPEC, describe, first_field, one_of
 
 DEFAULT_CHUNK = 250
 # A guard against a typo (games: 1e9) filling Redis; raise it deliberately if needed.
 MAX_TOTAL_GAMES = 50_000_000
 # Game i of a cell plays seed + i: kept well inside a 64-bit record's seed column.
 SEED_MAX = 2**62
-MAX_BOT_SPEC = 200  # as the gateway's (bounds.py): a bot's name with its parameters
 
 
 class SpecError(BadConfig):
