@@ -45,6 +45,8 @@ DEFAULT_CHUNK = 250
 MAX_TOTAL_GAMES = 50_000_000
 # Game i of a cell plays seed + i: kept well inside a 64-bit record's seed column.
 SEED_MAX = 2**62
+# Every count of a spec is bounded, so none reaches past what a stored spec (64-bit JSON) holds.
+MAX_TURNS = 1_000_000
 
 
 class SpecError(BadConfig):
@@ -120,12 +122,14 @@ class TableSpecInput(SpecModel):
     game: GameName
     seed: int = Field(0, ge=0, le=SEED_MAX, description="master seed: game i of every cell uses seed + i")
     players: Players | None = Field(None, description="player counts; default: the game's usual one")
-    max_turns: int | None = Field(None, ge=1, description="turn cap (rulings G-5); default: the game's")
+    max_turns: int | None = Field(
+        None, ge=1, le=MAX_TURNS, description="turn cap (rulings G-5); default: the game's"
+    )
     config: dict[str, Any] | None = Field(None, description="config overrides applied to every cell")
     lineups: Annotated[list[Lineup], Field(min_length=1)] | None = Field(
         None, description="bot line-ups; default: random in every seat"
     )
-    chunk: int = Field(DEFAULT_CHUNK, ge=1, description="games per chunk task")
+    chunk: int = Field(DEFAULT_CHUNK, ge=1, le=MAX_TOTAL_GAMES, description="games per chunk task")
 
 
 class SweepSpecInput(TableSpecInput):
@@ -133,7 +137,7 @@ class SweepSpecInput(TableSpecInput):
 
     REQUIRED: ClassVar[str] = "'game' and 'games'"
 
-    games: int = Field(ge=1, description="games per cell")
+    games: int = Field(ge=1, le=MAX_TOTAL_GAMES, description="games per cell")
     grid: Grid | None = Field(None, description="variants to compare; default: the config alone")
 
 
