@@ -32,8 +32,14 @@ class ApiError(Exception):
         self.extra = extra
 
 
+def error_document(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """The one shape of every error the gateway answers, also where Flask is not running
+    yet (the rate limits' penalty box, guards.py)."""
+    return {"error": {"code": code, "message": message, **extra}}
+
+
 def error_response(status: int, code: str, message: str, **extra: Any):
-    body = jsonify({"error": {"code": code, "message": message, **extra}})
+    body = jsonify(error_document(code, message, **extra))
     body.status_code = status
     if "retry_after" in extra:
         body.headers["Retry-After"] = str(int(extra["retry_after"]))

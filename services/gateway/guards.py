@@ -36,7 +36,7 @@ from flask_limiter import Limiter, RateLimitExceeded, RequestLimit
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from .errors import error_response
+from .errors import error_document, error_response
 from .metrics import WRITES_REFUSED
 from .settings import Settings
 
@@ -128,11 +128,7 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
         def on_breach(limit: RequestLimit) -> Response:
             reset_at = _window_end(limiter, limit)
             if reset_at is not None:
-                if scope == "player":
-                    key = "session:" + request.headers.get(PLAYER_HEADER, "")
-                else:
-                    key = "address:" + (request.remote_addr or "")
-                box.hold(key, reset_at, str(limit.limit))
+                box.hold(box.key(request.environ, scope == "player"), reset_at, str(limit.limit))
             WRITES_REFUSED.labels(scope, "redis").inc()
             message, retry = _refusal(str(limit.limit), reset_at or time.time())
             return error_response(429, "rate_limited", message, retry_after=retry)
@@ -246,9 +242,7 @@ class PenaltyBox:
                     entry = self.held(key)  # the window may have reset meanwhile: then it counts
                 if entry is not None:
                     message, retry = _refusal(entry[1], entry[0])
-                    body = orjson.dumps(
-                        {"error": {"code": "rate_limited", "message": message, "retry_after": retry}}
-                    )
+                    body = orjson.dumps(error_document("rate_limited", message, retry_after=retry))
                     WRITES_REFUSED.labels("player" if key.startswith("session:") else "address", "box").inc()
                     start_response(
                         "429 TOO MANY REQUESTS",
