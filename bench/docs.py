@@ -143,9 +143,14 @@ def engines_table(results: dict[str, Any]) -> str:
             f"{row['ismcts_iterations_per_second_interpreted']:,.0f} ({row['ismcts_speedup']:.2f}x) |"
         )
     openspiel = compared.get("openspiel_crazy_eights_decisions_per_second")
+    nodes = compared.get("openspiel_crazy_eights_nodes_per_second")
     note = (
-        f"OpenSpiel's `crazy_eights` ran {openspiel:,} decisions/s on the same core in this run "
-        "(its chance nodes counted as decisions, which only flatters it)."
+        f"OpenSpiel's `crazy_eights` ran {openspiel:,} player decisions/s on the same core in this run "
+        + (
+            f"({nodes:,} nodes/s counting its chance nodes, the deal and the draws, which are not decisions)."
+            if nodes
+            else "(an older run: its chance nodes were counted as decisions)."
+        )
         if openspiel
         else f"OpenSpiel was not measured: {compared.get('openspiel_note', 'no note')}."
     )
