@@ -145,11 +145,12 @@ def engines_table(results: dict[str, Any]) -> str:
     openspiel = compared.get("openspiel_crazy_eights_decisions_per_second")
     nodes = compared.get("openspiel_crazy_eights_nodes_per_second")
     note = (
-        f"OpenSpiel's `crazy_eights` ran {openspiel:,} player decisions/s on the same core in this run "
-        + (
+        (
+            f"OpenSpiel's `crazy_eights` ran {openspiel:,} player decisions/s on the same core in this run "
             f"({nodes:,} nodes/s counting its chance nodes, the deal and the draws, which are not decisions)."
             if nodes
-            else "(an older run: its chance nodes were counted as decisions)."
+            else f"OpenSpiel's `crazy_eights` ran {openspiel:,} nodes/s on the same core in this run "
+            "(an older run, counting its chance nodes as decisions)."
         )
         if openspiel
         else f"OpenSpiel was not measured: {compared.get('openspiel_note', 'no note')}."
