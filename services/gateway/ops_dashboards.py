@@ -84,6 +84,11 @@ def _cached(key: str, fetch: Callable[[], dict[str, Any]]) -> Response:
     while body is None and seconds > 0 and time.monotonic() < deadline:
         holder = bool(r.set(LOCK_PREFIX + key, b"1", nx=True, px=int(client.timeout * 1000)))
         if holder:
+            # The last holder may have stored its answer and let go between our read of the
+            # cache and our taking the lock: read again, or two viewers ask Prometheus.
+            body = r.get(CACHE_PREFIX + key)
+            if body is not None:
+                r.delete(LOCK_PREFIX + key)
             break
         time.sleep(0.05)
         body = r.get(CACHE_PREFIX + key)

@@ -115,13 +115,28 @@ def _play(app, game: str = "crazy_cultists", moves: int = 20) -> None:
 
 
 def _query_range_count(prometheus: str) -> float:
-    """Prometheus's own count of range queries it has answered."""
-    body = urllib.request.urlopen(f"{prometheus}/metrics", timeout=10).read().decode()
-    return sum(
-        float(line.rsplit(" ", 1)[1])
-        for line in body.splitlines()
-        if line.startswith("prometheus_http_requests_total{") and 'handler="/api/v1/query_range"' in line
-    )
+    """Prometheus's own count of range queries it has answered, once it stops moving.
+
+    Prometheus counts a request after its answer is written, so a reply already read (an
+    earlier test's) can still be uncounted for a moment on a loaded machine: read until two
+    readings a little apart agree."""
+
+    def read() -> float:
+        body = urllib.request.urlopen(f"{prometheus}/metrics", timeout=10).read().decode()
+        return sum(
+            float(line.rsplit(" ", 1)[1])
+            for line in body.splitlines()
+            if line.startswith("prometheus_http_requests_total{") and 'handler="/api/v1/query_range"' in line
+        )
+
+    last = read()
+    for _ in range(50):
+        time.sleep(0.2)
+        now = read()
+        if now == last:
+            return now
+        last = now
+    raise AssertionError("Prometheus's count of range queries kept moving for 10 s")
 
 
 def test_a_panel_answers_what_prometheus_answers_for_its_query(ops_app, prometheus):
