@@ -20,6 +20,7 @@ _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
+_LOW32 = (1 << 32) - 1
 
 
 def mix_seed(*parts: int | str) -> int:
@@ -55,7 +56,7 @@ def _shuffle(items: MutableSequence[T], state: int) -> int:
         state = (state + _GAMMA) & _MASK
         x = _mix(state)
         n = i + 1
-        j = ((x >> 32) * n + (((x & 0xFFFFFFFF) * n) >> 32)) >> 32
+        j = ((x >> 32) * n + (((x & _LOW32) * n) >> 32)) >> 32
         items[i], items[j] = items[j], items[i]
     return state
 
