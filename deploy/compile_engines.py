@@ -87,6 +87,9 @@ def compile_all() -> int:
     extensions = cythonize(
         MODULES,
         compiler_directives=DIRECTIVES,
+        # A game's .pxd cimports the core's (`State` is an extension type that a game's
+        # state class extends): Cython finds `services.engines...` from the tree's root.
+        include_path=[str(ROOT)],
         quiet=True,
         nthreads=0,
     )

@@ -6,9 +6,12 @@ every module under this package load from its `.py` source instead, so the compi
 interpreted engines can be compared on the same machine (tests/core/test_compiled.py,
 `make bench`). Both run the same source: there is no second copy of any rule.
 
-A built module whose `.py` has changed since it was compiled (a rule edited since the last
-`make install`: the build records each source's hash in `built.json`) is ignored and the
-source runs, so an edit always takes effect, compiled or not.
+The build is used whole or not at all. Compiled modules share C-level layouts: a game's
+compiled state class extends the compiled `core.game.State` (their `.pxd` files), so a
+rules module built against one layout of `State` must never load beside another. If any
+module's `.py` or `.pxd` differs from what the last build compiled (`built.json` records
+each one's hash), or the record is missing, every module runs from its source: an edited
+rule always takes effect, and no mix of builds (or of built and source) is ever loaded.
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ PURE_PYTHON_ENV = "CULTISTS_PURE_PYTHON"
 
 _PURE = os.environ.get(PURE_PYTHON_ENV, "") not in ("", "0")
 BUILT_MANIFEST = os.path.join(os.path.dirname(__file__), "built.json")
-_built_hashes: dict[str, str] | None = None
+_built_hashes: dict[str, str] | None = None  # built.json, read once
+_build_current: bool | None = None  # _build_is_current(), decided once
 
 
 def source_hash(path: str) -> str:
@@ -42,22 +46,35 @@ def source_hash(path: str) -> str:
     return digest.hexdigest()
 
 
-def _compiled_is_current(fullname: str, source: str) -> bool:
-    """Whether the built module was compiled from this very source text."""
-    global _built_hashes
-    if _built_hashes is None:
-        try:
-            with open(BUILT_MANIFEST) as f:
-                _built_hashes = json.load(f)
-        except (OSError, ValueError):
-            _built_hashes = {}
-    return _built_hashes.get(fullname) == source_hash(source)
+def _module_source(fullname: str) -> str:
+    """The `.py` of a module under this package's root (where `services/` lives)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return os.path.join(root, *fullname.split(".")) + ".py"
+
+
+def _build_is_current() -> bool:
+    """Whether every module of the last build still has the very source (and `.pxd`) it
+    was compiled from; decided once per process, before the first built module loads."""
+    global _built_hashes, _build_current
+    if _build_current is None:
+        if _built_hashes is None:
+            try:
+                with open(BUILT_MANIFEST) as f:
+                    _built_hashes = json.load(f)
+            except (OSError, ValueError):
+                _built_hashes = {}
+        hashes = _built_hashes if type(_built_hashes) is dict else {}
+        _build_current = bool(hashes) and all(
+            os.path.exists(_module_source(name)) and source_hash(_module_source(name)) == digest
+            for name, digest in hashes.items()
+        )
+    return _build_current
 
 
 class _SourceFirst:
-    """A meta-path finder for `services.engines.*`: the `.py` source in pure-Python mode or
-    where the built module is stale; otherwise None, and the normal importer picks the
-    `.so`."""
+    """A meta-path finder for `services.engines.*`: the `.py` source in pure-Python mode,
+    when the build is not current as a whole, or for a built module the build did not
+    record; otherwise None, and the normal importer picks the `.so`."""
 
     @staticmethod
     def find_spec(
@@ -75,7 +92,7 @@ class _SourceFirst:
                     os.path.exists(os.path.join(folder, leaf + suffix))
                     for suffix in importlib.machinery.EXTENSION_SUFFIXES
                 )
-                if not built or _compiled_is_current(fullname, source):
+                if not built or (_build_is_current() and fullname in (_built_hashes or {})):
                     return None
             return importlib.util.spec_from_file_location(fullname, source)
         return None

@@ -109,20 +109,77 @@ def test_pure_python_switch_loads_every_engine_module_from_source() -> None:
     assert done.stdout.split() == ["False", "[]"]
 
 
-@pytest.mark.skipif(not _built(), reason="engines not compiled here (no C compiler or Cython)")
-def test_a_module_edited_since_it_was_built_runs_from_its_source() -> None:
-    """A rules edit after `make install` must take effect, not be shadowed by a stale .so:
-    the child pretends the recorded hash of rng.py is another file's."""
-    code = (
-        "import services.engines as e\n"
-        "e._built_hashes = {'services.engines.core.game': e.source_hash('services/engines/core/game.py'),"
-        " 'services.engines.core.rng': 'edited since'}\n"
-        "import services.engines.core.game as g, services.engines.core.rng as r\n"
-        "print(g.__file__.endswith('.so'), r.__file__.endswith('.py'))"
-    )
+# Runs in a child with built.json's record replaced by the JSON in argv[1] (None: no
+# record at all), then imports the core and a game's rules; prints where each came from.
+_LOAD = r"""
+import json, sys
+import services.engines as e
+record = json.loads(sys.argv[1])
+if record is None:
+    e.BUILT_MANIFEST = "/nonexistent/built.json"
+else:
+    e._built_hashes = {name: e.source_hash(e._module_source(name)) for name in record["current"]}
+    e._built_hashes.update(record["stale"])
+import services.engines.core.game as g, services.engines.core.rng as r
+import services.engines.tricky_cultists.rules as t
+print(*(m.__file__.rpartition(".")[2] for m in (g, r, t)))
+"""
+
+
+def _load(record: dict | None) -> list[str]:
     env = {k: v for k, v in os.environ.items() if k != "CULTISTS_PURE_PYTHON"}
     done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", _LOAD, json.dumps(record)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout.split() == ["True", "True"]
+    return done.stdout.split()
+
+
+_CORE_AND_TRICKY = [
+    "services.engines.core.game",
+    "services.engines.core.rng",
+    "services.engines.tricky_cultists.rules",
+]
+
+
+@pytest.mark.skipif(not _built(), reason="engines not compiled here (no C compiler or Cython)")
+def test_a_current_build_loads_compiled() -> None:
+    assert _load({"current": _CORE_AND_TRICKY, "stale": {}}) == ["so", "so", "so"]
+
+
+@pytest.mark.skipif(not _built(), reason="engines not compiled here (no C compiler or Cython)")
+def test_one_module_edited_since_the_build_runs_every_module_from_source() -> None:
+    """A rules edit after `make install` must take effect, not be shadowed by a stale .so;
+    and since a game's compiled state class is laid out on the compiled `State`
+    (game.pxd, rules.pxd), no built module may load beside a changed one either: the
+    child pretends rng.py (or the game's .pxd) changed since the build, and the untouched
+    modules run from source too."""
+    rng_edited = {"current": _CORE_AND_TRICKY[::2], "stale": {"services.engines.core.rng": "edited since"}}
+    assert _load(rng_edited) == ["py", "py", "py"]
+    rules_edited = {"current": _CORE_AND_TRICKY[:2], "stale": {"services.engines.tricky_cultists.rules": "x"}}
+    assert _load(rules_edited) == ["py", "py", "py"]
+
+
+@pytest.mark.skipif(not _built(), reason="engines not compiled here (no C compiler or Cython)")
+def test_no_build_record_runs_every_module_from_source() -> None:
+    assert _load(None) == ["py", "py", "py"]
+
+
+def test_the_build_hash_covers_the_pxd() -> None:
+    """An edit to a module's Cython declarations (its `.pxd`: the layout of its extension
+    types) makes the build stale, as an edit to its `.py` does."""
+    import hashlib
+
+    from services.engines import _module_source, source_hash
+
+    for name in ("services.engines.core.game", "services.engines.tricky_cultists.rules"):
+        path = Path(_module_source(name))
+        pxd = path.with_suffix(".pxd")
+        assert pxd.exists(), name
+        both = hashlib.sha256(path.read_bytes() + pxd.read_bytes()).hexdigest()
+        assert source_hash(str(path)) == both != hashlib.sha256(path.read_bytes()).hexdigest()

@@ -14,7 +14,6 @@ replayable record (rulings G-2).
 from __future__ import annotations
 
 import functools
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -35,12 +34,36 @@ class Event:
     text: str
 
 
-class State(ABC):
+class _SpecOf:
+    """`State.spec`, for a class or an instance: the GameSpec made with that state class.
+
+    GameSpec records itself here rather than setting a class attribute, because a state
+    class compiled as an extension type (game.pxd) is immutable: its attributes cannot be
+    set after the class is made. A subclass without a spec of its own has its base's."""
+
+    def __get__(self, obj: object, owner: type) -> GameSpec:
+        for klass in owner.__mro__:
+            spec = _SPECS.get(klass)
+            if spec is not None:
+                return spec
+        raise AttributeError(f"{owner.__name__} has no GameSpec")
+
+
+_SPECS: dict[type, GameSpec] = {}
+
+
+class State:
     """A whole game position: config, RNG, zones and the pending decision.
 
     Subclasses list their own mutable fields in `FIELDS`; the base class uses that list to
     clone, serialise and restore, so a game cannot forget a field in one of the three.
     Field values must be JSON-shaped: ints, strings, bools, None, and lists/dicts of them.
+
+    Compiled, this is an extension type (Cython, game.pxd declares its attributes), so
+    that compiled games read and write their fields without an instance dict; that is why
+    it is no ABC (ABCMeta cannot make an extension type). The methods a game must provide
+    are in `REQUIRED`: GameSpec refuses a state class that lacks one, and each raises
+    NotImplementedError here.
     """
 
     FIELDS: ClassVar[tuple[str, ...]] = ()
@@ -51,7 +74,7 @@ class State(ABC):
     # was valid when it was written. A default must be true of any position: it may only
     # forget what the newer field records, never assert something.
     ADDED_FIELDS: ClassVar[dict[str, Callable[[dict[str, Any], int], Any]]] = {}
-    spec: ClassVar[GameSpec]
+    spec = _SpecOf()
 
     def __init__(self, config: Any, num_players: int, seed: int) -> None:
         self.config = config
@@ -62,48 +85,62 @@ class State(ABC):
         self.decisions = 0  # actions applied, by any seat
         self.log: list[Event] | None = None  # None: don't format events (simulation)
 
+    # What every game must define: GameSpec refuses a state class lacking one of these.
+    REQUIRED: ClassVar[tuple[str, ...]] = (
+        "to_act",
+        "legal_actions",
+        "_apply",
+        "is_terminal",
+        "winners",
+        "view",
+        "action_label",
+        "check_invariants",
+        "resample_hidden",
+    )
+
     # --- the decision vocabulary --------------------------------------------------------
-    @abstractmethod
     def to_act(self) -> Sequence[int]:
         """Seats that must decide now; empty only when terminal."""
+        raise NotImplementedError
 
-    @abstractmethod
     def legal_actions(self, seat: int) -> list[int]:
         """Legal actions for `seat` now; empty if it is not asked to decide."""
+        raise NotImplementedError
 
-    @abstractmethod
     def _apply(self, seat: int, action: int) -> None:
         """Apply an action already known to be legal."""
+        raise NotImplementedError
 
-    @abstractmethod
-    def is_terminal(self) -> bool: ...
+    def is_terminal(self) -> bool:
+        """True once the game is over."""
+        raise NotImplementedError
 
-    @abstractmethod
     def winners(self) -> list[int]:
         """Winning seats once terminal; empty for a draw (G-5)."""
+        raise NotImplementedError
 
-    @abstractmethod
     def view(self, seat: int | None) -> dict[str, Any]:
         """What `seat` may see (G-3); `None` is a spectator's public view."""
+        raise NotImplementedError
 
-    @abstractmethod
     def action_label(self, action: int) -> str:
         """Words for an action, for logs, buttons and error messages."""
+        raise NotImplementedError
 
     def action_detail(self, action: int) -> dict[str, Any]:
         """Structured form of an action (fields of the game's ActionDetail message)."""
         return {}
 
-    @abstractmethod
     def check_invariants(self) -> None:
         """Raise BadState if the position is impossible (lost or doubled cards...)."""
+        raise NotImplementedError
 
-    @abstractmethod
     def resample_hidden(self, observer: int, rng: Rng) -> None:
         """Re-deal every card `observer` cannot see, keeping zone sizes and public facts.
 
         Used by IS-MCTS determinisation and by leak tests: `view(observer)` must not change.
         """
+        raise NotImplementedError
 
     # --- provided -----------------------------------------------------------------------
     def apply(self, seat: int, action: int, legal: Sequence[int] | None = None) -> None:
@@ -117,16 +154,7 @@ class State(ABC):
         if legal is None:
             legal = self.legal_actions(seat)
         if action not in legal:
-            if self.is_terminal():
-                raise IllegalAction("the game is over")
-            if seat not in self.to_act():
-                raise IllegalAction(
-                    f"seat {seat} is not asked to decide now (waiting for seats {list(self.to_act())})"
-                )
-            raise IllegalAction(
-                f"action {action} is not legal for seat {seat} now; legal: "
-                + "; ".join(f"{a}={self.action_label(a)}" for a in legal[:20])
-            )
+            raise _illegal(self, seat, action, legal)
         self._apply(seat, action)
         self.decisions += 1
 
@@ -253,6 +281,21 @@ class State(ABC):
 FORMAT = 1
 
 
+def _illegal(state: State, seat: int, action: int, legal: Sequence[int]) -> IllegalAction:
+    """Why `action` is refused, in words (`State.apply`'s error, kept out of its body: a
+    compiled `cpdef` method may not hold the generator that lists the legal actions)."""
+    if state.is_terminal():
+        return IllegalAction("the game is over")
+    if seat not in state.to_act():
+        return IllegalAction(
+            f"seat {seat} is not asked to decide now (waiting for seats {list(state.to_act())})"
+        )
+    return IllegalAction(
+        f"action {action} is not legal for seat {seat} now; legal: "
+        + "; ".join(f"{a}={state.action_label(a)}" for a in legal[:20])
+    )
+
+
 _CONFIG_JSON: dict[int, tuple[Any, dict[str, Any]]] = {}
 
 
@@ -331,6 +374,11 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def _defined_by(klass: type, name: str) -> type | None:
+    """The class in `klass`'s MRO whose own body defines `name`."""
+    return next((k for k in klass.__mro__ if name in vars(k)), None)
+
+
 BotFactory = Callable[..., Any]
 
 
@@ -364,7 +412,10 @@ class GameSpec:
     least_players: Callable[[Any], int] | None = None
 
     def __post_init__(self) -> None:
-        self.state_class.spec = self
+        missing = [name for name in State.REQUIRED if _defined_by(self.state_class, name) is State]
+        if missing:
+            raise TypeError(f"{self.state_class.__name__} does not define {', '.join(missing)}")
+        _SPECS[self.state_class] = self
 
     def team_seats(self, players: int) -> list[list[int]]:
         """The seats of each team at `players` seats: partnerships, or one seat each."""

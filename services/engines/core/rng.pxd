@@ -5,7 +5,14 @@
 # (tests/core/test_compiled.py plays the same seeds both ways).
 import cython
 
-cdef unsigned long long _MASK, _GAMMA, _MIX1, _MIX2
+cdef unsigned long long _MASK, _GAMMA, _MIX1, _MIX2, _LOW32
 
 @cython.locals(z=cython.ulonglong)
 cpdef unsigned long long _mix(unsigned long long z)
+
+# Rng.shuffle's loop: the state, the draw and the indexes in C. `n` <= `size` < 2**32
+# (checked), so `(x >> 32) * n` and `(x & _LOW32) * n` stay below 2**64, and their
+# sum below it too: the same integers as the interpreted arithmetic.
+@cython.locals(size=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t,
+               n=cython.ulonglong, x=cython.ulonglong)
+cpdef object _shuffle(object items, unsigned long long state)

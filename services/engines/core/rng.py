@@ -20,6 +20,7 @@ _MASK = (1 << 64) - 1
 _GAMMA = 0x9E3779B97F4A7C15
 _MIX1 = 0xBF58476D1CE4E5B9
 _MIX2 = 0x94D049BB133111EB
+_LOW32 = (1 << 32) - 1
 
 
 def mix_seed(*parts: int | str) -> int:
@@ -41,6 +42,23 @@ def _mix(z: int) -> int:
     z = ((z ^ (z >> 30)) * _MIX1) & _MASK
     z = ((z ^ (z >> 27)) * _MIX2) & _MASK
     return z ^ (z >> 31)
+
+
+def _shuffle(items: MutableSequence[T], state: int) -> int:
+    """`Rng.shuffle` on the generator's state, returning the state after it: a module
+    function so that the compiled build runs it in C 64-bit integers (rng.pxd). Each step
+    is `below(i + 1)`: `next_u64`, then Lemire's `(x * n) >> 64` taken in 32-bit halves,
+    the same integer, whose parts stay below 2**64 (n < 2**32, so at most 2**32 items)."""
+    size = len(items)
+    if size >= 1 << 32:
+        raise ValueError("shuffle() takes fewer than 2**32 items")
+    for i in range(size - 1, 0, -1):
+        state = (state + _GAMMA) & _MASK
+        x = _mix(state)
+        n = i + 1
+        j = ((x >> 32) * n + (((x & _LOW32) * n) >> 32)) >> 32
+        items[i], items[j] = items[j], items[i]
+    return state
 
 
 class Rng:
@@ -71,11 +89,8 @@ class Rng:
         return items[self.below(len(items))]
 
     def shuffle(self, items: MutableSequence[T]) -> None:
-        """Fisher-Yates in place."""
-        below = self.below
-        for i in range(len(items) - 1, 0, -1):
-            j = below(i + 1)
-            items[i], items[j] = items[j], items[i]
+        """Fisher-Yates in place: draws exactly what `below(i + 1)` for each i would."""
+        self.state = _shuffle(items, self.state)
 
     def fork(self, salt: int) -> Rng:
         """An independent generator (e.g. for a bot) that does not disturb this one."""

@@ -196,11 +196,7 @@ class TrickyCultistsState(State):
         if kind == PLAY:
             self._play(seat, arg)
         elif kind == KEEP:
-            agenda = next(a for a in self.pack if agenda_kind(a) == arg)
-            self.pack.remove(agenda)
-            self.agendas[seat] = agenda
-            self.emit("draft", seat, "seat {} keeps an agenda", seat)
-            self._pass_pack(seat)
+            self._keep(seat, arg)
         elif kind == DECLINE:
             self.suspicion[seat] += self.config.decline_suspicion
             self.emit("draft", seat, "seat {} declines an agenda and takes a Suspicion", seat)
@@ -242,6 +238,14 @@ class TrickyCultistsState(State):
             self._after_trick()
 
     # --- draft and reveal ---------------------------------------------------------------
+    def _keep(self, seat: int, kind: int) -> None:
+        """TK-4: keep one agenda of `kind` from the pack, then pass it on."""
+        agenda = next(a for a in self.pack if agenda_kind(a) == kind)
+        self.pack.remove(agenda)
+        self.agendas[seat] = agenda
+        self.emit("draft", seat, "seat {} keeps an agenda", seat)
+        self._pass_pack(seat)
+
     def _pass_pack(self, seat: int) -> None:
         """TK-4: pass left; once every seat has drafted, leftovers go out and all reveal."""
         nxt = (seat + 1) % self.num_players
@@ -326,7 +330,7 @@ class TrickyCultistsState(State):
         ranks = cfg.ranks
         trick = self.trick
         led = trick[0] // ranks
-        led_cards = sorted((c for c in trick if c // ranks == led), reverse=True)
+        led_cards = sorted([c for c in trick if c // ranks == led], reverse=True)
         trumps = [c for c in trick if c // ranks == self.trump] if self.trump >= 0 else ()
         top = max(trumps) if trumps else led_cards[0]
         # The book's example: a lone led card triggers its own ability.
@@ -335,7 +339,7 @@ class TrickyCultistsState(State):
         trigger = (self.leader + trick.index(second)) % n
         pile = self.won[winner]
         pile.append(top)
-        pile.extend(c for c in trick if c != top)
+        pile.extend([c for c in trick if c != top])
         self.trick = []
         self.last_winner = winner
         self.leader = winner
@@ -350,7 +354,7 @@ class TrickyCultistsState(State):
                 "seat {} wins the trick with {} ({}); seat {} triggers {}",
                 winner,
                 names[top],
-                ", ".join(names[c] for c in trick),
+                ", ".join([names[c] for c in trick]),
                 trigger,
                 suit,
             )
