@@ -136,17 +136,29 @@ def argument(action: int) -> int:
     return DECODE[action][1]
 
 
-# Kind masks of a hand (bit k: holds a card of kind k) for the main actions: the kinds played
-# as actions (TC-6, TC-12..TC-15: all below Protection Spell), and those a player may discard.
-_PLAYED_AS_ACTIONS = (1 << PROTECTION_SPELL) - 1
-_DISCARDABLE = (1 << ACTIVE_KINDS) - 1
+def _ids(base: int, width: int) -> tuple[tuple[int, ...], ...]:
+    """Per mask of `width` bits, the ids `base + k` of its set bits `k`, in order: the actions
+    a set of kinds allows, looked up instead of built on the most asked question of the game."""
+    return tuple(tuple(base + k for k in range(width) if m >> k & 1) for m in range(1 << width))
 
 
-@functools.cache
-def _kinds_in(mask: int) -> tuple[int, ...]:
-    """The kinds whose bits are set in `mask`, in kind order (a hand holds few kinds: this
-    spares the main actions a test of every kind on every decision)."""
-    return tuple(k for k in range(mask.bit_length()) if mask >> k & 1)
+# Bit k of a zone's kind mask: the zone holds a card of kind k. The main actions read the
+# hand's mask in three pieces: animals and food (TC-6), the action cards (TC-12..TC-15,
+# all below Protection Spell), and every active kind again for the discards (TC-16).
+_ADDS = _ids(ADD, FOOD + 4)
+_DISCARDS_LOW = _ids(DISCARD, 8)
+_DISCARDS_HIGH = _ids(DISCARD + 8, ACTIVE_KINDS - 8)
+_BIT = tuple(1 << k for k in range(len(KIND_NAMES)))
+_ACTION_CARDS = (1 << PROTECTION_SPELL) - (1 << PIGEON_THIEF)
+_PIGEON_BIT = 1 << PIGEON_THIEF
+_POISON_BIT = 1 << POISON_THEIR_PUNCH
+_PLUSHIE_BIT = 1 << OPOSSUM_PLUSHIE
+_CONVERT_BIT = 1 << CONVERT_HOSTAGE
+_SNACK_MEMBERS = _ids(SNACK_MEMBER, 4)  # per mask of the members' animal kinds
+_CONVERTS = _ids(CONVERT, 4)  # per mask of the Hostages' animal kinds
+_PLUSHIES = tuple(range(PLUSHIE, PLUSHIE + 4))
+# Poison Their Punch's targets by player count and poisoner: every other seat.
+_POISONS = tuple(tuple(tuple(POISON + t for t in range(n) if t != s) for s in range(n)) for n in range(5))
 
 
 class TrashCultState(State):
@@ -353,29 +365,56 @@ class TrashCultState(State):
 
     # --- the four action types ----------------------------------------------------------
     def _main_actions(self, s: int) -> list[int]:
-        # The most asked question of the game: each zone is counted only when it holds
-        # enough cards for some choice (no kind can count more than its zone holds).
+        # The most asked question of the game, asked twice per decision (apply checks it):
+        # the kinds a zone holds are one mask, and each mask's actions come from a table.
+        # The order is the kinds' order: plays of a card from hand, Snackrifices, discards.
         cfg = self.config
         kinds = cfg.kinds
+        bit = _BIT
         held = 0
         for c in self.hands[s]:
-            held |= 1 << kinds[c]
-        acts: list[int] = []
-        for k in _kinds_in(held & _PLAYED_AS_ACTIONS):  # animals, food, and the action cards
-            acts += self._plays_of(s, k)
-        # TC-7: one Cult Member, two like Hostages, or two like food.
-        members, hostages = self.members[s], self.hostages[s]
+            held |= bit[kinds[c]]
+        acts = list(_ADDS[held & 255])  # TC-6: animals and food
+        if held & _ACTION_CARDS:  # TC-12..TC-15, in kind order
+            n = self.num_players
+            if held & _PIGEON_BIT:  # robbing an empty hand would take nothing
+                hands = self.hands
+                acts += [PIGEON + t for t in range(n) if t != s and hands[t]]
+            if held & _POISON_BIT:
+                acts += _POISONS[n][s]
+            if held & _PLUSHIE_BIT:
+                acts += _PLUSHIES
+            if held & _CONVERT_BIT:
+                animals = 0
+                for c in self.hostages[s]:
+                    animals |= bit[kinds[c]]
+                acts += _CONVERTS[animals & 15]
+        # TC-7: one Cult Member, two like Hostages, or two like food. TC-6 placed them:
+        # members and Hostages are animals, the Shrine holds only the cult's own food and
+        # the Stash only other cults' food.
+        members = self.members[s]
         if members:
-            acts += [SNACK_MEMBER + k for k, n in enumerate(self._counts(members)) if n]
+            animals = 0
+            for c in members:
+                animals |= bit[kinds[c]]
+            acts += _SNACK_MEMBERS[animals & 15]
+        hostages = self.hostages[s]
         cost = cfg.snackrifice_hostage_cost
         if len(hostages) >= cost:
-            acts += [SNACK_HOSTAGES + k for k, n in enumerate(self._counts(hostages)) if n >= cost]
+            counts = [0, 0, 0, 0]
+            for c in hostages:
+                counts[kinds[c]] += 1
+            acts += [SNACK_HOSTAGES + k for k in range(4) if counts[k] >= cost]
         shrine, stash = self.shrine[s], self.stash[s]
         cost = cfg.snackrifice_food_cost
         if len(shrine) + len(stash) >= cost:
-            food = self._counts(shrine + stash, FOOD)
-            acts += [SNACK_FOOD + f for f, n in enumerate(food) if n >= cost]
-        acts += [DISCARD + k for k in _kinds_in(held & _DISCARDABLE)]  # TC-16
+            counts = [0, 0, 0, 0]
+            counts[self.cult[s]] = len(shrine)
+            for c in stash:
+                counts[kinds[c] - FOOD] += 1
+            acts += [SNACK_FOOD + f for f in range(4) if counts[f] >= cost]
+        acts += _DISCARDS_LOW[held & 255]  # TC-16
+        acts += _DISCARDS_HIGH[held >> 8 & 63]
         return acts or [PASS]  # TC-5
 
     def _plays_of(self, s: int, kind: int) -> list[int]:
