@@ -232,29 +232,37 @@ class TrashCultState(State):
         self._begin_turn(0)
 
     def _begin_turn(self, seat: int) -> None:
-        if self.turn >= self.config.max_turns:  # G-5: a draw
+        cfg = self.config
+        if self.turn >= cfg.max_turns:  # G-5: a draw
             self.over = True
-            self.emit("end", -1, "turn cap {} reached: a draw", self.config.max_turns)
+            self.emit("end", -1, "turn cap {} reached: a draw", cfg.max_turns)
             return
         self.turn += 1
         self.active = seat
-        self.actions_left = self.config.actions_per_turn
+        self.actions_left = cfg.actions_per_turn
         if self.log is not None:
             self.emit("turn", seat, "turn {}: seat {}", self.turn, seat)
         held = len(self.hands[seat])
-        size = self.config.hand_size
+        size = cfg.hand_size
         self._draw(seat, size - held if held < size else 1)  # TC-4
 
     def _draw(self, seat: int, count: int) -> None:
         """TC-4: draw `count`, stopping early only when the deck and the trash are both empty."""
         hand = self.hands[seat]
-        for drawn in range(count):
-            card = self._deal_from(self.deck, self.trash)
-            if card is None:
-                count = drawn
-                break
-            hand.append(card)
-            self._drew(seat, card)
+        deck = self.deck
+        if count < len(deck) and not any(self.known_deck):
+            # Most draws: the deck outlasts them (no refill on the way) and nobody knows
+            # what is in it (nothing to forget), so the cards simply move.
+            for _ in range(count):
+                hand.append(deck.pop())
+        else:
+            for drawn in range(count):
+                card = self._deal_from(deck, self.trash)
+                if card is None:
+                    count = drawn
+                    break
+                hand.append(card)
+                self._drew(seat, card)
         if self.log is not None:
             self.emit("draw", seat, "seat {} draws {} card(s)", seat, count)
 
@@ -464,7 +472,8 @@ class TrashCultState(State):
             self._open_protection("poison", -1, arg)
         elif action < PASS:  # TC-16
             self.trash.append(self._take(hand, arg))
-            self.emit("discard", s, "seat {} discards {}", s, KIND_NAMES[arg])
+            if self.log is not None:
+                self.emit("discard", s, "seat {} discards {}", s, KIND_NAMES[arg])
         else:
             self.emit("pass", s, "seat {} passes (no other action is legal)", s)
 
@@ -486,7 +495,8 @@ class TrashCultState(State):
         else:
             self.stash[s].append(card)
             where = "their Stash"
-        self.emit("add", s, "seat {} adds {} to {}", s, KIND_NAMES[kind], where)
+        if self.log is not None:  # half of all actions: not even the call when nobody listens
+            self.emit("add", s, "seat {} adds {} to {}", s, KIND_NAMES[kind], where)
 
     def _snackrifice(self, s: int, action: int, arg: int) -> None:
         """TC-7 / TC-9: pay, then the Protection Spell window; perk and chaos follow."""
@@ -772,13 +782,11 @@ class TrashCultState(State):
     def _forget(self, cards: Any, only: int = -1) -> None:
         """`cards` moved out of sight or into plain view: drop them from every record (or
         from seat `only`'s)."""
-        seats = (only,) if only >= 0 else range(self.num_players)
         # On the path of nearly every card that moves: an empty record, or one holding none
         # of the cards, is left as it is (the two kinds of record are independent).
         for records in (self.known, self.known_deck):
-            for s in seats:
-                record = records[s]
-                if record:
+            for s, record in enumerate(records):
+                if record and (only < 0 or s == only):
                     for card in cards:
                         if card in record:  # most moves touch no record: leave it be
                             record[:] = [c for c in record if c not in cards]
