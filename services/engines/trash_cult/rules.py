@@ -148,17 +148,42 @@ def _ids(base: int, width: int) -> tuple[tuple[int, ...], ...]:
 _ADDS = _ids(ADD, FOOD + 4)
 _DISCARDS_LOW = _ids(DISCARD, 8)
 _DISCARDS_HIGH = _ids(DISCARD + 8, ACTIVE_KINDS - 8)
-_BIT = tuple(1 << k for k in range(len(KIND_NAMES)))
 _ACTION_CARDS = (1 << PROTECTION_SPELL) - (1 << PIGEON_THIEF)
 _PIGEON_BIT = 1 << PIGEON_THIEF
 _POISON_BIT = 1 << POISON_THEIR_PUNCH
 _PLUSHIE_BIT = 1 << OPOSSUM_PLUSHIE
 _CONVERT_BIT = 1 << CONVERT_HOSTAGE
 _SNACK_MEMBERS = _ids(SNACK_MEMBER, 4)  # per mask of the members' animal kinds
+_SNACK_HOSTAGES = _ids(SNACK_HOSTAGES, 4)  # per mask of the animal kinds paid in pairs
+_SNACK_FOODS = _ids(SNACK_FOOD, 4)  # per mask of the cults whose food is paid in pairs
 _CONVERTS = _ids(CONVERT, 4)  # per mask of the Hostages' animal kinds
 _PLUSHIES = tuple(range(PLUSHIE, PLUSHIE + 4))
 # Poison Their Punch's targets by player count and poisoner: every other seat.
 _POISONS = tuple(tuple(tuple(POISON + t for t in range(n) if t != s) for s in range(n)) for n in range(5))
+
+
+def _kind_mask(zone: list[int], kinds: tuple[int, ...]) -> int:
+    """Bit k set: `zone` holds a card of kind k (rules.pxd types it: a C loop when built)."""
+    mask = 0
+    for c in zone:
+        k = kinds[c]
+        mask |= 1 << k
+    return mask
+
+
+def _kinds_with(zone: list[int], kinds: tuple[int, ...], offset: int, least: int) -> int:
+    """Bit k set: `zone` holds at least `least` cards of kind `offset + k`, k in 0..3 (the
+    four animals or the four foods; rules.pxd types it)."""
+    counts = [0, 0, 0, 0]
+    for c in zone:
+        k = kinds[c] - offset
+        if 0 <= k < 4:
+            counts[k] += 1
+    mask = 0
+    for k in range(4):
+        if counts[k] >= least:
+            mask |= 1 << k
+    return mask
 
 
 class TrashCultState(State):
@@ -378,10 +403,7 @@ class TrashCultState(State):
         # The order is the kinds' order: plays of a card from hand, Snackrifices, discards.
         cfg = self.config
         kinds = cfg.kinds
-        bit = _BIT
-        held = 0
-        for c in self.hands[s]:
-            held |= bit[kinds[c]]
+        held = _kind_mask(self.hands[s], kinds)
         acts = list(_ADDS[held & 255])  # TC-6: animals and food
         if held & _ACTION_CARDS:  # TC-12..TC-15, in kind order
             n = self.num_players
@@ -393,34 +415,24 @@ class TrashCultState(State):
             if held & _PLUSHIE_BIT:
                 acts += _PLUSHIES
             if held & _CONVERT_BIT:
-                animals = 0
-                for c in self.hostages[s]:
-                    animals |= bit[kinds[c]]
-                acts += _CONVERTS[animals & 15]
+                acts += _CONVERTS[_kind_mask(self.hostages[s], kinds) & 15]
         # TC-7: one Cult Member, two like Hostages, or two like food. TC-6 placed them:
         # members and Hostages are animals, the Shrine holds only the cult's own food and
         # the Stash only other cults' food.
         members = self.members[s]
         if members:
-            animals = 0
-            for c in members:
-                animals |= bit[kinds[c]]
-            acts += _SNACK_MEMBERS[animals & 15]
+            acts += _SNACK_MEMBERS[_kind_mask(members, kinds) & 15]
         hostages = self.hostages[s]
         cost = cfg.snackrifice_hostage_cost
         if len(hostages) >= cost:
-            counts = [0, 0, 0, 0]
-            for c in hostages:
-                counts[kinds[c]] += 1
-            acts += [SNACK_HOSTAGES + k for k in range(4) if counts[k] >= cost]
+            acts += _SNACK_HOSTAGES[_kinds_with(hostages, kinds, 0, cost)]
         shrine, stash = self.shrine[s], self.stash[s]
         cost = cfg.snackrifice_food_cost
         if len(shrine) + len(stash) >= cost:
-            counts = [0, 0, 0, 0]
-            counts[self.cult[s]] = len(shrine)
-            for c in stash:
-                counts[kinds[c] - FOOD] += 1
-            acts += [SNACK_FOOD + f for f in range(4) if counts[f] >= cost]
+            foods = _kinds_with(stash, kinds, FOOD, cost)
+            if len(shrine) >= cost:
+                foods |= 1 << self.cult[s]
+            acts += _SNACK_FOODS[foods]
         acts += _DISCARDS_LOW[held & 255]  # TC-16
         acts += _DISCARDS_HIGH[held >> 8 & 63]
         return acts or [PASS]  # TC-5
