@@ -10,3 +10,9 @@ cpdef long _kind_mask(list zone, tuple kinds) except? -1
 
 @cython.locals(mask=cython.long, c=cython.Py_ssize_t, k=cython.long, counts=list)
 cpdef long _kinds_with(list zone, tuple kinds, long offset, long least) except? -1
+
+@cython.locals(i=cython.Py_ssize_t, c=cython.Py_ssize_t)
+cpdef Py_ssize_t _last_of(list zone, tuple kinds, long kind) except? -2
+
+@cython.locals(s=cython.Py_ssize_t, record=list)
+cpdef _forget_in(list records, object cards, long only)

@@ -186,6 +186,28 @@ def _kinds_with(zone: list[int], kinds: tuple[int, ...], offset: int, least: int
     return mask
 
 
+def _last_of(zone: list[int], kinds: tuple[int, ...], kind: int) -> int:
+    """Index of the last card of `kind` in `zone`, -1 if it holds none (typed in rules.pxd:
+    finding the card to take is on the path of most actions)."""
+    for i in range(len(zone) - 1, -1, -1):
+        c = zone[i]
+        if kinds[c] == kind:
+            return i
+    return -1
+
+
+def _forget_in(records: list[list[int]], cards: Any, only: int) -> None:
+    """Drop `cards` from each seat's record (or seat `only`'s). On the path of nearly every
+    card that moves: an empty record, or one holding none of the cards, is left as it is."""
+    for s in range(len(records)):
+        record = records[s]
+        if record and (only < 0 or s == only):
+            for card in cards:
+                if card in record:  # most moves touch no record: leave it be
+                    record[:] = [c for c in record if c not in cards]
+                    break
+
+
 class TrashCultState(State):
     # Older documents (before issue 16) lack what seats remember: nothing remembered.
     ADDED_FIELDS = {
@@ -776,13 +798,12 @@ class TrashCultState(State):
 
         A card taken from a hand or the deck is played face up or taken unseen: either
         way what any seat remembered of its place lapses."""
-        kinds = self.config.kinds
-        for i in range(len(zone) - 1, -1, -1):
-            if kinds[zone[i]] == kind:
-                card = zone.pop(i)
-                self._forget((card,))
-                return card
-        raise BadState(f"no {KIND_NAMES[kind]} where the rules expect one")
+        i = _last_of(zone, self.config.kinds, kind)
+        if i < 0:
+            raise BadState(f"no {KIND_NAMES[kind]} where the rules expect one")
+        card = zone.pop(i)
+        self._forget((card,))
+        return card
 
     # --- what each seat knows of hidden cards (issue 16) --------------------------------
     def _learn(self, seat: int, cards: Any) -> None:
@@ -794,15 +815,8 @@ class TrashCultState(State):
     def _forget(self, cards: Any, only: int = -1) -> None:
         """`cards` moved out of sight or into plain view: drop them from every record (or
         from seat `only`'s)."""
-        # On the path of nearly every card that moves: an empty record, or one holding none
-        # of the cards, is left as it is (the two kinds of record are independent).
-        for records in (self.known, self.known_deck):
-            for s, record in enumerate(records):
-                if record and (only < 0 or s == only):
-                    for card in cards:
-                        if card in record:  # most moves touch no record: leave it be
-                            record[:] = [c for c in record if c not in cards]
-                            break
+        _forget_in(self.known, cards, only)  # the two kinds of record are independent
+        _forget_in(self.known_deck, cards, only)
 
     def _drew(self, seat: int, card: int) -> None:
         """The drawer sees its card leave the deck; the others cannot tell which card of
@@ -815,8 +829,7 @@ class TrashCultState(State):
                     record.remove(card)
 
     def _holds(self, seat: int, kind: int) -> bool:
-        kinds = self.config.kinds
-        return any(kinds[c] == kind for c in self.hands[seat])
+        return _last_of(self.hands[seat], self.config.kinds, kind) >= 0
 
     def _counts(self, zone: list[int], offset: int = 0) -> list[int]:
         """Cards per kind for the four animals (offset 0) or four foods (offset FOOD)."""
@@ -831,15 +844,13 @@ class TrashCultState(State):
     def _trash_member(self, s: int, kind: int) -> None:
         """A converted member takes its Convert Hostage card with it (TC-7)."""
         members, tucked = self.members[s], self.tucked[s]
-        kinds = self.config.kinds
-        for i in range(len(members) - 1, -1, -1):
-            if kinds[members[i]] == kind:
-                self.trash.append(members.pop(i))
-                convert = tucked.pop(i)
-                if convert >= 0:
-                    self.trash.append(convert)
-                return
-        raise BadState(f"no {KIND_NAMES[kind]} Cult Member where the rules expect one")
+        i = _last_of(members, self.config.kinds, kind)
+        if i < 0:
+            raise BadState(f"no {KIND_NAMES[kind]} Cult Member where the rules expect one")
+        self.trash.append(members.pop(i))
+        convert = tucked.pop(i)
+        if convert >= 0:
+            self.trash.append(convert)
 
     def _trash_food(self, s: int, cult: int) -> None:
         """TC-7: food is paid from the Shrine and/or the Stash."""
