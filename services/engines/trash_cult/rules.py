@@ -174,16 +174,18 @@ def _kind_mask(zone: list[int], kinds: tuple[int, ...]) -> int:
 def _kinds_with(zone: list[int], kinds: tuple[int, ...], offset: int, least: int) -> int:
     """Bit k set: `zone` holds at least `least` cards of kind `offset + k`, k in 0..3 (the
     four animals or the four foods; rules.pxd types it)."""
-    counts = [0, 0, 0, 0]
+    n0 = n1 = n2 = n3 = 0
     for c in zone:
         k = kinds[c] - offset
-        if 0 <= k < 4:
-            counts[k] += 1
-    mask = 0
-    for k in range(4):
-        if counts[k] >= least:
-            mask |= 1 << k
-    return mask
+        if k == 0:
+            n0 += 1
+        elif k == 1:
+            n1 += 1
+        elif k == 2:
+            n2 += 1
+        elif k == 3:
+            n3 += 1
+    return (n0 >= least) | (n1 >= least) << 1 | (n2 >= least) << 2 | (n3 >= least) << 3
 
 
 def _last_of(zone: list[int], kinds: tuple[int, ...], kind: int) -> int:
@@ -206,6 +208,54 @@ def _forget_in(records: list[list[int]], cards: Any, only: int) -> None:
                 if card in record:  # most moves touch no record: leave it be
                     record[:] = [c for c in record if c not in cards]
                     break
+
+
+def _main_actions_of(
+    s: int,
+    hands: list[list[int]],
+    members: list[int],
+    hostages: list[int],
+    shrine: list[int],
+    stash: list[int],
+    cult: int,
+    kinds: tuple[int, ...],
+    hostage_cost: int,
+    food_cost: int,
+) -> list[int]:
+    """Seat `s`'s main actions (TC-5), from its zones: the most asked question of the game,
+    asked twice per decision (apply checks it). A module-level function so rules.pxd can
+    type it (masks in C integers when built). The kinds a zone holds are one mask, and each
+    mask's actions come from a table, in the kinds' order: plays of a card from hand,
+    Snackrifices, discards."""
+    held = _kind_mask(hands[s], kinds)
+    acts = list(_ADDS[held & 255])  # TC-6: animals and food
+    if held & _ACTION_CARDS:  # TC-12..TC-15, in kind order
+        n = len(hands)
+        if held & _PIGEON_BIT:  # robbing an empty hand would take nothing
+            for t in range(n):
+                if t != s and hands[t]:
+                    acts.append(PIGEON + t)
+        if held & _POISON_BIT:
+            acts.extend(_POISONS[n][s])
+        if held & _PLUSHIE_BIT:
+            acts.extend(_PLUSHIES)
+        if held & _CONVERT_BIT:
+            acts.extend(_CONVERTS[_kind_mask(hostages, kinds) & 15])
+    # TC-7: one Cult Member, two like Hostages, or two like food. TC-6 placed them: members
+    # and Hostages are animals, the Shrine holds only the cult's own food and the Stash
+    # only other cults' food.
+    if members:
+        acts.extend(_SNACK_MEMBERS[_kind_mask(members, kinds) & 15])
+    if len(hostages) >= hostage_cost:
+        acts.extend(_SNACK_HOSTAGES[_kinds_with(hostages, kinds, 0, hostage_cost)])
+    if len(shrine) + len(stash) >= food_cost:
+        foods = _kinds_with(stash, kinds, FOOD, food_cost)
+        if len(shrine) >= food_cost:
+            foods |= 1 << cult
+        acts.extend(_SNACK_FOODS[foods])
+    acts.extend(_DISCARDS_LOW[held & 255])  # TC-16
+    acts.extend(_DISCARDS_HIGH[held >> 8 & 63])
+    return acts if acts else [PASS]  # TC-5
 
 
 class TrashCultState(State):
@@ -420,44 +470,19 @@ class TrashCultState(State):
 
     # --- the four action types ----------------------------------------------------------
     def _main_actions(self, s: int) -> list[int]:
-        # The most asked question of the game, asked twice per decision (apply checks it):
-        # the kinds a zone holds are one mask, and each mask's actions come from a table.
-        # The order is the kinds' order: plays of a card from hand, Snackrifices, discards.
         cfg = self.config
-        kinds = cfg.kinds
-        held = _kind_mask(self.hands[s], kinds)
-        acts = list(_ADDS[held & 255])  # TC-6: animals and food
-        if held & _ACTION_CARDS:  # TC-12..TC-15, in kind order
-            n = self.num_players
-            if held & _PIGEON_BIT:  # robbing an empty hand would take nothing
-                hands = self.hands
-                acts += [PIGEON + t for t in range(n) if t != s and hands[t]]
-            if held & _POISON_BIT:
-                acts += _POISONS[n][s]
-            if held & _PLUSHIE_BIT:
-                acts += _PLUSHIES
-            if held & _CONVERT_BIT:
-                acts += _CONVERTS[_kind_mask(self.hostages[s], kinds) & 15]
-        # TC-7: one Cult Member, two like Hostages, or two like food. TC-6 placed them:
-        # members and Hostages are animals, the Shrine holds only the cult's own food and
-        # the Stash only other cults' food.
-        members = self.members[s]
-        if members:
-            acts += _SNACK_MEMBERS[_kind_mask(members, kinds) & 15]
-        hostages = self.hostages[s]
-        cost = cfg.snackrifice_hostage_cost
-        if len(hostages) >= cost:
-            acts += _SNACK_HOSTAGES[_kinds_with(hostages, kinds, 0, cost)]
-        shrine, stash = self.shrine[s], self.stash[s]
-        cost = cfg.snackrifice_food_cost
-        if len(shrine) + len(stash) >= cost:
-            foods = _kinds_with(stash, kinds, FOOD, cost)
-            if len(shrine) >= cost:
-                foods |= 1 << self.cult[s]
-            acts += _SNACK_FOODS[foods]
-        acts += _DISCARDS_LOW[held & 255]  # TC-16
-        acts += _DISCARDS_HIGH[held >> 8 & 63]
-        return acts or [PASS]  # TC-5
+        return _main_actions_of(
+            s,
+            self.hands,
+            self.members[s],
+            self.hostages[s],
+            self.shrine[s],
+            self.stash[s],
+            self.cult[s],
+            cfg.kinds,
+            cfg.snackrifice_hostage_cost,
+            cfg.snackrifice_food_cost,
+        )
 
     def _plays_of(self, s: int, kind: int) -> list[int]:
         """Ways to play one card of `kind` from hand: an action, or a stolen card's free play."""
