@@ -381,7 +381,9 @@ class TrashCultState(State):
     def _end_turn(self) -> None:
         """TC-17: only the active player can win, and only now."""
         s = self.active
-        if len(self.shrine[s]) >= self.config.food_needed(self.num_players) and self.members[s]:
+        # Members first: most turns end without one, and the config's food_needed runs
+        # interpreted (config modules are not compiled).
+        if self.members[s] and len(self.shrine[s]) >= self.config.food_needed(self.num_players):
             self.winner = s
             self.over = True
             self.emit("win", s, "seat {} wins: the {} cult's Shrine is full", s, CULTS[self.cult[s]])
