@@ -423,7 +423,21 @@ class TrashCultState(State):
             return []
         p = self.pending
         if p is None:
-            return self._main_actions(seat) if seat == self.active else []
+            if seat != self.active:
+                return []
+            cfg = self.config
+            return _main_actions_of(
+                seat,
+                self.hands,
+                self.members[seat],
+                self.hostages[seat],
+                self.shrine[seat],
+                self.stash[seat],
+                self.cult[seat],
+                cfg.kinds,
+                cfg.snackrifice_hostage_cost,
+                cfg.snackrifice_food_cost,
+            )
         if seat != p["seat"]:
             return []
         step = p["step"]
@@ -471,21 +485,6 @@ class TrashCultState(State):
             self.pending = {"step": "cult", "seat": nxt}
 
     # --- the four action types ----------------------------------------------------------
-    def _main_actions(self, s: int) -> list[int]:
-        cfg = self.config
-        return _main_actions_of(
-            s,
-            self.hands,
-            self.members[s],
-            self.hostages[s],
-            self.shrine[s],
-            self.stash[s],
-            self.cult[s],
-            cfg.kinds,
-            cfg.snackrifice_hostage_cost,
-            cfg.snackrifice_food_cost,
-        )
-
     def _plays_of(self, s: int, kind: int) -> list[int]:
         """Ways to play one card of `kind` from hand: an action, or a stolen card's free play."""
         if kind < FOOD + 4:
