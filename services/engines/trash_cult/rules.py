@@ -505,7 +505,7 @@ class TrashCultState(State):
         arg = DECODE[action][1]
         hand = self.hands[s]
         if action < SNACK_MEMBER:
-            self._add(s, self._take(hand, arg))
+            self._add(s, self._take(hand, arg), arg)
         elif action < CONVERT:
             self._snackrifice(s, action, arg)
         elif action < PLUSHIE:  # TC-15
@@ -537,10 +537,9 @@ class TrashCultState(State):
         else:
             self.emit("pass", s, "seat {} passes (no other action is legal)", s)
 
-    def _add(self, s: int, card: int) -> None:
+    def _add(self, s: int, card: int, kind: int) -> None:
         """TC-6: own animal -> Cult Member, other animal -> Hostage, own food -> Shrine,
-        other food -> Stash."""
-        kind = self.config.kinds[card]
+        other food -> Stash. `card` is of `kind` (the action names it)."""
         cult = self.cult[s]
         if kind == cult:
             self.members[s].append(card)
@@ -828,7 +827,9 @@ class TrashCultState(State):
         if i < 0:
             raise BadState(f"no {KIND_NAMES[kind]} where the rules expect one")
         card = zone.pop(i)
-        self._forget((card,))
+        gone = (card,)
+        _forget_in(self.known, gone, -1)  # `_forget`, without the call on most actions' path
+        _forget_in(self.known_deck, gone, -1)
         return card
 
     # --- what each seat knows of hidden cards (issue 16) --------------------------------
