@@ -136,17 +136,126 @@ def argument(action: int) -> int:
     return DECODE[action][1]
 
 
-# Kind masks of a hand (bit k: holds a card of kind k) for the main actions: the kinds played
-# as actions (TC-6, TC-12..TC-15: all below Protection Spell), and those a player may discard.
-_PLAYED_AS_ACTIONS = (1 << PROTECTION_SPELL) - 1
-_DISCARDABLE = (1 << ACTIVE_KINDS) - 1
+def _ids(base: int, width: int) -> tuple[tuple[int, ...], ...]:
+    """Per mask of `width` bits, the ids `base + k` of its set bits `k`, in order: the actions
+    a set of kinds allows, looked up instead of built on the most asked question of the game."""
+    return tuple(tuple(base + k for k in range(width) if m >> k & 1) for m in range(1 << width))
 
 
-@functools.cache
-def _kinds_in(mask: int) -> tuple[int, ...]:
-    """The kinds whose bits are set in `mask`, in kind order (a hand holds few kinds: this
-    spares the main actions a test of every kind on every decision)."""
-    return tuple(k for k in range(mask.bit_length()) if mask >> k & 1)
+# Bit k of a zone's kind mask: the zone holds a card of kind k. The main actions read the
+# hand's mask in three pieces: animals and food (TC-6), the action cards (TC-12..TC-15,
+# all below Protection Spell), and every active kind again for the discards (TC-16).
+_ADDS = _ids(ADD, FOOD + 4)
+_DISCARDS_LOW = _ids(DISCARD, 8)
+_DISCARDS_HIGH = _ids(DISCARD + 8, ACTIVE_KINDS - 8)
+_ACTION_CARDS = (1 << PROTECTION_SPELL) - (1 << PIGEON_THIEF)
+_PIGEON_BIT = 1 << PIGEON_THIEF
+_POISON_BIT = 1 << POISON_THEIR_PUNCH
+_PLUSHIE_BIT = 1 << OPOSSUM_PLUSHIE
+_CONVERT_BIT = 1 << CONVERT_HOSTAGE
+_SNACK_MEMBERS = _ids(SNACK_MEMBER, 4)  # per mask of the members' animal kinds
+_SNACK_HOSTAGES = _ids(SNACK_HOSTAGES, 4)  # per mask of the animal kinds paid in pairs
+_SNACK_FOODS = _ids(SNACK_FOOD, 4)  # per mask of the cults whose food is paid in pairs
+_CONVERTS = _ids(CONVERT, 4)  # per mask of the Hostages' animal kinds
+_PLUSHIES = tuple(range(PLUSHIE, PLUSHIE + 4))
+# Poison Their Punch's targets by player count and poisoner: every other seat.
+_POISONS = tuple(tuple(tuple(POISON + t for t in range(n) if t != s) for s in range(n)) for n in range(5))
+
+
+def _kind_mask(zone: list[int], kinds: tuple[int, ...]) -> int:
+    """Bit k set: `zone` holds a card of kind k (rules.pxd types it: a C loop when built)."""
+    mask = 0
+    for c in zone:
+        k = kinds[c]
+        mask |= 1 << k
+    return mask
+
+
+def _kinds_with(zone: list[int], kinds: tuple[int, ...], offset: int, least: int) -> int:
+    """Bit k set: `zone` holds at least `least` cards of kind `offset + k`, k in 0..3 (the
+    four animals or the four foods; rules.pxd types it)."""
+    n0 = n1 = n2 = n3 = 0
+    for c in zone:
+        k = kinds[c] - offset
+        if k == 0:
+            n0 += 1
+        elif k == 1:
+            n1 += 1
+        elif k == 2:
+            n2 += 1
+        elif k == 3:
+            n3 += 1
+    return (n0 >= least) | (n1 >= least) << 1 | (n2 >= least) << 2 | (n3 >= least) << 3
+
+
+def _last_of(zone: list[int], kinds: tuple[int, ...], kind: int) -> int:
+    """Index of the last card of `kind` in `zone`, -1 if it holds none (typed in rules.pxd:
+    finding the card to take is on the path of most actions)."""
+    for i in range(len(zone) - 1, -1, -1):
+        c = zone[i]
+        if kinds[c] == kind:
+            return i
+    return -1
+
+
+def _forget_in(records: list[list[int]], cards: Any, only: int) -> None:
+    """Drop `cards` from each seat's record (or seat `only`'s). On the path of nearly every
+    card that moves: an empty record, or one holding none of the cards, is left as it is."""
+    for s in range(len(records)):
+        record = records[s]
+        if record and (only < 0 or s == only):
+            for card in cards:
+                if card in record:  # most moves touch no record: leave it be
+                    record[:] = [c for c in record if c not in cards]
+                    break
+
+
+def _main_actions_of(
+    s: int,
+    hands: list[list[int]],
+    members: list[int],
+    hostages: list[int],
+    shrine: list[int],
+    stash: list[int],
+    cult: int,
+    kinds: tuple[int, ...],
+    hostage_cost: int,
+    food_cost: int,
+) -> list[int]:
+    """Seat `s`'s main actions (TC-5), from its zones: the most asked question of the game,
+    asked twice per decision (apply checks it). A module-level function so rules.pxd can
+    type it (masks in C integers when built). The kinds a zone holds are one mask, and each
+    mask's actions come from a table, in the kinds' order: plays of a card from hand,
+    Snackrifices, discards."""
+    held = _kind_mask(hands[s], kinds)
+    acts = list(_ADDS[held & 255])  # TC-6: animals and food
+    if held & _ACTION_CARDS:  # TC-12..TC-15, in kind order
+        n = len(hands)
+        if held & _PIGEON_BIT:  # robbing an empty hand would take nothing
+            for t in range(n):
+                if t != s and hands[t]:
+                    acts.append(PIGEON + t)
+        if held & _POISON_BIT:
+            acts.extend(_POISONS[n][s])
+        if held & _PLUSHIE_BIT:
+            acts.extend(_PLUSHIES)
+        if held & _CONVERT_BIT:
+            acts.extend(_CONVERTS[_kind_mask(hostages, kinds) & 15])
+    # TC-7: one Cult Member, two like Hostages, or two like food. TC-6 placed them: members
+    # and Hostages are animals, the Shrine holds only the cult's own food and the Stash
+    # only other cults' food.
+    if members:
+        acts.extend(_SNACK_MEMBERS[_kind_mask(members, kinds) & 15])
+    if len(hostages) >= hostage_cost:
+        acts.extend(_SNACK_HOSTAGES[_kinds_with(hostages, kinds, 0, hostage_cost)])
+    if len(shrine) + len(stash) >= food_cost:
+        foods = _kinds_with(stash, kinds, FOOD, food_cost)
+        if len(shrine) >= food_cost:
+            foods |= 1 << cult
+        acts.extend(_SNACK_FOODS[foods])
+    acts.extend(_DISCARDS_LOW[held & 255])  # TC-16
+    acts.extend(_DISCARDS_HIGH[held >> 8 & 63])
+    return acts if acts else [PASS]  # TC-5
 
 
 class TrashCultState(State):
@@ -220,29 +329,37 @@ class TrashCultState(State):
         self._begin_turn(0)
 
     def _begin_turn(self, seat: int) -> None:
-        if self.turn >= self.config.max_turns:  # G-5: a draw
+        cfg = self.config
+        if self.turn >= cfg.max_turns:  # G-5: a draw
             self.over = True
-            self.emit("end", -1, "turn cap {} reached: a draw", self.config.max_turns)
+            self.emit("end", -1, "turn cap {} reached: a draw", cfg.max_turns)
             return
         self.turn += 1
         self.active = seat
-        self.actions_left = self.config.actions_per_turn
+        self.actions_left = cfg.actions_per_turn
         if self.log is not None:
             self.emit("turn", seat, "turn {}: seat {}", self.turn, seat)
         held = len(self.hands[seat])
-        size = self.config.hand_size
+        size = cfg.hand_size
         self._draw(seat, size - held if held < size else 1)  # TC-4
 
     def _draw(self, seat: int, count: int) -> None:
         """TC-4: draw `count`, stopping early only when the deck and the trash are both empty."""
         hand = self.hands[seat]
-        for drawn in range(count):
-            card = self._deal_from(self.deck, self.trash)
-            if card is None:
-                count = drawn
-                break
-            hand.append(card)
-            self._drew(seat, card)
+        deck = self.deck
+        if count < len(deck) and not any(self.known_deck):
+            # Most draws: the deck outlasts them (no refill on the way) and nobody knows
+            # what is in it (nothing to forget), so the cards simply move.
+            for _ in range(count):
+                hand.append(deck.pop())
+        else:
+            for drawn in range(count):
+                card = self._deal_from(deck, self.trash)
+                if card is None:
+                    count = drawn
+                    break
+                hand.append(card)
+                self._drew(seat, card)
         if self.log is not None:
             self.emit("draw", seat, "seat {} draws {} card(s)", seat, count)
 
@@ -264,7 +381,9 @@ class TrashCultState(State):
     def _end_turn(self) -> None:
         """TC-17: only the active player can win, and only now."""
         s = self.active
-        if len(self.shrine[s]) >= self.config.food_needed(self.num_players) and self.members[s]:
+        # Members first: most turns end without one, and the config's food_needed runs
+        # interpreted (config modules are not compiled).
+        if self.members[s] and len(self.shrine[s]) >= self.config.food_needed(self.num_players):
             self.winner = s
             self.over = True
             self.emit("win", s, "seat {} wins: the {} cult's Shrine is full", s, CULTS[self.cult[s]])
@@ -304,7 +423,21 @@ class TrashCultState(State):
             return []
         p = self.pending
         if p is None:
-            return self._main_actions(seat) if seat == self.active else []
+            if seat != self.active:
+                return []
+            cfg = self.config
+            return _main_actions_of(
+                seat,
+                self.hands,
+                self.members[seat],
+                self.hostages[seat],
+                self.shrine[seat],
+                self.stash[seat],
+                self.cult[seat],
+                cfg.kinds,
+                cfg.snackrifice_hostage_cost,
+                cfg.snackrifice_food_cost,
+            )
         if seat != p["seat"]:
             return []
         step = p["step"]
@@ -352,32 +485,6 @@ class TrashCultState(State):
             self.pending = {"step": "cult", "seat": nxt}
 
     # --- the four action types ----------------------------------------------------------
-    def _main_actions(self, s: int) -> list[int]:
-        # The most asked question of the game: each zone is counted only when it holds
-        # enough cards for some choice (no kind can count more than its zone holds).
-        cfg = self.config
-        kinds = cfg.kinds
-        held = 0
-        for c in self.hands[s]:
-            held |= 1 << kinds[c]
-        acts: list[int] = []
-        for k in _kinds_in(held & _PLAYED_AS_ACTIONS):  # animals, food, and the action cards
-            acts += self._plays_of(s, k)
-        # TC-7: one Cult Member, two like Hostages, or two like food.
-        members, hostages = self.members[s], self.hostages[s]
-        if members:
-            acts += [SNACK_MEMBER + k for k, n in enumerate(self._counts(members)) if n]
-        cost = cfg.snackrifice_hostage_cost
-        if len(hostages) >= cost:
-            acts += [SNACK_HOSTAGES + k for k, n in enumerate(self._counts(hostages)) if n >= cost]
-        shrine, stash = self.shrine[s], self.stash[s]
-        cost = cfg.snackrifice_food_cost
-        if len(shrine) + len(stash) >= cost:
-            food = self._counts(shrine + stash, FOOD)
-            acts += [SNACK_FOOD + f for f, n in enumerate(food) if n >= cost]
-        acts += [DISCARD + k for k in _kinds_in(held & _DISCARDABLE)]  # TC-16
-        return acts or [PASS]  # TC-5
-
     def _plays_of(self, s: int, kind: int) -> list[int]:
         """Ways to play one card of `kind` from hand: an action, or a stolen card's free play."""
         if kind < FOOD + 4:
@@ -398,7 +505,7 @@ class TrashCultState(State):
         arg = DECODE[action][1]
         hand = self.hands[s]
         if action < SNACK_MEMBER:
-            self._add(s, self._take(hand, arg))
+            self._add(s, self._take(hand, arg), arg)
         elif action < CONVERT:
             self._snackrifice(s, action, arg)
         elif action < PLUSHIE:  # TC-15
@@ -425,14 +532,14 @@ class TrashCultState(State):
             self._open_protection("poison", -1, arg)
         elif action < PASS:  # TC-16
             self.trash.append(self._take(hand, arg))
-            self.emit("discard", s, "seat {} discards {}", s, KIND_NAMES[arg])
+            if self.log is not None:
+                self.emit("discard", s, "seat {} discards {}", s, KIND_NAMES[arg])
         else:
             self.emit("pass", s, "seat {} passes (no other action is legal)", s)
 
-    def _add(self, s: int, card: int) -> None:
+    def _add(self, s: int, card: int, kind: int) -> None:
         """TC-6: own animal -> Cult Member, other animal -> Hostage, own food -> Shrine,
-        other food -> Stash."""
-        kind = self.config.kinds[card]
+        other food -> Stash. `card` is of `kind` (the action names it)."""
         cult = self.cult[s]
         if kind == cult:
             self.members[s].append(card)
@@ -447,7 +554,8 @@ class TrashCultState(State):
         else:
             self.stash[s].append(card)
             where = "their Stash"
-        self.emit("add", s, "seat {} adds {} to {}", s, KIND_NAMES[kind], where)
+        if self.log is not None:  # half of all actions: not even the call when nobody listens
+            self.emit("add", s, "seat {} adds {} to {}", s, KIND_NAMES[kind], where)
 
     def _snackrifice(self, s: int, action: int, arg: int) -> None:
         """TC-7 / TC-9: pay, then the Protection Spell window; perk and chaos follow."""
@@ -715,13 +823,14 @@ class TrashCultState(State):
 
         A card taken from a hand or the deck is played face up or taken unseen: either
         way what any seat remembered of its place lapses."""
-        kinds = self.config.kinds
-        for i in range(len(zone) - 1, -1, -1):
-            if kinds[zone[i]] == kind:
-                card = zone.pop(i)
-                self._forget((card,))
-                return card
-        raise BadState(f"no {KIND_NAMES[kind]} where the rules expect one")
+        i = _last_of(zone, self.config.kinds, kind)
+        if i < 0:
+            raise BadState(f"no {KIND_NAMES[kind]} where the rules expect one")
+        card = zone.pop(i)
+        gone = (card,)
+        _forget_in(self.known, gone, -1)  # `_forget`, without the call on most actions' path
+        _forget_in(self.known_deck, gone, -1)
+        return card
 
     # --- what each seat knows of hidden cards (issue 16) --------------------------------
     def _learn(self, seat: int, cards: Any) -> None:
@@ -733,17 +842,8 @@ class TrashCultState(State):
     def _forget(self, cards: Any, only: int = -1) -> None:
         """`cards` moved out of sight or into plain view: drop them from every record (or
         from seat `only`'s)."""
-        seats = (only,) if only >= 0 else range(self.num_players)
-        # On the path of nearly every card that moves: an empty record, or one holding none
-        # of the cards, is left as it is (the two kinds of record are independent).
-        for records in (self.known, self.known_deck):
-            for s in seats:
-                record = records[s]
-                if record:
-                    for card in cards:
-                        if card in record:  # most moves touch no record: leave it be
-                            record[:] = [c for c in record if c not in cards]
-                            break
+        _forget_in(self.known, cards, only)  # the two kinds of record are independent
+        _forget_in(self.known_deck, cards, only)
 
     def _drew(self, seat: int, card: int) -> None:
         """The drawer sees its card leave the deck; the others cannot tell which card of
@@ -756,8 +856,7 @@ class TrashCultState(State):
                     record.remove(card)
 
     def _holds(self, seat: int, kind: int) -> bool:
-        kinds = self.config.kinds
-        return any(kinds[c] == kind for c in self.hands[seat])
+        return _last_of(self.hands[seat], self.config.kinds, kind) >= 0
 
     def _counts(self, zone: list[int], offset: int = 0) -> list[int]:
         """Cards per kind for the four animals (offset 0) or four foods (offset FOOD)."""
@@ -772,15 +871,13 @@ class TrashCultState(State):
     def _trash_member(self, s: int, kind: int) -> None:
         """A converted member takes its Convert Hostage card with it (TC-7)."""
         members, tucked = self.members[s], self.tucked[s]
-        kinds = self.config.kinds
-        for i in range(len(members) - 1, -1, -1):
-            if kinds[members[i]] == kind:
-                self.trash.append(members.pop(i))
-                convert = tucked.pop(i)
-                if convert >= 0:
-                    self.trash.append(convert)
-                return
-        raise BadState(f"no {KIND_NAMES[kind]} Cult Member where the rules expect one")
+        i = _last_of(members, self.config.kinds, kind)
+        if i < 0:
+            raise BadState(f"no {KIND_NAMES[kind]} Cult Member where the rules expect one")
+        self.trash.append(members.pop(i))
+        convert = tucked.pop(i)
+        if convert >= 0:
+            self.trash.append(convert)
 
     def _trash_food(self, s: int, cult: int) -> None:
         """TC-7: food is paid from the Shrine and/or the Stash."""
