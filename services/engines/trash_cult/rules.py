@@ -210,6 +210,25 @@ def _forget_in(records: list[list[int]], cards: Any, only: int) -> None:
                     break
 
 
+def _card_plays(
+    acts: list[int], held: int, s: int, hands: list[list[int]], hostages: list[int], kinds: tuple[int, ...]
+) -> None:
+    """Append seat `s`'s ways to play the action cards (TC-12..TC-15) whose kinds are set in
+    `held`, in kind order: the one statement of those plays, for the main actions (every
+    kind held) and for a stolen card's free play (its kind alone)."""
+    n = len(hands)
+    if held & _PIGEON_BIT:  # robbing an empty hand would take nothing
+        for t in range(n):
+            if t != s and hands[t]:
+                acts.append(PIGEON + t)
+    if held & _POISON_BIT:
+        acts.extend(_POISONS[n][s])
+    if held & _PLUSHIE_BIT:
+        acts.extend(_PLUSHIES)
+    if held & _CONVERT_BIT:
+        acts.extend(_CONVERTS[_kind_mask(hostages, kinds) & 15])
+
+
 def _main_actions_of(
     s: int,
     hands: list[list[int]],
@@ -229,18 +248,8 @@ def _main_actions_of(
     Snackrifices, discards."""
     held = _kind_mask(hands[s], kinds)
     acts = list(_ADDS[held & 255])  # TC-6: animals and food
-    if held & _ACTION_CARDS:  # TC-12..TC-15, in kind order
-        n = len(hands)
-        if held & _PIGEON_BIT:  # robbing an empty hand would take nothing
-            for t in range(n):
-                if t != s and hands[t]:
-                    acts.append(PIGEON + t)
-        if held & _POISON_BIT:
-            acts.extend(_POISONS[n][s])
-        if held & _PLUSHIE_BIT:
-            acts.extend(_PLUSHIES)
-        if held & _CONVERT_BIT:
-            acts.extend(_CONVERTS[_kind_mask(hostages, kinds) & 15])
+    if held & _ACTION_CARDS:  # TC-12..TC-15
+        _card_plays(acts, held, s, hands, hostages, kinds)
     # TC-7: one Cult Member, two like Hostages, or two like food. TC-6 placed them: members
     # and Hostages are animals, the Shrine holds only the cult's own food and the Stash
     # only other cults' food.
@@ -486,19 +495,13 @@ class TrashCultState(State):
 
     # --- the four action types ----------------------------------------------------------
     def _plays_of(self, s: int, kind: int) -> list[int]:
-        """Ways to play one card of `kind` from hand: an action, or a stolen card's free play."""
+        """Ways to play a stolen card of `kind` for free (TC-13), as the main actions would
+        play it. Protection Spell and Hide are answers, never actions (TC-9, TC-10): none."""
         if kind < FOOD + 4:
             return [ADD + kind]
-        n = self.num_players
-        if kind == CONVERT_HOSTAGE:
-            return [CONVERT + k for k, c in enumerate(self._counts(self.hostages[s])) if c]
-        if kind == OPOSSUM_PLUSHIE:
-            return [PLUSHIE, PLUSHIE + 1, PLUSHIE + 2, PLUSHIE + 3]
-        if kind == PIGEON_THIEF:  # robbing an empty hand would take nothing
-            return [PIGEON + t for t in range(n) if t != s and self.hands[t]]
-        if kind == POISON_THEIR_PUNCH:
-            return [POISON + t for t in range(n) if t != s]
-        return []  # Protection Spell and Hide are answers, never actions (TC-9, TC-10)
+        acts: list[int] = []
+        _card_plays(acts, 1 << kind, s, self.hands, self.hostages[s], self.config.kinds)
+        return acts
 
     def _play(self, s: int, action: int) -> None:
         """One action (or a stolen card's free play): only ever called with a legal id."""
@@ -857,16 +860,6 @@ class TrashCultState(State):
 
     def _holds(self, seat: int, kind: int) -> bool:
         return _last_of(self.hands[seat], self.config.kinds, kind) >= 0
-
-    def _counts(self, zone: list[int], offset: int = 0) -> list[int]:
-        """Cards per kind for the four animals (offset 0) or four foods (offset FOOD)."""
-        kinds = self.config.kinds
-        counts = [0, 0, 0, 0]
-        for c in zone:
-            k = kinds[c] - offset
-            if 0 <= k < 4:
-                counts[k] += 1
-        return counts
 
     def _trash_member(self, s: int, kind: int) -> None:
         """A converted member takes its Convert Hostage card with it (TC-7)."""
