@@ -5,8 +5,34 @@
 # is a `public object`: it holds, accepts and refuses what the interpreted class does.
 # The kind table (`kind`, `n_main`) stays a cached_property, derived from the config on
 # first use, which needs the instance __dict__ declared here.
+#
+# Integers typed here are C integers where they mean what the Python ints mean: card kinds
+# (below 27, so a kind's bit fits a C long), seats, positions in a zone and favor totals
+# (below a deck's size). The card kinds imported from cards.py are C constants here, so a
+# test of a kind is a C comparison (nothing imports them from this module). Compiled and
+# interpreted play the same seeds byte for byte (tests/core/test_compiled.py).
+import cython
 
 from services.engines.core.game cimport State
+
+cdef long BEELZE_BEATDOWN, BLACK_SPIRE, COUNTER_SPELL, DARK_BAPTISM, DARK_FAVOR_4, EVIL_EYE
+cdef long FEAR_THE_REAPER, FORBIDDEN_ALCHEMY, HAIL_YOURSELF, HEAVY_METAL, LIFE_SIPHON
+cdef long NECROMANCY, NERDRONOMICON, OUIJA, POLYMORPHIZATION, PUPPET_MASTER, SCRYING_BONES
+cdef long SWITCHEROO, TOILING_TROUBLE, VOODOO
+cdef long _TARGETED_BITS, _MAIN_FAVOR_BITS
+cdef tuple VALUE
+
+@cython.locals(seen=cython.long, bit=cython.long, k=cython.long, c=cython.Py_ssize_t)
+cpdef list _distinct(tuple kinds, list zone, long base)
+
+@cython.locals(i=cython.Py_ssize_t)
+cpdef Py_ssize_t _last_of(list zone, tuple kinds, long k) except -2
+
+@cython.locals(total=cython.long, c=cython.Py_ssize_t, k=cython.Py_ssize_t)
+cpdef long _favor(tuple kinds, list zone) except? -1
+
+@cython.locals(s=cython.Py_ssize_t, lo=cython.Py_ssize_t, hi=cython.Py_ssize_t, record=list)
+cpdef _forget_in(list records, object cards, Py_ssize_t keep, Py_ssize_t only, Py_ssize_t n)
 
 cdef class CrazyCultistsState(State):
     cdef dict __dict__
@@ -31,19 +57,23 @@ cdef class CrazyCultistsState(State):
 
     # Methods the rules call on self, as `cpdef`: a call through the C method table rather
     # than an attribute lookup. Cython refuses a generator inside a `cpdef` method, so the
-    # methods holding one (`_would_act`, `_on_counter`, `_add_favor`) stay `def`, as do
-    # the ones the rules do not call on their hot paths (view, checks, labels).
+    # hot methods hold none; the ones the rules do not call on their hot paths (view,
+    # checks, labels) stay `def`.
     cpdef to_act(self)
     cpdef _decider(self)
     cpdef is_terminal(self)
     cpdef legal_actions(self, seat)
+    @cython.locals(hand=list, kinds=tuple, out=list, seen=cython.long, bit=cython.long,
+                   k=cython.long, base=cython.long, c=cython.Py_ssize_t, targets=list)
     cpdef _turn_actions(self, seat)
-    cpdef _would_hit(self, k, seat, target)
+    cpdef bint _would_hit(self, long k, Py_ssize_t seat, Py_ssize_t target) except -1
+    cpdef bint _would_act(self, long k, Py_ssize_t seat) except -1
     cpdef _hail_seats(self, seat)
     cpdef _apply(self, seat, action)
     cpdef _play(self, seat, action)
     cpdef _on_voodoo(self, p, action)
     cpdef _open_window(self, p)
+    cpdef _on_counter(self, p, action)
     cpdef _close_window(self, p)
     cpdef _resolve(self, p)
     cpdef _ask(self, kind, p)
@@ -58,13 +88,19 @@ cdef class CrazyCultistsState(State):
     cpdef _on_scry(self, p, action)
     cpdef _on_alchemy(self, p, action)
     cpdef _on_dark_draw(self, p, action)
+    cpdef _add_favor(self, seat, card)
+    @cython.locals(total=cython.long, need=cython.long)
     cpdef _check_candle(self, seat)
+    cpdef need(self, seat)
+    cpdef candles_to_win(self)
     cpdef _strip(self, seat, count)
-    cpdef _end_turn(self, first=*)
+    @cython.locals(n=cython.Py_ssize_t, limit=cython.Py_ssize_t, step=cython.Py_ssize_t,
+                   seat=cython.Py_ssize_t, active=cython.Py_ssize_t, hand=list)
+    cpdef _end_turn(self, Py_ssize_t first=*)
     cpdef _start_turn(self, seat, regular)
     cpdef _take(self, zone, k)
     cpdef _trash(self, card)
     cpdef _learn(self, seat, cards)
     cpdef _learn_deck(self, seat, cards)
-    cpdef _forget(self, cards, keep=*, only=*)
+    cpdef _forget(self, cards, Py_ssize_t keep=*, Py_ssize_t only=*)
     cpdef _drew(self, seat, card)

@@ -191,16 +191,53 @@ def _distinct(kinds: tuple[int, ...], zone: list[int], base: int) -> list[int]:
     out: list[int] = []
     seen = 0
     for c in zone:
-        bit = 1 << kinds[c]
+        k = kinds[c]
+        bit = 1 << k
         if not seen & bit:
             seen |= bit
-            out.append(base + kinds[c])
+            out.append(base + k)
     return out
 
 
 def _pairs(kinds: tuple[int, ...], stack: list[int]) -> list[tuple[int, int]]:
     values = [VALUE[kinds[c]] for c in stack]
     return [(i, j) for j in range(1, len(values)) for i in range(j) if values[i] == values[j]]
+
+
+# Kind sets as bit masks (kinds are below 27), so a compiled test is one C shift and mask.
+_TARGETED_BITS = sum(1 << k for k in TARGETED)
+_MAIN_FAVOR_BITS = sum(1 << k for k in MAIN_FAVORS)
+
+
+def _last_of(zone: list[int], kinds: tuple[int, ...], k: int) -> int:
+    """Index of the last card of kind `k` in `zone`, -1 if there is none."""
+    for i in range(len(zone) - 1, -1, -1):
+        if kinds[zone[i]] == k:
+            return i
+    return -1
+
+
+def _favor(kinds: tuple[int, ...], zone: list[int]) -> int:
+    """Favor points the cards in `zone` are worth (CC-4)."""
+    total = 0
+    for c in zone:
+        k = kinds[c]
+        total += VALUE[k]
+    return total
+
+
+def _forget_in(records: list[list[int]], cards: Any, keep: int, only: int, n: int) -> None:
+    """`_forget` for one kind of record: seat `only` (all seats if negative) but `keep`."""
+    lo, hi = 0, n
+    if only >= 0:
+        lo, hi = only, only + 1
+    for s in range(lo, hi):
+        record = records[s]
+        if record and s != keep:
+            for card in cards:
+                if card in record:  # most moves touch no record: leave it be
+                    record[:] = [c for c in record if c not in cards]
+                    break
 
 
 def check_players(config: Any, players: int) -> None:
@@ -320,10 +357,7 @@ class CrazyCultistsState(State):
         kinds = self.kind
         what = p["kind"]
         if what == "counter":
-            for c in self.hands[seat]:
-                if kinds[c] == COUNTER_SPELL:
-                    return [COUNTER, PASS]
-            return [PASS]
+            return [COUNTER, PASS] if _last_of(self.hands[seat], kinds, COUNTER_SPELL) >= 0 else [PASS]
         if what == "voodoo":
             return [*_distinct(kinds, self.hands[seat], CHOOSE), DONE]
         if what == "dark_draw":
@@ -363,7 +397,7 @@ class CrazyCultistsState(State):
             base = PLAY + 7 * k
             if VALUE[k]:  # a favor card can always be stacked
                 out.append(base + NO_TARGET)
-            elif k in TARGETED:
+            elif _TARGETED_BITS >> k & 1:
                 if targets is None:
                     # CC-10 Dark Baptism: no Hijinx may target a baptized seat.
                     baptized = self.baptized
@@ -396,19 +430,20 @@ class CrazyCultistsState(State):
         """CC-5's FAQ for cards played on yourself or the table."""
         if k in (DARK_BAPTISM, FORBIDDEN_ALCHEMY):
             return True
-        others = [t for t in range(self.num_players) if t != seat]
         if k in (NERDRONOMICON, SCRYING_BONES):
             return bool(self.deck or self.discard)
         if k == NECROMANCY:
             return bool(self.discard)
-        if k == FEAR_THE_REAPER:
-            return any(self.hands[t] for t in others)
         if k == HAIL_YOURSELF:
             return bool(self._hail_seats(seat))
+        # Lists, not generators, inside any(): Cython refuses a generator in a cpdef method.
+        others = [t for t in range(self.num_players) if t != seat]
+        if k == FEAR_THE_REAPER:
+            return any([self.hands[t] for t in others])
         if k == HEAVY_METAL:
-            return any(self.stacks[t] for t in others)
+            return any([self.stacks[t] for t in others])
         # Puppet Master: some hand besides the card itself must move.
-        return len(self.hands[seat]) > 1 or any(self.hands[t] for t in others)
+        return len(self.hands[seat]) > 1 or any([self.hands[t] for t in others])
 
     def _hail_seats(self, seat: int) -> list[int]:
         # Taking a card from a player singles it out, so Dark Baptism shields it (CC-10).
@@ -418,8 +453,35 @@ class CrazyCultistsState(State):
         p = self.pending
         if p is None:
             self._play(seat, action)
+            return
+        # A chain of tests, not a table of methods: compiled, each branch is a direct call.
+        what = p["kind"]
+        if what == "counter":
+            self._on_counter(p, action)
+        elif what == "dark_draw":
+            self._on_dark_draw(p, action)
+        elif what == "voodoo":
+            self._on_voodoo(p, action)
+        elif what == "toil":
+            self._on_toil(p, action)
+        elif what == "evil_eye":
+            self._on_evil_eye(p, action)
+        elif what == "nerd_keep":
+            self._on_nerd_keep(p, action)
+        elif what == "nerd_top":
+            self._on_nerd_top(p, action)
+        elif what == "ouija":
+            self._on_ouija(p, action)
+        elif what == "hail":
+            self._on_hail(p, action)
+        elif what == "necro":
+            self._on_necro(p, action)
+        elif what == "scry":
+            self._on_scry(p, action)
+        elif what == "alchemy":
+            self._on_alchemy(p, action)
         else:
-            _HANDLERS[p["kind"]](self, p, action)
+            raise KeyError(what)
 
     # --- playing a card (CC-3) ----------------------------------------------------------
     def _play(self, seat: int, action: int) -> None:
@@ -439,7 +501,7 @@ class CrazyCultistsState(State):
         k, target = divmod(action - PLAY, 7)
         card = self._take(hand, k)
         self._forget((card,))
-        if k in MAIN_FAVORS:
+        if _MAIN_FAVOR_BITS >> k & 1:
             self.emit("play", seat, "seat {} stacks {}", seat, TITLES[k])
             self._add_favor(seat, card)
             if not self.over:
@@ -494,9 +556,11 @@ class CrazyCultistsState(State):
         # G-4: the new round of asking starts again from the active seat, skipping the seat
         # that just answered: seat 1 countering seat 0's card asks [0, 2, 3].
         n = self.num_players
-        p["chain"].append(self._take(self.hands[seat], COUNTER_SPELL))
-        self._forget(p["chain"][-1:])
-        p["asked"] = [s for s in ((self.active + i) % n for i in range(n)) if s != seat]
+        active = self.active
+        card = self._take(self.hands[seat], COUNTER_SPELL)
+        p["chain"].append(card)
+        self._forget((card,))
+        p["asked"] = [(active + i) % n for i in range(n) if (active + i) % n != seat]
         self.emit("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
 
     def _close_window(self, p: dict[str, Any]) -> None:
@@ -760,8 +824,7 @@ class CrazyCultistsState(State):
         spire = self.spire[seat]
         if spire:
             spire.append(card)
-            kinds = self.kind
-            if sum(VALUE[kinds[c]] for c in spire) >= self.config.black_spire_points:
+            if _favor(self.kind, spire) >= self.config.black_spire_points:
                 for c in spire:
                     self._trash(c)
                 spire.clear()
@@ -773,10 +836,7 @@ class CrazyCultistsState(State):
     def _check_candle(self, seat: int) -> None:
         """CC-4: checked whenever a stack grows, on any turn; variants per CC-9."""
         stack = self.stacks[seat]
-        kinds = self.kind
-        total = 0
-        for c in stack:
-            total += VALUE[kinds[c]]
+        total = _favor(self.kind, stack)
         need = self.need(seat)
         if total < need:
             return
@@ -844,8 +904,9 @@ class CrazyCultistsState(State):
         """
         n = self.num_players
         limit = self.config.hand_limit
+        active = self.active
         for step in range(first, n):
-            seat = (self.active + step) % n
+            seat = (active + step) % n
             hand = self.hands[seat]
             while len(hand) < limit:
                 if self.dark_due[seat]:
@@ -892,11 +953,10 @@ class CrazyCultistsState(State):
     # --- card movement ------------------------------------------------------------------
     def _take(self, zone: list[int], k: int) -> int:
         """Remove and return the last card of kind `k` in `zone` (same-kind cards are alike)."""
-        kinds = self.kind
-        for i in range(len(zone) - 1, -1, -1):
-            if kinds[zone[i]] == k:
-                return zone.pop(i)
-        raise BadState(f"no {NAMES[k]} where one was expected")
+        i = _last_of(zone, self.kind, k)
+        if i < 0:
+            raise BadState(f"no {NAMES[k]} where one was expected")
+        return zone.pop(i)
 
     def _trash(self, card: int) -> None:
         """Into its own deck's discard pile: Dark Powers keep theirs apart (CC-10)."""
@@ -924,17 +984,10 @@ class CrazyCultistsState(State):
     def _forget(self, cards: Any, keep: int = -1, only: int = -1) -> None:
         """`cards` moved out of sight (or into plain view): drop them from the records of
         every seat but `keep`, or of seat `only`."""
-        seats = (only,) if only >= 0 else range(self.num_players)
         # On the path of nearly every card that moves: an empty record, or one holding none
         # of the cards, is left as it is (the two kinds of record are independent).
-        for records in (self.known, self.known_deck):
-            for s in seats:
-                record = records[s]
-                if record and s != keep:
-                    for card in cards:
-                        if card in record:  # most moves touch no record: leave it be
-                            record[:] = [c for c in record if c not in cards]
-                            break
+        _forget_in(self.known, cards, keep, only, self.num_players)
+        _forget_in(self.known_deck, cards, keep, only, self.num_players)
 
     def _drew(self, seat: int, card: int) -> None:
         """`seat` drew `card` from the main deck. It saw its card leave; a seat that knew only
@@ -1257,19 +1310,3 @@ class CrazyCultistsState(State):
         redeal_keeping([*darks, self.dark_deck], fixed, rng)
         for s, m, d in zip(hidden, mains, darks, strict=True):
             self.hands[s] = sorted(m + d)  # so where a known card lay in it tells nothing
-
-
-_HANDLERS = {
-    "voodoo": CrazyCultistsState._on_voodoo,
-    "counter": CrazyCultistsState._on_counter,
-    "toil": CrazyCultistsState._on_toil,
-    "evil_eye": CrazyCultistsState._on_evil_eye,
-    "nerd_keep": CrazyCultistsState._on_nerd_keep,
-    "nerd_top": CrazyCultistsState._on_nerd_top,
-    "ouija": CrazyCultistsState._on_ouija,
-    "hail": CrazyCultistsState._on_hail,
-    "necro": CrazyCultistsState._on_necro,
-    "scry": CrazyCultistsState._on_scry,
-    "alchemy": CrazyCultistsState._on_alchemy,
-    "dark_draw": CrazyCultistsState._on_dark_draw,
-}
