@@ -2,9 +2,9 @@
 # source, and runs unchanged where nothing is compiled). Compiled, the state is an
 # extension type extending core/game.pxd's `State`: its fields live in the object, so the
 # rules read them without an instance-dict lookup each (docs/engine-guide.md). Every field
-# is a `public object`: it holds, accepts and refuses what the interpreted class does.
-# The kind table (`kind`, `n_main`) stays a cached_property, derived from the config on
-# first use, which needs the instance __dict__ declared here.
+# is a `public object`: it holds, accepts and refuses what the interpreted class does,
+# except the kind table derived from the config (`kind`, `n_main`), which the rules set
+# themselves: a tuple and a C integer, so a card's kind is a C read.
 #
 # Integers typed here are C integers where they mean what the Python ints mean: card kinds
 # (below 27, so a kind's bit fits a C long), seats, positions in a zone and favor totals
@@ -35,7 +35,8 @@ cpdef long _favor(tuple kinds, list zone) except? -1
 cpdef _forget_in(list records, object cards, Py_ssize_t keep, Py_ssize_t only, Py_ssize_t n)
 
 cdef class CrazyCultistsState(State):
-    cdef dict __dict__
+    cdef public tuple kind
+    cdef public Py_ssize_t n_main
     cdef public object deck
     cdef public object discard
     cdef public object hands
@@ -59,6 +60,7 @@ cdef class CrazyCultistsState(State):
     # than an attribute lookup. Cython refuses a generator inside a `cpdef` method, so the
     # hot methods hold none; the ones the rules do not call on their hot paths (view,
     # checks, labels) stay `def`.
+    cpdef _derive(self)
     cpdef to_act(self)
     cpdef _decider(self)
     cpdef is_terminal(self)

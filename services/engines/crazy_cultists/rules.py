@@ -17,7 +17,6 @@ not (a seat without one has the single action "pass"), so who is asked never rev
 
 from __future__ import annotations
 
-from functools import cached_property
 from itertools import chain
 from math import isqrt
 from typing import Any, cast
@@ -282,7 +281,7 @@ class CrazyCultistsState(State):
     def __init__(self, config: Any, num_players: int, seed: int) -> None:
         super().__init__(config, num_players, seed)
         check_players(config, num_players)
-        self.kind, self.n_main = kind_table(config)
+        self._derive()
         if self.n_main < num_players * config.starting_hand:
             raise BadConfig(
                 f"the main deck has {self.n_main} cards, too few to deal "
@@ -311,21 +310,25 @@ class CrazyCultistsState(State):
         self.known_deck: list[list[int]] = [[] for _ in range(n)]
         self._start_turn(0, regular=True)
 
-    # The id -> kind table is derived from the config, not stored: clones and restored states
-    # are built without __init__, so they fetch it (cached per config) on first use. Lazy
-    # attributes, not a __getattr__: a class with __getattr__ pays for it on every attribute
-    # read, and the rules read attributes on every line.
-    @cached_property
-    def kind(self) -> tuple[int, ...]:
-        return kind_table(self.config)[0]
-
-    @cached_property
-    def n_main(self) -> int:
-        return kind_table(self.config)[1]
+    # The id -> kind table (`kind`, `n_main`) is derived from the config, not stored. Clones
+    # and restored states are built without __init__: `clone` copies it, and `from_json`
+    # derives it (in `check_invariants`, which runs before the state is returned, when the
+    # document is not trusted). Plain fields, not lazy attributes: compiled, a field is read
+    # from the object where a cached_property costs an attribute lookup per read, and the
+    # rules read the table on nearly every step.
+    def _derive(self) -> None:
+        self.kind, self.n_main = kind_table(self.config)
 
     def clone(self) -> CrazyCultistsState:
         new = cast(CrazyCultistsState, super().clone())
         new.kind, new.n_main = self.kind, self.n_main  # spare IS-MCTS clones the table lookup
+        return new
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any], copy: bool = True, trusted: bool = False) -> State:
+        new = cast(CrazyCultistsState, super().from_json(doc, copy, trusted))
+        if trusted:
+            new._derive()
         return new
 
     # --- the decision vocabulary --------------------------------------------------------
@@ -1126,6 +1129,7 @@ class CrazyCultistsState(State):
         Shapes and types first, then every card in exactly one place, then what each zone
         may hold, then the pending decision and whoever must answer it.
         """
+        self._derive()  # from_json asks before the state is returned: the table it checks against
         self._check_shapes()
         p = self.pending
         zones = [self.deck, self.discard, self.dark_deck, self.dark_discard, *self.hands, *self.stacks]
