@@ -22,6 +22,8 @@ cdef long SWITCHEROO, TOILING_TROUBLE, VOODOO
 cdef long _TARGETED_BITS, _MAIN_FAVOR_BITS
 cdef tuple VALUE
 
+cpdef dict _record(kind, player, target, card)
+
 @cython.locals(seen=cython.long, bit=cython.long, k=cython.long, c=cython.Py_ssize_t)
 cpdef list _distinct(tuple kinds, list zone, long base)
 
@@ -72,6 +74,7 @@ cdef class CrazyCultistsState(State):
     cpdef bint _would_act(self, long k, Py_ssize_t seat) except -1
     cpdef _hail_seats(self, seat)
     cpdef _apply(self, seat, action)
+    @cython.locals(k=cython.long, target=cython.long, hand=list, logged=bint)
     cpdef _play(self, seat, action)
     cpdef _on_voodoo(self, p, action)
     cpdef _open_window(self, p)

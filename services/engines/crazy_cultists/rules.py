@@ -496,24 +496,33 @@ class CrazyCultistsState(State):
         if action >= DISCARD:
             card = self._take(hand, action - DISCARD)
             self._trash(card)
-            self.emit(
-                "discard", seat, "seat {} can play nothing and discards {}", seat, TITLES[action - DISCARD]
-            )
+            if self.log is not None:
+                self.emit(
+                    "discard",
+                    seat,
+                    "seat {} can play nothing and discards {}",
+                    seat,
+                    TITLES[action - DISCARD],
+                )
             self._end_turn()
             return
         k, target = divmod(action - PLAY, 7)
         card = self._take(hand, k)
         self._forget((card,))
+        # Every turn plays a card: with the log off (simulation) not even the emit call.
+        logged = self.log is not None
         if _MAIN_FAVOR_BITS >> k & 1:
-            self.emit("play", seat, "seat {} stacks {}", seat, TITLES[k])
+            if logged:
+                self.emit("play", seat, "seat {} stacks {}", seat, TITLES[k])
             self._add_favor(seat, card)
             if not self.over:
                 self._end_turn()
             return
         if target == NO_TARGET:
             target = -1
-            self.emit("play", seat, "seat {} plays {}", seat, TITLES[k])
-        else:
+            if logged:
+                self.emit("play", seat, "seat {} plays {}", seat, TITLES[k])
+        elif logged:
             self.emit("play", seat, "seat {} plays {} on seat {}", seat, TITLES[k], target)
         record = _record("voodoo" if k == VOODOO else "counter", seat, target, card)
         if k == VOODOO:
