@@ -24,6 +24,9 @@ cdef tuple VALUE
 
 cpdef dict _record(kind, player, target, card)
 
+@cython.locals(out=list, i=cython.Py_ssize_t, j=cython.Py_ssize_t, c=cython.Py_ssize_t, value=cython.long)
+cpdef list _pairs(tuple kinds, list stack)
+
 @cython.locals(seen=cython.long, bit=cython.long, k=cython.long, c=cython.Py_ssize_t)
 cpdef list _distinct(tuple kinds, list zone, long base)
 
@@ -68,8 +71,9 @@ cdef class CrazyCultistsState(State):
     cpdef is_terminal(self)
     cpdef legal_actions(self, seat)
     @cython.locals(hand=list, kinds=tuple, out=list, seen=cython.long, bit=cython.long,
-                   k=cython.long, base=cython.long, c=cython.Py_ssize_t, targets=list)
-    cpdef _turn_actions(self, seat)
+                   k=cython.long, base=cython.long, c=cython.Py_ssize_t, targets=list,
+                   n=cython.Py_ssize_t, t=cython.Py_ssize_t)
+    cpdef _turn_actions(self, Py_ssize_t seat)
     cpdef bint _would_hit(self, long k, Py_ssize_t seat, Py_ssize_t target) except -1
     cpdef bint _would_act(self, long k, Py_ssize_t seat) except -1
     cpdef _hail_seats(self, seat)

@@ -199,8 +199,16 @@ def _distinct(kinds: tuple[int, ...], zone: list[int], base: int) -> list[int]:
 
 
 def _pairs(kinds: tuple[int, ...], stack: list[int]) -> list[tuple[int, int]]:
-    values = [VALUE[kinds[c]] for c in stack]
-    return [(i, j) for j in range(1, len(values)) for i in range(j) if values[i] == values[j]]
+    """Positions i < j of same-value cards in a stack, by j then i (Toiling Trouble, CC-6)."""
+    out: list[tuple[int, int]] = []
+    for j in range(1, len(stack)):
+        c = stack[j]
+        value = VALUE[kinds[c]]
+        for i in range(j):
+            c = stack[i]
+            if VALUE[kinds[c]] == value:
+                out.append((i, j))
+    return out
 
 
 # Kind sets as bit masks (kinds are below 27), so a compiled test is one C shift and mask.
@@ -404,7 +412,8 @@ class CrazyCultistsState(State):
                 if targets is None:
                     # CC-10 Dark Baptism: no Hijinx may target a baptized seat.
                     baptized = self.baptized
-                    targets = [t for t in range(self.num_players) if t != seat and not baptized[t]]
+                    n = self.num_players
+                    targets = [t for t in range(n) if t != seat and not baptized[t]]
                 for t in targets:
                     if self._would_hit(k, seat, t):
                         out.append(base + t)
