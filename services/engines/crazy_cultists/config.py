@@ -18,7 +18,9 @@ VARIANTS = ("base", "devilish", "fiendish", "beast")  # CC-9
 MIN_PLAYERS = 2  # CC-2: 2 players only as a variant for sweeps, behind `two_players`
 
 
-@dataclass(frozen=True)
+# Slots: the rules read config fields on every turn (hand limit, turn cap, threshold), and a
+# slot is read through its descriptor without an instance-dict lookup.
+@dataclass(frozen=True, slots=True)
 class CrazyCultistsConfig:
     # CC-1 main deck: how many of each card.
     favor_1: int = 15
