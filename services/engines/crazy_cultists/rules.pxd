@@ -30,7 +30,7 @@ cpdef list _pairs(tuple kinds, list stack)
 @cython.locals(seen=cython.long, bit=cython.long, k=cython.long, c=cython.Py_ssize_t)
 cpdef list _distinct(tuple kinds, list zone, long base)
 
-@cython.locals(i=cython.Py_ssize_t)
+@cython.locals(i=cython.Py_ssize_t, c=cython.Py_ssize_t)
 cpdef Py_ssize_t _last_of(list zone, tuple kinds, long k) except -2
 
 @cython.locals(total=cython.long, c=cython.Py_ssize_t, k=cython.Py_ssize_t)

@@ -219,7 +219,8 @@ _MAIN_FAVOR_BITS = sum(1 << k for k in MAIN_FAVORS)
 def _last_of(zone: list[int], kinds: tuple[int, ...], k: int) -> int:
     """Index of the last card of kind `k` in `zone`, -1 if there is none."""
     for i in range(len(zone) - 1, -1, -1):
-        if kinds[zone[i]] == k:
+        c = zone[i]
+        if kinds[c] == k:
             return i
     return -1
 
