@@ -562,8 +562,9 @@ class CrazyCultistsState(State):
     # --- the Counter-Spell window (CC-7, G-4) -------------------------------------------
     def _open_window(self, p: dict[str, Any]) -> None:
         n = self.num_players
+        player = p["player"]
         p["kind"] = "counter"
-        p["asked"] = [(p["player"] + i) % n for i in range(1, n)]
+        p["asked"] = [(player + i) % n for i in range(1, n)]
         self.pending = p
 
     def _on_counter(self, p: dict[str, Any], action: int) -> None:
