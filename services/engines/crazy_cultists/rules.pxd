@@ -9,11 +9,15 @@
 # Integers typed here are C integers where they mean what the Python ints mean: card kinds
 # (below 27, so a kind's bit fits a C long), seats, positions in a zone and favor totals
 # (below a deck's size). The card kinds imported from cards.py are C constants here, so a
-# test of a kind is a C comparison (nothing imports them from this module). Compiled and
-# interpreted play the same seeds byte for byte (tests/core/test_compiled.py).
+# test of a kind is a C comparison, and so are the action bases a turn's plays are built
+# from: a C constant is no attribute of the compiled module, which is why only names
+# nothing imports from this module are declared here (bots.py imports PASS, DONE...).
+# Compiled and interpreted play the same seeds byte for byte (tests/core/test_compiled.py).
 import cython
 
 from services.engines.core.game cimport State
+
+cdef long NO_TARGET, PLAY
 
 cdef long BEELZE_BEATDOWN, BLACK_SPIRE, COUNTER_SPELL, DARK_BAPTISM, DARK_FAVOR_4, EVIL_EYE
 cdef long FEAR_THE_REAPER, FORBIDDEN_ALCHEMY, HAIL_YOURSELF, HEAVY_METAL, LIFE_SIPHON
@@ -24,7 +28,8 @@ cdef tuple VALUE
 
 cpdef dict _record(kind, player, target, card)
 
-@cython.locals(out=list, i=cython.Py_ssize_t, j=cython.Py_ssize_t, c=cython.Py_ssize_t, value=cython.long)
+@cython.locals(out=list, i=cython.Py_ssize_t, j=cython.Py_ssize_t, c=cython.Py_ssize_t, k=cython.Py_ssize_t,
+               value=cython.long)
 cpdef list _pairs(tuple kinds, list stack)
 
 @cython.locals(seen=cython.long, bit=cython.long, k=cython.long, c=cython.Py_ssize_t)

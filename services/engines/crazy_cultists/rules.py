@@ -203,10 +203,12 @@ def _pairs(kinds: tuple[int, ...], stack: list[int]) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for j in range(1, len(stack)):
         c = stack[j]
-        value = VALUE[kinds[c]]
+        k = kinds[c]
+        value = VALUE[k]
         for i in range(j):
             c = stack[i]
-            if VALUE[kinds[c]] == value:
+            k = kinds[c]
+            if VALUE[k] == value:
                 out.append((i, j))
     return out
 
