@@ -4,7 +4,8 @@
 # rules read them without an instance-dict lookup each (docs/engine-guide.md). Every field
 # is a `public object`: it holds, accepts and refuses what the interpreted class does,
 # except the kind table derived from the config (`kind`, `n_main`), which the rules set
-# themselves: a tuple and a C integer, so a card's kind is a C read.
+# themselves: a tuple and a C integer, so a card's kind is a C read; so are the hand
+# limit and turn cap every turn reads.
 #
 # Integers typed here are C integers where they mean what the Python ints mean: card kinds
 # (below 27, so a kind's bit fits a C long), seats, positions in a zone and favor totals
@@ -47,6 +48,7 @@ cpdef _forget_in(list records, object cards, Py_ssize_t keep, Py_ssize_t only, P
 cdef class CrazyCultistsState(State):
     cdef public tuple kind
     cdef public Py_ssize_t n_main
+    cdef public Py_ssize_t _hand_limit, _max_turns
     cdef public object deck
     cdef public object discard
     cdef public object hands
@@ -70,7 +72,7 @@ cdef class CrazyCultistsState(State):
     # than an attribute lookup. Cython refuses a generator inside a `cpdef` method, so the
     # hot methods hold none; the ones the rules do not call on their hot paths (view,
     # checks, labels) stay `def`.
-    cpdef _derive(self)
+    cpdef _derive(self, CrazyCultistsState like=*)
     cpdef to_act(self)
     @cython.locals(p=dict)
     cpdef _decider(self)
@@ -109,7 +111,7 @@ cdef class CrazyCultistsState(State):
     cpdef _add_favor(self, seat, card)
     @cython.locals(total=cython.long, need=cython.long)
     cpdef _check_candle(self, seat)
-    cpdef need(self, seat)
+    cpdef need(self, Py_ssize_t seat)
     cpdef candles_to_win(self)
     cpdef _strip(self, seat, count)
     @cython.locals(n=cython.Py_ssize_t, limit=cython.Py_ssize_t, step=cython.Py_ssize_t,

@@ -321,18 +321,25 @@ class CrazyCultistsState(State):
         self.known_deck: list[list[int]] = [[] for _ in range(n)]
         self._start_turn(0, regular=True)
 
-    # The id -> kind table (`kind`, `n_main`) is derived from the config, not stored. Clones
-    # and restored states are built without __init__: `clone` copies it, and `from_json`
-    # derives it (in `check_invariants`, which runs before the state is returned, when the
-    # document is not trusted). Plain fields, not lazy attributes: compiled, a field is read
-    # from the object where a cached_property costs an attribute lookup per read, and the
-    # rules read the table on nearly every step.
-    def _derive(self) -> None:
-        self.kind, self.n_main = kind_table(self.config)
+    # The id -> kind table (`kind`, `n_main`) and the config values every turn reads are
+    # derived from the config, not stored. Clones and restored states are built without
+    # __init__: `clone` copies them, and `from_json` derives them (in `check_invariants`,
+    # which runs before the state is returned, when the document is not trusted). Plain
+    # fields, not lazy attributes: compiled, a field is read from the object where a
+    # cached_property or a config attribute costs a lookup per read, and the rules read
+    # the table on nearly every step.
+    def _derive(self, like: CrazyCultistsState | None = None) -> None:
+        if like is not None:  # a clone: the same config (spares IS-MCTS the table lookup)
+            self.kind, self.n_main = like.kind, like.n_main
+            self._hand_limit, self._max_turns = like._hand_limit, like._max_turns
+            return
+        cfg = self.config
+        self.kind, self.n_main = kind_table(cfg)
+        self._hand_limit, self._max_turns = cfg.hand_limit, cfg.max_turns
 
     def clone(self) -> CrazyCultistsState:
         new = cast(CrazyCultistsState, super().clone())
-        new.kind, new.n_main = self.kind, self.n_main  # spare IS-MCTS clones the table lookup
+        new._derive(self)
         return new
 
     @classmethod
@@ -928,7 +935,7 @@ class CrazyCultistsState(State):
         asked at its next main-deck draw (CC-10); `first` resumes after that question.
         """
         n = self.num_players
-        limit = self.config.hand_limit
+        limit = self._hand_limit
         active = self.active
         for step in range(first, n):
             seat = (active + step) % n
@@ -959,7 +966,7 @@ class CrazyCultistsState(State):
         """Begin the next turn; Polymorphization skips need no decision (CC-3)."""
         n = self.num_players
         while True:
-            if self.turn >= self.config.max_turns:  # G-5: a draw
+            if self.turn >= self._max_turns:  # G-5: a draw
                 self.over = True
                 self.emit("capped", -1, "turn cap {} reached: no winner", self.config.max_turns)
                 return
