@@ -14,7 +14,7 @@ replayable record (rulings G-2).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -130,6 +130,15 @@ class State:
     def action_detail(self, action: int) -> dict[str, Any]:
         """Structured form of an action (fields of the game's ActionDetail message)."""
         return {}
+
+    def action_text_key(self, action: int) -> Hashable | None:
+        """What `action_label` and `action_detail` of `action` depend on besides the config,
+        where that is less than the position: the engine then builds the action's message
+        once per config and key, instead of asking for its words (and packing them) on
+        every answer, which was a quarter of an Apply's handler. None, the default, and the
+        answer for any action whose words read the position: ask every time. A game that
+        overrides this is checked by tests/core/test_action_text_keys.py."""
+        return None
 
     def check_invariants(self) -> None:
         """Raise BadState if the position is impossible (lost or doubled cards...)."""

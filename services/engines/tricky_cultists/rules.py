@@ -23,6 +23,7 @@ done and to what, and decoding is a single divmod.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Hashable
 from typing import Any
 
 from ..core.decks import check_conservation, fits, redeal, redeal_limited
@@ -649,6 +650,15 @@ class TrickyCultistsState(State):
             victim = next((v for v in range(self.num_players) if arg in self.won[v][:: self.num_players]), -1)
             return {"kind": "steal", "card": self._card(arg), "target": victim}
         return {"kind": "pass"}
+
+    def action_text_key(self, action: int) -> Hashable | None:
+        """Every action's words come from the config's names alone, except a steal's detail,
+        which names the seat that won that trick, and a gift's, which checks the seat is at
+        this table."""
+        kind = action // STRIDE
+        if kind == STEAL:
+            return None
+        return (action, self.num_players) if kind == GIVE else action
 
     # --- validation ---------------------------------------------------------------------
     def check_invariants(self) -> None:
