@@ -4,7 +4,10 @@
 # rules read them without an instance-dict lookup each (docs/engine-guide.md). Every field
 # is a `public object`: it holds, accepts and refuses what the interpreted class does.
 
+import cython
+
 from services.engines.core.game cimport State
+from services.engines.tricky_cultists.cards cimport agenda_kind
 
 cdef class TrickyCultistsState(State):
     cdef public object round
@@ -34,21 +37,40 @@ cdef class TrickyCultistsState(State):
 
     # Methods the rules call on self, as `cpdef`: a call through the C method table rather
     # than an attribute lookup (a `def` method called on self is looked up by name each
-    # time). Cython refuses a generator inside a `cpdef` method, so those once-a-round
-    # methods that hold one (`_keep`, `_agenda_met`, `_next_stealer`, `_score_round`) stay
-    # `def`.
+    # time). Cython refuses a generator inside a `cpdef` method, so these build lists.
     cpdef to_act(self)
+    # Card ids, suits and counts as C longs (ids are below the config's 100-card cap, so
+    # every value means what the Python int means); the lists still hold Python ints.
+    @cython.locals(ranks=cython.long, lead=cython.long, led=cython.long, c=cython.long,
+                   h=cython.long, cards=cython.long, base=cython.long, k=cython.long,
+                   s=cython.long, top=cython.long)
     cpdef legal_actions(self, seat)
+    @cython.locals(kind=cython.long, arg=cython.long)
     cpdef _apply(self, seat, action)
     cpdef is_terminal(self)
+    @cython.locals(n=cython.long, h=cython.long, c=cython.long, at=cython.long, i=cython.long)
     cpdef _deal_round(self, round_index)
+    cpdef _keep(self, seat, kind)
     cpdef _pass_pack(self, seat)
     cpdef _reveal(self)
     cpdef _begin_trick(self, leader)
-    cpdef _play(self, seat, card)
-    cpdef _note_play(self, seat, card)
+    @cython.locals(ranks=cython.long, first=cython.long, suit=cython.long, led=cython.long)
+    cpdef _play(self, seat, long card)
+    @cython.locals(suit_bit=cython.long, led_bit=cython.long, m=cython.long, b=cython.long)
+    cpdef _note_play(self, seat, long suit, long led)
     cpdef _loosen_limits(self, seat)
+    @cython.locals(ranks=cython.long, first=cython.long, led=cython.long, trump=cython.long,
+                   c=cython.long, top=cython.long, second=cython.long)
     cpdef _gather(self)
     cpdef _after_trick(self)
     cpdef _judge_agendas(self)
+    @cython.locals(ranks=cython.long, bonus=cython.long, top=cython.long)
+    cpdef _agenda_met(self, kind, seat, tricks)
+    cpdef _next_stealer(self, first=*)
     cpdef _steal(self, seat, top)
+    @cython.locals(ranks=cython.long, bonus=cython.long, t=cython.long)
+    cpdef _score_round(self)
+
+# The limits a seat's hand showed (`suit_limits`): masks, bounds and the hand size in C.
+@cython.locals(m=cython.long, b=cython.long, o=cython.long, best=dict, tight=list)
+cpdef list _tightest(list limits, long hand_size)
