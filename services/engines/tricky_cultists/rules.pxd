@@ -41,9 +41,9 @@ cdef class TrickyCultistsState(State):
     cpdef to_act(self)
     # Card ids, suits and counts as C longs (ids are below the config's 100-card cap, so
     # every value means what the Python int means); the lists still hold Python ints.
-    @cython.locals(ranks=cython.long, lead=cython.long, led=cython.long, c=cython.long,
-                   h=cython.long, cards=cython.long, base=cython.long, k=cython.long,
-                   s=cython.long, top=cython.long)
+    @cython.locals(phase=str, ranks=cython.long, lead=cython.long, led=cython.long, c=cython.long,
+                   h=cython.long, cards=cython.long, base=cython.long, held=cython.long,
+                   a=cython.long, k=cython.long, s=cython.long, top=cython.long)
     cpdef legal_actions(self, seat)
     @cython.locals(kind=cython.long, arg=cython.long)
     cpdef _apply(self, seat, action)
@@ -54,13 +54,15 @@ cdef class TrickyCultistsState(State):
     cpdef _pass_pack(self, seat)
     cpdef _reveal(self)
     cpdef _begin_trick(self, leader)
-    @cython.locals(ranks=cython.long, first=cython.long, suit=cython.long, led=cython.long)
-    cpdef _play(self, seat, long card)
-    @cython.locals(suit_bit=cython.long, led_bit=cython.long, m=cython.long, b=cython.long)
+    @cython.locals(hand=list, trick=list, ranks=cython.long, first=cython.long, suit=cython.long,
+                   led=cython.long, n=cython.long)
+    cpdef _play(self, Py_ssize_t seat, long card)
+    @cython.locals(suit_bit=cython.long, void=cython.long, m=cython.long, b=cython.long)
     cpdef _note_play(self, seat, long suit, long led)
     cpdef _loosen_limits(self, seat)
-    @cython.locals(ranks=cython.long, first=cython.long, led=cython.long, trump=cython.long,
-                   c=cython.long, top=cython.long, second=cython.long)
+    @cython.locals(trick=list, led_cards=list, trumps=list, pile=list, ranks=cython.long,
+                   first=cython.long, led=cython.long, trump=cython.long, c=cython.long,
+                   top=cython.long, second=cython.long, winner=cython.long, trigger=cython.long)
     cpdef _gather(self)
     cpdef _after_trick(self)
     cpdef _judge_agendas(self)
@@ -72,5 +74,7 @@ cdef class TrickyCultistsState(State):
     cpdef _score_round(self)
 
 # The limits a seat's hand showed (`suit_limits`): masks, bounds and the hand size in C.
-@cython.locals(m=cython.long, b=cython.long, o=cython.long, best=dict, tight=list)
+@cython.locals(i=cython.Py_ssize_t, m=cython.long, b=cython.long, tight=list)
 cpdef list _tightest(list limits, long hand_size)
+@cython.locals(j=cython.Py_ssize_t, m=cython.long, b=cython.long, o=cython.long, ob=cython.long)
+cpdef bint _implied(Py_ssize_t i, list limits) except -1

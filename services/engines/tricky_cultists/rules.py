@@ -173,9 +173,11 @@ class TrickyCultistsState(State):
                     return follow
             return hand[:]
         if phase == DRAFT:
-            kinds = sorted({agenda_kind(a) for a in self.pack})
+            held = 0  # the kinds of agenda in the pack, as bits
+            for a in self.pack:
+                held |= 1 << agenda_kind(a)
             base = KEEP * STRIDE
-            return [base + k for k in kinds] + [DECLINE * STRIDE]
+            return [base + k for k in range(len(AGENDAS)) if held >> k & 1] + [DECLINE * STRIDE]
         if phase in (CHOOSE_BONUS, RED):
             base = (BONUS if phase == CHOOSE_BONUS else TRUMP) * STRIDE
             return [base + s for s in range(len(self.config.suits))]
@@ -305,7 +307,8 @@ class TrickyCultistsState(State):
         self.actor = leader
 
     def _play(self, seat: int, card: int) -> None:
-        self.hands[seat].remove(card)
+        hand = self.hands[seat]
+        hand.remove(card)
         trick = self.trick
         ranks = self.config.ranks
         first = trick[0] if trick else card  # the card that led this trick
@@ -313,8 +316,9 @@ class TrickyCultistsState(State):
         if self.suit_limits[seat] or suit != led:
             self._note_play(seat, suit, led)
         trick.append(card)
-        if len(trick) < self.num_players:
-            self.actor = (seat + 1) % self.num_players
+        n = self.num_players
+        if len(trick) < n:
+            self.actor = (seat + 1) % n
         else:
             self._gather()
 
@@ -328,10 +332,10 @@ class TrickyCultistsState(State):
         limit to also cover L at its bound; limits implied by another are dropped.
         """
         suit_bit = 1 << suit
-        limits = [[m, b - 1 if m & suit_bit else b] for m, b in self.suit_limits[seat]]
-        if suit != led:
-            led_bit = 1 << led
-            limits = [[m | led_bit, b] for m, b in limits] + [[led_bit, 0]]
+        void = 0 if suit == led else 1 << led
+        limits = [[m | void, b - 1 if m & suit_bit else b] for m, b in self.suit_limits[seat]]
+        if void:
+            limits.append([void, 0])
         self.suit_limits[seat] = _tightest(limits, len(self.hands[seat]))
 
     def _loosen_limits(self, seat: int) -> None:
@@ -347,11 +351,11 @@ class TrickyCultistsState(State):
         trick = self.trick
         first = trick[0]
         led, trump = first // ranks, self.trump
-        led_cards = sorted([c for c in trick if c // ranks == led], reverse=True)
-        trumps = [c for c in trick if c // ranks == trump] if trump >= 0 else ()
-        top = max(trumps) if trumps else led_cards[0]
+        led_cards = sorted([c for c in trick if c // ranks == led])  # the highest last
+        trumps = sorted([c for c in trick if c // ranks == trump]) if trump >= 0 else []
+        top = trumps[-1] if trumps else led_cards[-1]
         # The book's example: a lone led card triggers its own ability.
-        second = led_cards[1] if len(led_cards) > 1 else led_cards[0]
+        second = led_cards[-2] if len(led_cards) > 1 else led_cards[-1]
         winner = (self.leader + trick.index(top)) % n
         trigger = (self.leader + trick.index(second)) % n
         pile = self.won[winner]
@@ -361,7 +365,7 @@ class TrickyCultistsState(State):
         self.last_winner = winner
         self.leader = winner
         self.abilities[trigger] += 1
-        self.final_trick = not all(self.hands)  # TK-9
+        self.final_trick = [] in self.hands  # TK-9: the trick emptied a hand
         suit = cfg.suits[led]
         if self.log is not None:
             names = cfg.card_names
@@ -848,20 +852,24 @@ _RESULT_WORDS = {True: "met", False: "failed", None: "tied"}
 
 def _tightest(limits: list[list[int]], hand_size: int) -> list[list[int]]:
     """The same knowledge, shortest: per mask the smallest bound, none a hand always meets
-    (bound >= its size), none implied by a limit on more suits with no larger bound."""
-    best: dict[int, int] = {}
-    for m, b in limits:
-        if b < hand_size and b < best.get(m, 1 << 30):
-            best[m] = b
-    tight = []
-    for m in sorted(best):
-        b = best[m]
-        for o in best:
-            if o != m and m & ~o == 0 and best[o] <= b:
-                break  # implied by the limit on the suits `o`
-        else:
-            tight.append([m, b])
+    (bound >= its size), none implied by a limit on more suits with no larger bound;
+    sorted by mask."""
+    tight = [[m, b] for i, (m, b) in enumerate(limits) if b < hand_size and not _implied(i, limits)]
+    tight.sort()
     return tight
+
+
+def _implied(i: int, limits: list[list[int]]) -> bool:
+    """Whether another of `limits` says all that limit `i` does: a smaller bound on the
+    same suits (or the same bound, listed earlier), or no larger bound on more suits."""
+    m, b = limits[i]
+    for j, (o, ob) in enumerate(limits):
+        if o == m:
+            if ob < b or (ob == b and j < i):
+                return True
+        elif m & ~o == 0 and ob <= b:
+            return True
+    return False
 
 
 def _strictly(values: list[int], seat: int, best: Any) -> bool | None:
