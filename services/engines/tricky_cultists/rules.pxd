@@ -38,20 +38,26 @@ cdef class TrickyCultistsState(State):
     # Methods the rules call on self, as `cpdef`: a call through the C method table rather
     # than an attribute lookup (a `def` method called on self is looked up by name each
     # time). Cython refuses a generator inside a `cpdef` method, so these build lists.
+    # A phase is one of the module's str constants: typed `str`, comparing one asks
+    # Cython's string equality (identity, then length and hash) instead of a rich compare.
+    @cython.locals(phase=str)
     cpdef to_act(self)
     # Card ids, suits and counts as C longs (ids are below the config's 100-card cap, so
     # every value means what the Python int means); the lists still hold Python ints.
     @cython.locals(phase=str, ranks=cython.long, lead=cython.long, led=cython.long, c=cython.long,
-                   h=cython.long, cards=cython.long, base=cython.long, held=cython.long,
+                   h=cython.long, cards=cython.long, base=cython.long, held=cython.long, n=cython.long,
                    a=cython.long, k=cython.long, s=cython.long, top=cython.long)
     cpdef legal_actions(self, seat)
-    @cython.locals(kind=cython.long, arg=cython.long)
+    # The action and its stride as C longs, so decoding it is a C divmod.
+    @cython.locals(code=cython.long, stride=cython.long, kind=cython.long, arg=cython.long)
     cpdef _apply(self, seat, action)
+    @cython.locals(phase=str)
     cpdef is_terminal(self)
     @cython.locals(n=cython.long, h=cython.long, c=cython.long, at=cython.long, i=cython.long)
     cpdef _deal_round(self, round_index)
     cpdef _keep(self, seat, kind)
     cpdef _pass_pack(self, seat)
+    @cython.locals(n=cython.long, i=cython.long)
     cpdef _reveal(self)
     cpdef _begin_trick(self, leader)
     @cython.locals(hand=list, trick=list, ranks=cython.long, first=cython.long, suit=cython.long,
@@ -62,15 +68,18 @@ cdef class TrickyCultistsState(State):
     cpdef _loosen_limits(self, seat)
     @cython.locals(trick=list, led_cards=list, trumps=list, pile=list, ranks=cython.long,
                    first=cython.long, led=cython.long, trump=cython.long, c=cython.long,
-                   top=cython.long, second=cython.long, winner=cython.long, trigger=cython.long)
+                   top=cython.long, second=cython.long, winner=cython.long, trigger=cython.long,
+                   phase=str)
     cpdef _gather(self)
     cpdef _after_trick(self)
+    @cython.locals(n=cython.long, i=cython.long)
     cpdef _judge_agendas(self)
     @cython.locals(ranks=cython.long, bonus=cython.long, top=cython.long)
     cpdef _agenda_met(self, kind, seat, tricks)
+    @cython.locals(n=cython.long, v=cython.long)
     cpdef _next_stealer(self, first=*)
     cpdef _steal(self, seat, top)
-    @cython.locals(ranks=cython.long, bonus=cython.long, t=cython.long)
+    @cython.locals(n=cython.long, s=cython.long, ranks=cython.long, bonus=cython.long, t=cython.long)
     cpdef _score_round(self)
 
 # The limits a seat's hand showed (`suit_limits`): masks, bounds and the hand size in C.
