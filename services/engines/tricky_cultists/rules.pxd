@@ -53,7 +53,8 @@ cdef class TrickyCultistsState(State):
     cpdef _apply(self, seat, action)
     @cython.locals(phase=str)
     cpdef is_terminal(self)
-    @cython.locals(n=cython.long, h=cython.long, c=cython.long, at=cython.long, i=cython.long)
+    @cython.locals(n=cython.long, h=cython.long, c=cython.long, at=cython.long, i=cython.long,
+                   card=cython.long, agenda=cython.long)
     cpdef _deal_round(self, round_index)
     cpdef _keep(self, seat, kind)
     cpdef _pass_pack(self, seat)
@@ -64,7 +65,7 @@ cdef class TrickyCultistsState(State):
                    led=cython.long, n=cython.long)
     cpdef _play(self, Py_ssize_t seat, long card)
     @cython.locals(suit_bit=cython.long, void=cython.long, m=cython.long, b=cython.long)
-    cpdef _note_play(self, seat, long suit, long led)
+    cpdef _note_play(self, Py_ssize_t seat, long suit, long led)
     cpdef _loosen_limits(self, seat)
     @cython.locals(trick=list, led_cards=list, trumps=list, pile=list, ranks=cython.long,
                    first=cython.long, led=cython.long, trump=cython.long, c=cython.long,

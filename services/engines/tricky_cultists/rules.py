@@ -123,7 +123,7 @@ class TrickyCultistsState(State):
         cfg, n = self.config, self.num_players
         self.round = round_index
         self.start = round_index % n
-        deck = list(range(cfg.cards))
+        deck = [card for card in range(cfg.cards)]  # a C loop when compiled, no range object
         self.rng.shuffle(deck)
         h, c = cfg.hand_size, cfg.codex_size
         self.hands = [sorted(deck[i * h : (i + 1) * h]) for i in range(n)]
@@ -143,7 +143,7 @@ class TrickyCultistsState(State):
         # those suits the hand can hold]. Public; determinisations keep to it.
         self.suit_limits: list[list[list[int]]] = [[] for _ in range(n)]
         self.agendas = [-1] * n  # agenda card id, -1 none (not drafted yet, or declined)
-        agendas = list(range(cfg.agenda_cards))
+        agendas = [agenda for agenda in range(cfg.agenda_cards)]
         self.rng.shuffle(agendas)
         self.pack = agendas[: cfg.draft_size]
         self.agenda_out = agendas[cfg.draft_size :]
