@@ -69,7 +69,8 @@ cdef class TrickyCultistsState(State):
     cpdef _loosen_limits(self, seat)
     @cython.locals(trick=list, led_cards=list, trumps=list, pile=list, ranks=cython.long,
                    first=cython.long, led=cython.long, trump=cython.long, c=cython.long,
-                   top=cython.long, second=cython.long, winner=cython.long, trigger=cython.long,
+                   top=cython.long, second=cython.long, leader=cython.long, top_at=cython.long,
+                   second_at=cython.long, winner=cython.long, trigger=cython.long, n=cython.long,
                    phase=str)
     cpdef _gather(self)
     cpdef _after_trick(self)

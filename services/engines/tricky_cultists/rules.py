@@ -359,8 +359,9 @@ class TrickyCultistsState(State):
         top = trumps[-1] if trumps else led_cards[-1]
         # The book's example: a lone led card triggers its own ability.
         second = led_cards[-2] if len(led_cards) > 1 else led_cards[-1]
-        winner = (self.leader + trick.index(top)) % n
-        trigger = (self.leader + trick.index(second)) % n
+        leader, top_at, second_at = self.leader, trick.index(top), trick.index(second)
+        winner = (leader + top_at) % n
+        trigger = (leader + second_at) % n
         pile = self.won[winner]
         pile.append(top)
         pile.extend([c for c in trick if c != top])
