@@ -144,6 +144,8 @@ _CORE_AND_TRICKY = [
     "services.engines.core.game",
     "services.engines.core.rng",
     "services.engines.tricky_cultists.rules",
+    # The compiled rules cimport the agenda kind from the compiled cards (cards.pxd).
+    "services.engines.tricky_cultists.cards",
 ]
 
 

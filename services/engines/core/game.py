@@ -14,7 +14,7 @@ replayable record (rulings G-2).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -130,6 +130,15 @@ class State:
     def action_detail(self, action: int) -> dict[str, Any]:
         """Structured form of an action (fields of the game's ActionDetail message)."""
         return {}
+
+    def action_text_key(self, action: int) -> Hashable | None:
+        """What `action_label` and `action_detail` of `action` depend on besides the config,
+        where that is less than the position: the engine then builds the action's message
+        once per config and key, instead of asking for its words (and packing them) on
+        every answer, which was a quarter of an Apply's handler. None, the default, and the
+        answer for any action whose words read the position: ask every time. A game that
+        overrides this is checked by tests/core/test_action_text_keys.py."""
+        return None
 
     def check_invariants(self) -> None:
         """Raise BadState if the position is impossible (lost or doubled cards...)."""
@@ -382,6 +391,9 @@ def _defined_by(klass: type, name: str) -> type | None:
 BotFactory = Callable[..., Any]
 
 
+_DEFAULT_CONFIGS: dict[type, Any] = {}  # config class -> its default config (make_config)
+
+
 @dataclass(frozen=True)
 class GameSpec:
     """A game's facts as data, and the one way to start a state of it."""
@@ -431,6 +443,14 @@ class GameSpec:
         return self.min_players if self.least_players is None else self.least_players(config)
 
     def make_config(self, values: dict[str, Any] | None = None) -> Any:
+        if not values:
+            # Configs are frozen (and hold only tuples and scalars), so every game started
+            # with the defaults can share one: building and validating it again was ~1,000
+            # instructions per decision of a random game (callgrind), more than its deal.
+            found = _DEFAULT_CONFIGS.get(self.config_class)
+            if found is None:
+                found = _DEFAULT_CONFIGS[self.config_class] = config_from_mapping(self.config_class, None)
+            return found
         return config_from_mapping(self.config_class, values)
 
     def new_state(self, config: Any = None, num_players: int | None = None, seed: int = 0) -> State:

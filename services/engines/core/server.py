@@ -16,7 +16,7 @@ import gc
 import logging
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent import futures
 from dataclasses import dataclass
 from typing import Any
@@ -42,6 +42,7 @@ log = logging.getLogger("cultists.engine")
 
 SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["GameEngine"].full_name
 _ACTION_CACHE_SIZE = 65536  # distinct actions kept built (see EngineServicer._cached_action)
+_TEXT_CONFIGS = 64  # configs whose actions are kept by text key (EngineServicer._texts_of)
 
 
 def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -96,6 +97,7 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         self._applied = ACTIONS_APPLIED.labels(spec.name)
         self._finished = GAMES_FINISHED.labels(spec.name)
         self._actions: dict[tuple[int, str, bytes], tuple[common_pb2.Action, bytes]] = {}
+        self._texts: dict[int, tuple[Any, dict[Hashable, bytes]]] = {}
         self._issued = IssuedStates()
 
     # -- helpers -------------------------------------------------------------------------
@@ -133,13 +135,14 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
             step.scores.extend(_scores(state))
         legal: dict[int, list[int]] = {}
         if with_legal:
+            texts = self._texts_of(state.config)
             for seat in to_act:
                 ids = legal[seat] = state.legal_actions(seat)
                 # Each cached entry is a whole SeatActions holding that one action, and
                 # repeated fields concatenate: parsing the joined bytes in C builds the
                 # seat's list without a Python-level message per action.
                 step.legal.add(seat=seat).MergeFromString(
-                    b"".join([self._cached_action(state, a)[1] for a in ids])
+                    b"".join([self._action_bytes(state, a, texts) for a in ids])
                 )
         self._issued.remember(data, state, legal)  # last: from here on, any call may take it
         return step
@@ -149,6 +152,27 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         answer = common_pb2.Action()
         answer.CopyFrom(self._cached_action(state, action)[0])
         return answer
+
+    def _texts_of(self, config: Any) -> dict[Hashable, bytes]:
+        """The actions built for one config, by their `State.action_text_key`. Keyed by the
+        config object, which is kept in the entry, so a reused id never finds another's."""
+        found = self._texts.get(id(config))
+        if found is None or found[0] is not config:
+            if len(self._texts) >= _TEXT_CONFIGS:
+                self._texts.clear()  # a bound: configs are few, and shared (game._cached_config)
+            found = self._texts[id(config)] = (config, {})
+        return found[1]
+
+    def _action_bytes(self, state: State, action: int, texts: dict[Hashable, bytes]) -> bytes:
+        """An action as a one-action SeatActions: built once per config and text key
+        where the game says its words do not read the position, else as `_cached_action`."""
+        key = state.action_text_key(action)
+        if key is None:
+            return self._cached_action(state, action)[1]
+        found = texts.get(key)
+        if found is None:
+            found = texts[key] = self._cached_action(state, action)[1]
+        return found
 
     def _cached_action(self, state: State, action: int) -> tuple[common_pb2.Action, bytes]:
         """An action's message, and the same as a SeatActions holding only it, cached by

@@ -17,6 +17,7 @@ not (a seat without one has the single action "pass"), so who is asked never rev
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from itertools import chain
 from math import isqrt
 from typing import Any, cast
@@ -1150,6 +1151,13 @@ class CrazyCultistsState(State):
         if family == "pair":
             return {"kind": family, "positions": [k, seat]}
         return {"kind": family}
+
+    def action_text_key(self, action: int) -> Hashable | None:
+        """An action's words come from its id alone, except a choice's (worded by the decision
+        pending) and a pair's (which names the value of the cards at those positions)."""
+        if CHOOSE <= action < CHOOSE + NUM_KINDS or action >= PAIR:
+            return None
+        return action
 
     # --- consistency of a restored state -------------------------------------------------
     def check_invariants(self) -> None:

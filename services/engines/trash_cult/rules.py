@@ -24,6 +24,7 @@ distinct choice, and a label that says what it does.
 from __future__ import annotations
 
 import functools
+from collections.abc import Hashable
 from typing import Any, ClassVar
 
 from ..core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
@@ -982,6 +983,10 @@ class TrashCultState(State):
         elif what == "seat":
             detail["seat"] = arg
         return detail
+
+    def action_text_key(self, action: int) -> Hashable | None:
+        """An action's words come from its id and the config's Snackrifice costs alone."""
+        return action
 
     # --- validation of restored states --------------------------------------------------
     def check_invariants(self) -> None:

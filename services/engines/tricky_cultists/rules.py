@@ -23,6 +23,7 @@ done and to what, and decoding is a single divmod.
 from __future__ import annotations
 
 from bisect import insort
+from collections.abc import Hashable
 from typing import Any
 
 from ..core.decks import check_conservation, fits, redeal, redeal_limited
@@ -123,7 +124,7 @@ class TrickyCultistsState(State):
         cfg, n = self.config, self.num_players
         self.round = round_index
         self.start = round_index % n
-        deck = list(range(cfg.cards))
+        deck = [card for card in range(cfg.cards)]  # a C loop when compiled, no range object
         self.rng.shuffle(deck)
         h, c = cfg.hand_size, cfg.codex_size
         self.hands = [sorted(deck[i * h : (i + 1) * h]) for i in range(n)]
@@ -143,7 +144,7 @@ class TrickyCultistsState(State):
         # those suits the hand can hold]. Public; determinisations keep to it.
         self.suit_limits: list[list[list[int]]] = [[] for _ in range(n)]
         self.agendas = [-1] * n  # agenda card id, -1 none (not drafted yet, or declined)
-        agendas = list(range(cfg.agenda_cards))
+        agendas = [agenda for agenda in range(cfg.agenda_cards)]
         self.rng.shuffle(agendas)
         self.pack = agendas[: cfg.draft_size]
         self.agenda_out = agendas[cfg.draft_size :]
@@ -152,10 +153,12 @@ class TrickyCultistsState(State):
 
     # --- the decision vocabulary ----------------------------------------------------------
     def to_act(self) -> list[int]:
-        return [] if self.phase == OVER else [self.actor]
+        phase = self.phase  # a str local when compiled (rules.pxd): a cheaper comparison
+        return [] if phase == OVER else [self.actor]
 
     def is_terminal(self) -> bool:
-        return self.phase == OVER
+        phase = self.phase
+        return phase == OVER
 
     def legal_actions(self, seat: int) -> list[int]:
         if seat != self.actor:
@@ -163,59 +166,73 @@ class TrickyCultistsState(State):
         phase = self.phase
         if phase == PLAYING:
             hand = self.hands[seat]
-            if self.trick:
+            trick = self.trick
+            if trick:
                 ranks = self.config.ranks
-                led = self.trick[0] // ranks
+                lead = trick[0]
+                led = lead // ranks
                 follow = [c for c in hand if c // ranks == led]
                 if follow:
                     return follow
             return hand[:]
         if phase == DRAFT:
-            kinds = sorted({agenda_kind(a) for a in self.pack})
-            return [KEEP * STRIDE + k for k in kinds] + [DECLINE * STRIDE]
+            held = 0  # the kinds of agenda in the pack, as bits
+            for a in self.pack:
+                held |= 1 << agenda_kind(a)
+            base = KEEP * STRIDE
+            return [base + k for k in range(len(AGENDAS)) if held >> k & 1] + [DECLINE * STRIDE]
         if phase in (CHOOSE_BONUS, RED):
             base = (BONUS if phase == CHOOSE_BONUS else TRUMP) * STRIDE
             return [base + s for s in range(len(self.config.suits))]
         if phase == PURPLE:
-            return [GIVE * STRIDE + s for s in range(self.num_players)]
+            base = GIVE * STRIDE
+            return [base + s for s in range(self.num_players)]
         if phase == GREEN:
-            return [TAKE * STRIDE + c for c in self.codex[seat]] + [PASS * STRIDE]
+            base = TAKE * STRIDE
+            return [base + c for c in self.codex[seat]] + [PASS * STRIDE]
         if phase == BLUE:
             cards = self.config.cards
             codex = self.codex[seat]
-            swaps = [SWAP * STRIDE + h * cards + c for h in self.hands[seat] for c in codex]
+            base = SWAP * STRIDE
+            swaps = [base + h * cards + c for h in self.hands[seat] for c in codex]
             return [*swaps, PASS * STRIDE]
         if phase == STEALING:
             n = self.num_players
-            tops = [STEAL * STRIDE + top for v in range(n) if v % 2 != seat % 2 for top in self.won[v][::n]]
+            base = STEAL * STRIDE
+            tops = [base + top for v in range(n) if v % 2 != seat % 2 for top in self.won[v][::n]]
             return [*tops, PASS * STRIDE]
         return []
 
     def _apply(self, seat: int, action: int) -> None:
-        kind, arg = divmod(action, STRIDE)
+        code, stride = action, STRIDE  # C longs when compiled (rules.pxd): a C divmod
+        kind, arg = divmod(code, stride)
         if kind == PLAY:
             self._play(seat, arg)
         elif kind == KEEP:
             self._keep(seat, arg)
         elif kind == DECLINE:
             self.suspicion[seat] += self.config.decline_suspicion
-            self.emit("draft", seat, "seat {} declines an agenda and takes a Suspicion", seat)
+            if self.log is not None:  # events are not even called with the log off
+                self.emit("draft", seat, "seat {} declines an agenda and takes a Suspicion", seat)
             self._pass_pack(seat)
         elif kind == BONUS:
             self.bonus = arg
-            self.emit(
-                "bonus", seat, "seat {} chooses {} as the Round Bonus suit", seat, self.config.suits[arg]
-            )
+            if self.log is not None:
+                self.emit(
+                    "bonus", seat, "seat {} chooses {} as the Round Bonus suit", seat, self.config.suits[arg]
+                )
             self._begin_trick(self.leader)
         elif kind == TRUMP:
             self.trump = arg
-            self.emit("ability", seat, "seat {} sets trump to {}", seat, self.config.suits[arg])
+            if self.log is not None:
+                self.emit("ability", seat, "seat {} sets trump to {}", seat, self.config.suits[arg])
             self._after_trick()
         elif kind == TAKE:
             self.codex[seat].remove(arg)
             insort(self.hands[seat], arg)
             self._loosen_limits(seat)
-            self.emit("ability", seat, "seat {} takes a card from their Codex", seat)
+            if self.log is not None:
+                self.emit("ability", seat, "seat {} takes a card from their Codex", seat)
             self._after_trick()
         elif kind == SWAP:
             hand_card, codex_card = divmod(arg, self.config.cards)
@@ -224,11 +241,13 @@ class TrickyCultistsState(State):
             insort(self.hands[seat], codex_card)
             insort(self.codex[seat], hand_card)
             self._loosen_limits(seat)
-            self.emit("ability", seat, "seat {} swaps a card with their Codex", seat)
+            if self.log is not None:
+                self.emit("ability", seat, "seat {} swaps a card with their Codex", seat)
             self._after_trick()
         elif kind == GIVE:
             self.suspicion[arg] += self.config.purple_suspicion
-            self.emit("ability", seat, "seat {} gives seat {} a Suspicion", seat, arg)
+            if self.log is not None:
+                self.emit("ability", seat, "seat {} gives seat {} a Suspicion", seat, arg)
             self._after_trick()
         elif kind == STEAL:
             self._steal(seat, arg)
@@ -240,10 +259,11 @@ class TrickyCultistsState(State):
     # --- draft and reveal ---------------------------------------------------------------
     def _keep(self, seat: int, kind: int) -> None:
         """TK-4: keep one agenda of `kind` from the pack, then pass it on."""
-        agenda = next(a for a in self.pack if agenda_kind(a) == kind)
+        agenda = self.pack[[agenda_kind(a) for a in self.pack].index(kind)]  # the first of that kind
         self.pack.remove(agenda)
         self.agendas[seat] = agenda
-        self.emit("draft", seat, "seat {} keeps an agenda", seat)
+        if self.log is not None:
+            self.emit("draft", seat, "seat {} keeps an agenda", seat)
         self._pass_pack(seat)
 
     def _pass_pack(self, seat: int) -> None:
@@ -291,31 +311,35 @@ class TrickyCultistsState(State):
         self.actor = leader
 
     def _play(self, seat: int, card: int) -> None:
-        self.hands[seat].remove(card)
+        hand = self.hands[seat]
+        hand.remove(card)
         trick = self.trick
-        limits = self.suit_limits[seat]
-        if limits or (trick and card // self.config.ranks != trick[0] // self.config.ranks):
-            self._note_play(seat, card)
+        ranks = self.config.ranks
+        first = trick[0] if trick else card  # the card that led this trick
+        suit, led = card // ranks, first // ranks
+        if self.suit_limits[seat] or suit != led:
+            self._note_play(seat, suit, led)
         trick.append(card)
-        if len(trick) < self.num_players:
-            self.actor = (seat + 1) % self.num_players
+        n = self.num_players
+        if len(trick) < n:
+            self.actor = (seat + 1) % n
         else:
             self._gather()
 
     # --- what the table learns of a hand (for determinisations) ---------------------------
-    def _note_play(self, seat: int, card: int) -> None:
-        """A played card leaves the hand; not following the led suit reveals a void in it.
+    def _note_play(self, seat: int, suit: int, led: int) -> None:
+        """A played card of `suit` leaves the hand; not following the `led` suit reveals a
+        void in it.
 
         Each limit `[mask, bound]` says the hand holds at most `bound` cards of the suits in
         `mask`. A void in suit L adds `[L, 0]` and, since none of L is left, tightens every
         limit to also cover L at its bound; limits implied by another are dropped.
         """
-        ranks = self.config.ranks
-        suit_bit = 1 << (card // ranks)
-        limits = [[m, b - 1 if m & suit_bit else b] for m, b in self.suit_limits[seat]]
-        if self.trick and card // ranks != self.trick[0] // ranks:
-            led = 1 << (self.trick[0] // ranks)
-            limits = [[m | led, b] for m, b in limits] + [[led, 0]]
+        suit_bit = 1 << suit
+        void = 0 if suit == led else 1 << led
+        limits = [[m | void, b - 1 if m & suit_bit else b] for m, b in self.suit_limits[seat]]
+        if void:
+            limits.append([void, 0])
         self.suit_limits[seat] = _tightest(limits, len(self.hands[seat]))
 
     def _loosen_limits(self, seat: int) -> None:
@@ -329,14 +353,16 @@ class TrickyCultistsState(State):
         cfg, n = self.config, self.num_players
         ranks = cfg.ranks
         trick = self.trick
-        led = trick[0] // ranks
-        led_cards = sorted([c for c in trick if c // ranks == led], reverse=True)
-        trumps = [c for c in trick if c // ranks == self.trump] if self.trump >= 0 else ()
-        top = max(trumps) if trumps else led_cards[0]
+        first = trick[0]
+        led, trump = first // ranks, self.trump
+        led_cards = sorted([c for c in trick if c // ranks == led])  # the highest last
+        trumps = sorted([c for c in trick if c // ranks == trump]) if trump >= 0 else []
+        top = trumps[-1] if trumps else led_cards[-1]
         # The book's example: a lone led card triggers its own ability.
-        second = led_cards[1] if len(led_cards) > 1 else led_cards[0]
-        winner = (self.leader + trick.index(top)) % n
-        trigger = (self.leader + trick.index(second)) % n
+        second = led_cards[-2] if len(led_cards) > 1 else led_cards[-1]
+        leader, top_at, second_at = self.leader, trick.index(top), trick.index(second)
+        winner = (leader + top_at) % n
+        trigger = (leader + second_at) % n
         pile = self.won[winner]
         pile.append(top)
         pile.extend([c for c in trick if c != top])
@@ -344,7 +370,7 @@ class TrickyCultistsState(State):
         self.last_winner = winner
         self.leader = winner
         self.abilities[trigger] += 1
-        self.final_trick = not all(self.hands)  # TK-9
+        self.final_trick = [] in self.hands  # TK-9: the trick emptied a hand
         suit = cfg.suits[led]
         if self.log is not None:
             names = cfg.card_names
@@ -403,8 +429,8 @@ class TrickyCultistsState(State):
         if kind == LEAD_FIRST:
             return True
         if kind == BONUS_SUIT:
-            ranks = self.config.ranks
-            return any(top // ranks == self.bonus for top in self.won[seat][:: self.num_players])
+            ranks, bonus = self.config.ranks, self.bonus
+            return any([top // ranks == bonus for top in self.won[seat][:: self.num_players]])
         if kind == MOST_TRICKS:
             return _strictly(tricks, seat, max)
         if kind == NO_TRICKS:
@@ -424,7 +450,7 @@ class TrickyCultistsState(State):
         n = self.num_players
         while self.stealers:
             s = self.stealers[0]
-            if any(self.won[v] for v in range(n) if v % 2 != s % 2):
+            if any([self.won[v] for v in range(n) if v % 2 != s % 2]):
                 self.phase = STEALING
                 self.actor = s
                 return
@@ -439,14 +465,15 @@ class TrickyCultistsState(State):
                 at = pile.index(top)
                 self.won[seat].extend(pile[at : at + n])
                 del pile[at : at + n]
-                self.emit(
-                    "steal",
-                    seat,
-                    "seat {} steals seat {}'s trick won by {}",
-                    seat,
-                    victim,
-                    self.config.card_names[top],
-                )
+                if self.log is not None:
+                    self.emit(
+                        "steal",
+                        seat,
+                        "seat {} steals seat {}'s trick won by {}",
+                        seat,
+                        victim,
+                        self.config.card_names[top],
+                    )
                 break
         self._next_stealer()
 
@@ -454,20 +481,22 @@ class TrickyCultistsState(State):
         """Scoring steps 2-5, then the next round or the end of the game (TK-2, TK-10)."""
         cfg, n = self.config, self.num_players
         entry = self.breakdown[-1]
-        ranks, values = cfg.ranks, cfg.card_values
+        ranks, values, bonus = cfg.ranks, cfg.card_values, self.bonus
         for s in range(n):
             tops = self.won[s][::n]
-            entry[s][1] = sum(values[t] for t in tops)
-            if self.bonus >= 0:
-                entry[s][2] = cfg.bonus_per_trick * sum(1 for t in tops if t // ranks == self.bonus)
+            entry[s][1] = sum([values[t] for t in tops])
+            if bonus >= 0:
+                entry[s][2] = cfg.bonus_per_trick * sum([1 for t in tops if t // ranks == bonus])
         most = max(self.suspicion)
         if self.suspicion.count(most) == 1:  # TK-10: only a strict highest holder discards
             holder = self.suspicion.index(most)
             self.suspicion[holder] = 0
-            self.emit("score", holder, "seat {} holds the most Suspicion and discards it all", holder)
+            if self.log is not None:
+                self.emit("score", holder, "seat {} holds the most Suspicion and discards it all", holder)
         for s in range(n):
             entry[s][3] = -cfg.suspicion_penalty * self.suspicion[s]
-        self.emit("score", -1, "round {} scores: {}", self.round + 1, [sum(part) for part in entry])
+        if self.log is not None:
+            self.emit("score", -1, "round {} scores: {}", self.round + 1, [sum(part) for part in entry])
         if self.round + 1 >= cfg.rounds:
             self.phase = OVER
             self.actor = -1
@@ -650,6 +679,15 @@ class TrickyCultistsState(State):
             return {"kind": "steal", "card": self._card(arg), "target": victim}
         return {"kind": "pass"}
 
+    def action_text_key(self, action: int) -> Hashable | None:
+        """Every action's words come from the config's names alone, except a steal's detail,
+        which names the seat that won that trick, and a gift's, which checks the seat is at
+        this table."""
+        kind = action // STRIDE
+        if kind == STEAL:
+            return None
+        return (action, self.num_players) if kind == GIVE else action
+
     # --- validation ---------------------------------------------------------------------
     def check_invariants(self) -> None:
         cfg, n = self.config, self.num_players
@@ -828,16 +866,24 @@ _RESULT_WORDS = {True: "met", False: "failed", None: "tied"}
 
 def _tightest(limits: list[list[int]], hand_size: int) -> list[list[int]]:
     """The same knowledge, shortest: per mask the smallest bound, none a hand always meets
-    (bound >= its size), none implied by a limit on more suits with no larger bound."""
-    best: dict[int, int] = {}
-    for m, b in limits:
-        if b < hand_size and b < best.get(m, 1 << 30):
-            best[m] = b
-    return [
-        [m, b]
-        for m, b in sorted(best.items())
-        if not any(o != m and m & ~o == 0 and ob <= b for o, ob in best.items())
-    ]
+    (bound >= its size), none implied by a limit on more suits with no larger bound;
+    sorted by mask."""
+    tight = [[m, b] for i, (m, b) in enumerate(limits) if b < hand_size and not _implied(i, limits)]
+    tight.sort()
+    return tight
+
+
+def _implied(i: int, limits: list[list[int]]) -> bool:
+    """Whether another of `limits` says all that limit `i` does: a smaller bound on the
+    same suits (or the same bound, listed earlier), or no larger bound on more suits."""
+    m, b = limits[i]
+    for j, (o, ob) in enumerate(limits):
+        if o == m:
+            if ob < b or (ob == b and j < i):
+                return True
+        elif m & ~o == 0 and ob <= b:
+            return True
+    return False
 
 
 def _strictly(values: list[int], seat: int, best: Any) -> bool | None:
