@@ -1166,7 +1166,7 @@ class CrazyCultistsState(State):
         Shapes and types first, then every card in exactly one place, then what each zone
         may hold, then the pending decision and whoever must answer it.
         """
-        self._derive()  # from_json asks before the state is returned: the table it checks against
+        self._derive()  # from_json asks this of a state built without __init__: the table first
         self._check_shapes()
         p = self.pending
         zones = [self.deck, self.discard, self.dark_deck, self.dark_discard, *self.hands, *self.stacks]
