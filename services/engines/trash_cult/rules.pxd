@@ -27,3 +27,71 @@ cpdef _card_plays(list acts, long held, Py_ssize_t s, list hands, list hostages,
 
 @cython.locals(held=cython.long, foods=cython.long, n=cython.Py_ssize_t, t=cython.Py_ssize_t, acts=list)
 cpdef list _main_actions_of(Py_ssize_t s, list hands, list members, list hostages, list shrine, list stash, long cult, tuple kinds, long hostage_cost, long food_cost)
+
+# Compiled, the state is an extension type extending core/game.pxd's `State`: its fields
+# live in the object, so the rules read them without an instance-dict lookup each
+# (docs/engine-guide.md). Every field is a `public object`: it holds, accepts and refuses
+# what the interpreted class does.
+from services.engines.core.game cimport State
+
+cdef class TrashCultState(State):
+    cdef public object deck
+    cdef public object trash
+    cdef public object chaos_deck
+    cdef public object chaos_discard
+    cdef public object cult
+    cdef public object hands
+    cdef public object members
+    cdef public object tucked
+    cdef public object hostages
+    cdef public object shrine
+    cdef public object stash
+    cdef public object active
+    cdef public object actions_left
+    cdef public object pending
+    cdef public object winner
+    cdef public object over
+    cdef public object known
+    cdef public object known_deck
+
+    # Methods the rules call on self, as `cpdef`: a call through the C method table rather
+    # than an attribute lookup. The view, the checks, the labels and the determinisation
+    # are not on the hot paths and stay `def`.
+    cpdef to_act(self)
+    cpdef is_terminal(self)
+    cpdef legal_actions(self, seat)
+    cpdef _apply(self, seat, action)
+    cpdef _deal_and_start(self)
+    cpdef _begin_turn(self, seat)
+    cpdef _draw(self, seat, count)
+    cpdef _deal_from(self, deck, pile)
+    cpdef _refill(self, deck, pile)
+    cpdef _end_turn(self)
+    cpdef _pick(self, seat, action)
+    cpdef _plays_of(self, s, kind)
+    cpdef _play(self, s, action)
+    cpdef _add(self, s, card, kind)
+    cpdef _snackrifice(self, s, action, arg)
+    cpdef _open_protection(self, event, perk, target)
+    cpdef _answer_protection(self, seat, p, action)
+    cpdef _after_effect(self, event)
+    cpdef _start_perk(self, event, perk)
+    cpdef _perk_choices(self, s, perk)
+    cpdef _use_perk(self, s, perk, action)
+    cpdef _reveal_chaos(self)
+    cpdef _chaos_actions(self, q, p)
+    cpdef _either_or(self, q, kind)
+    cpdef _answer_chaos(self, q, p, action)
+    cpdef _resolve_chaos(self, q, kind)
+    cpdef _swap_hands(self, hiders)
+    cpdef _losable(self, q, want)
+    cpdef _trash_choices(self, q, want)
+    cpdef _trash_chosen(self, q, action)
+    cpdef _answer_steal(self, s, p, action)
+    cpdef _take(self, zone, kind)
+    cpdef _learn(self, seat, cards)
+    cpdef _forget(self, cards, only=*)
+    cpdef _drew(self, seat, card)
+    cpdef _holds(self, seat, kind)
+    cpdef _trash_member(self, s, kind)
+    cpdef _trash_food(self, s, cult)

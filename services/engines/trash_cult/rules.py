@@ -647,7 +647,7 @@ class TrashCultState(State):
         kinds = self.config.kinds
         if perk == RACCOON:
             food = FOOD + self.cult[s]
-            return [TARGET + t for t in range(n) if t != s and any(kinds[c] == food for c in self.stash[t])]
+            return [TARGET + t for t in range(n) if t != s and _last_of(self.stash[t], kinds, food) >= 0]
         if perk == SKUNK:
             return [TARGET + t for t in range(n) if t != s and self.shrine[t]]
         return [TAKE + k for k in sorted({kinds[c] for c in self.deck})]  # SQUIRREL
