@@ -16,7 +16,7 @@ cpdef long _kind_mask(list zone, tuple kinds) except? -1
 @cython.locals(c=cython.Py_ssize_t, k=cython.long, n0=cython.long, n1=cython.long, n2=cython.long, n3=cython.long)
 cpdef long _kinds_with(list zone, tuple kinds, long offset, long least) except? -1
 
-@cython.locals(i=cython.Py_ssize_t, c=cython.Py_ssize_t)
+@cython.locals(i=cython.Py_ssize_t, c=cython.Py_ssize_t, k=cython.long)
 cpdef Py_ssize_t _last_of(list zone, tuple kinds, long kind) except? -2
 
 @cython.locals(s=cython.Py_ssize_t, record=list)

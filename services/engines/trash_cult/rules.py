@@ -176,7 +176,8 @@ def _kinds_with(zone: list[int], kinds: tuple[int, ...], offset: int, least: int
     four animals or the four foods; rules.pxd types it)."""
     n0 = n1 = n2 = n3 = 0
     for c in zone:
-        k = kinds[c] - offset
+        k = kinds[c]  # a C integer when built, before any arithmetic on it
+        k -= offset
         if k == 0:
             n0 += 1
         elif k == 1:
@@ -193,7 +194,8 @@ def _last_of(zone: list[int], kinds: tuple[int, ...], kind: int) -> int:
     finding the card to take is on the path of most actions)."""
     for i in range(len(zone) - 1, -1, -1):
         c = zone[i]
-        if kinds[c] == kind:
+        k = kinds[c]  # a C integer when built: compared in C, not as Python ints
+        if k == kind:
             return i
     return -1
 
