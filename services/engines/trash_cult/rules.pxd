@@ -59,6 +59,7 @@ cdef class TrashCultState(State):
     # rules' own working, never part of the state's documented form.
     cdef tuple _kinds
     cdef long _hostage_cost, _food_cost, _food_needed, _hand_size, _actions_per_turn, _max_turns
+    cdef long _trucks_draw, _storm_food
     cdef dict _chaos_amounts
 
     # Methods the rules call on self, as `cpdef`: a call through the C method table rather
@@ -109,9 +110,11 @@ cdef class TrashCultState(State):
     cpdef list _either_or(self, Py_ssize_t q, long kind)
     @cython.locals(kind=cython.long, nxt=cython.Py_ssize_t, choices=list)
     cpdef _answer_chaos(self, Py_ssize_t q, dict p, long action)
+    @cython.locals(_=cython.long)
     cpdef _resolve_chaos(self, Py_ssize_t q, long kind)
     cpdef _swap_hands(self, hiders)
     cpdef Py_ssize_t _losable(self, Py_ssize_t q, want) except -1
+    @cython.locals(foods=cython.long)
     cpdef list _trash_choices(self, Py_ssize_t q, want)
     @cython.locals(arg=cython.long)
     cpdef _trash_chosen(self, Py_ssize_t q, long action)

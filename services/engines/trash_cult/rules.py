@@ -157,6 +157,11 @@ _SNACK_MEMBERS = _ids(SNACK_MEMBER, 4)  # per mask of the members' animal kinds
 _SNACK_HOSTAGES = _ids(SNACK_HOSTAGES, 4)  # per mask of the animal kinds paid in pairs
 _SNACK_FOODS = _ids(SNACK_FOOD, 4)  # per mask of the cults whose food is paid in pairs
 _CONVERTS = _ids(CONVERT, 4)  # per mask of the Hostages' animal kinds
+# TC-11's trash choices, per mask of the animal kinds among members / Hostages, and of the
+# cults whose food is in the Shrine or Stash.
+_TRASH_MEMBERS = _ids(TRASH_MEMBER, 4)
+_TRASH_HOSTAGES = _ids(TRASH_HOSTAGE, 4)
+_TRASH_FOODS = _ids(TRASH_FOOD, 4)
 _PLUSHIES = tuple(range(PLUSHIE, PLUSHIE + 4))
 # Poison Their Punch's targets by player count and poisoner: every other seat.
 _POISONS = tuple(tuple(tuple(POISON + t for t in range(n) if t != s) for s in range(n)) for n in range(5))
@@ -346,6 +351,8 @@ class TrashCultState(State):
         self._hand_size = cfg.hand_size
         self._actions_per_turn = cfg.actions_per_turn
         self._max_turns = cfg.max_turns
+        self._trucks_draw = cfg.garbage_trucks_draw
+        self._storm_food = cfg.thunderstorm_food
 
     def clone(self) -> TrashCultState:
         new = cast(TrashCultState, super().clone())
@@ -778,7 +785,7 @@ class TrashCultState(State):
             self.trash += self.stash[q]
             self.stash[q] = []
         elif kind == GARBAGE_TRUCKS:
-            self._draw(q, self.config.garbage_trucks_draw)
+            self._draw(q, self._trucks_draw)
         elif kind == LUNAR_ECLIPSE:  # converted members become Hostages again
             natural = []
             for member, convert in zip(self.members[q], self.tucked[q], strict=True):
@@ -791,7 +798,7 @@ class TrashCultState(State):
             self.tucked[q] = [-1] * len(natural)
         elif kind == THUNDERSTORM:
             shrine = self.shrine[q]
-            for _ in range(min(self.config.thunderstorm_food, len(shrine))):
+            for _ in range(min(self._storm_food, len(shrine))):
                 self.trash.append(shrine.pop())
         # Trash Swap waits until everyone has answered; Hungry Bear and Rat Poison come
         # here only when the seat has nothing to lose.
@@ -814,12 +821,14 @@ class TrashCultState(State):
         return len(self.shrine[q]) + len(self.stash[q])
 
     def _trash_choices(self, q: int, want: str) -> list[int]:
+        """One choice per kind the seat can lose, in kind order (members are animals and
+        Hostages too; the Shrine and Stash hold food: TC-6)."""
         kinds = self._kinds
         if want == "animal":
-            return [TRASH_MEMBER + k for k in sorted({kinds[c] for c in self.members[q]})] + [
-                TRASH_HOSTAGE + k for k in sorted({kinds[c] for c in self.hostages[q]})
-            ]
-        return [TRASH_FOOD + k - FOOD for k in sorted({kinds[c] for c in self.shrine[q] + self.stash[q]})]
+            members = _TRASH_MEMBERS[_kind_mask(self.members[q], kinds) & 15]
+            return [*members, *_TRASH_HOSTAGES[_kind_mask(self.hostages[q], kinds) & 15]]
+        foods = _kind_mask(self.shrine[q], kinds) | _kind_mask(self.stash[q], kinds)
+        return list(_TRASH_FOODS[foods >> FOOD & 15])
 
     def _trash_chosen(self, q: int, action: int) -> None:
         arg = DECODE[action][1]
