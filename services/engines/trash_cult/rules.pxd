@@ -99,7 +99,7 @@ cdef class TrashCultState(State):
     cpdef _after_effect(self, event)
     @cython.locals(s=cython.Py_ssize_t, food=cython.long, choices=list)
     cpdef _start_perk(self, event, long perk)
-    @cython.locals(n=cython.Py_ssize_t, food=cython.long)
+    @cython.locals(n=cython.Py_ssize_t, food=cython.long, held=cython.long)
     cpdef list _perk_choices(self, Py_ssize_t s, long perk)
     @cython.locals(t=cython.Py_ssize_t, food=cython.long)
     cpdef _use_perk(self, Py_ssize_t s, long perk, long action)

@@ -148,6 +148,8 @@ def _ids(base: int, width: int) -> tuple[tuple[int, ...], ...]:
 _ADDS = _ids(ADD, FOOD + 4)
 _DISCARDS_LOW = _ids(DISCARD, 8)
 _DISCARDS_HIGH = _ids(DISCARD + 8, ACTIVE_KINDS - 8)
+_TAKES_LOW = _ids(TAKE, 8)  # TC-8: the Squirrel perk's search, per kind in the deck
+_TAKES_HIGH = _ids(TAKE + 8, ACTIVE_KINDS - 8)
 _ACTION_CARDS = (1 << PROTECTION_SPELL) - (1 << PIGEON_THIEF)
 _PIGEON_BIT = 1 << PIGEON_THIEF
 _POISON_BIT = 1 << POISON_THEIR_PUNCH
@@ -683,7 +685,8 @@ class TrashCultState(State):
             return [TARGET + t for t in range(n) if t != s and _last_of(self.stash[t], kinds, food) >= 0]
         if perk == SKUNK:
             return [TARGET + t for t in range(n) if t != s and self.shrine[t]]
-        return [TAKE + k for k in sorted({kinds[c] for c in self.deck})]  # SQUIRREL
+        held = _kind_mask(self.deck, kinds)  # SQUIRREL: the active deck's kinds, in order
+        return [*_TAKES_LOW[held & 255], *_TAKES_HIGH[held >> 8 & 63]]
 
     def _use_perk(self, s: int, perk: int, action: int) -> None:
         if perk == RACCOON:
