@@ -9,6 +9,11 @@
 import cython
 
 cdef long _ACTION_CARDS, _PIGEON_BIT, _POISON_BIT, _PLUSHIE_BIT, _CONVERT_BIT
+# The tables of each kind mask's actions, as C globals: read without a module-dict
+# lookup each (private names: nothing outside rules.py reads them).
+cdef tuple _ADDS, _DISCARDS_LOW, _DISCARDS_HIGH, _TAKES_LOW, _TAKES_HIGH, _SNACK_MEMBERS
+cdef tuple _SNACK_HOSTAGES, _SNACK_FOODS, _CONVERTS, _PLUSHIES, _POISONS
+cdef tuple _TRASH_MEMBERS, _TRASH_HOSTAGES, _TRASH_FOODS
 
 @cython.locals(mask=cython.long, c=cython.Py_ssize_t, k=cython.long)
 cpdef long _kind_mask(list zone, tuple kinds) except? -1
