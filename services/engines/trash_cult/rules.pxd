@@ -30,7 +30,7 @@ cpdef _forget_in(list records, object cards, long only)
 @cython.locals(n=cython.Py_ssize_t, t=cython.Py_ssize_t)
 cpdef _card_plays(list acts, long held, Py_ssize_t s, list hands, list hostages, tuple kinds)
 
-@cython.locals(held=cython.long, foods=cython.long, n=cython.Py_ssize_t, t=cython.Py_ssize_t, acts=list)
+@cython.locals(held=cython.long, foods=cython.long, n=cython.Py_ssize_t, t=cython.Py_ssize_t, acts=list, adds=list)
 cpdef list _main_actions_of(Py_ssize_t s, list hands, list members, list hostages, list shrine, list stash, long cult, tuple kinds, long hostage_cost, long food_cost)
 
 # Compiled, the state is an extension type extending core/game.pxd's `State`: its fields

@@ -145,7 +145,8 @@ def _ids(base: int, width: int) -> tuple[tuple[int, ...], ...]:
 # Bit k of a zone's kind mask: the zone holds a card of kind k. The main actions read the
 # hand's mask in three pieces: animals and food (TC-6), the action cards (TC-12..TC-15,
 # all below Protection Spell), and every active kind again for the discards (TC-16).
-_ADDS = _ids(ADD, FOOD + 4)
+# As lists (never handed out: each legal list starts as a slice of one, the cheapest copy).
+_ADDS = tuple(list(ids) for ids in _ids(ADD, FOOD + 4))
 _DISCARDS_LOW = _ids(DISCARD, 8)
 _DISCARDS_HIGH = _ids(DISCARD + 8, ACTIVE_KINDS - 8)
 _TAKES_LOW = _ids(TAKE, 8)  # TC-8: the Squirrel perk's search, per kind in the deck
@@ -255,7 +256,8 @@ def _main_actions_of(
     mask's actions come from a table, in the kinds' order: plays of a card from hand,
     Snackrifices, discards."""
     held = _kind_mask(hands[s], kinds)
-    acts = list(_ADDS[held & 255])  # TC-6: animals and food
+    adds = _ADDS[held & 255]  # TC-6: animals and food
+    acts = adds[:]
     if held & _ACTION_CARDS:  # TC-12..TC-15
         _card_plays(acts, held, s, hands, hostages, kinds)
     # TC-7: one Cult Member, two like Hostages, or two like food. TC-6 placed them: members
