@@ -1,11 +1,11 @@
 # Cython's augmenting declarations for rules.py (pure-Python mode: the .py stays the one
-# source, and runs unchanged where nothing is compiled). An augmenting .pxd can type only
-# module-level functions and names, so the hot loops of a decision live in such functions:
-# the main actions (and the action cards' plays they share with a stolen card's free play)
-# and the kind masks they are read from, finding a card of a kind, and forgetting moved
-# cards. Their integers are C integers: card ids index the kind table,
-# kinds are below 22 and counts below a deck's size, so every value fits a C long and means
-# what the Python int means (tests/core/test_compiled.py plays the same seeds both ways).
+# source, and runs unchanged where nothing is compiled). The hot loops of a decision are
+# module-level functions typed here: the main actions (and the action cards' plays they
+# share with a stolen card's free play) and the kind masks they are read from, finding a
+# card of a kind, and forgetting moved cards; the state class below types its own
+# methods. Their integers are C integers: card ids index the kind table, kinds are below
+# 22 and counts below a deck's size, so every value fits a C long and means what the
+# Python int means (tests/core/test_compiled.py plays the same seeds both ways).
 import cython
 
 cdef long _ACTION_CARDS, _PIGEON_BIT, _POISON_BIT, _PLUSHIE_BIT, _CONVERT_BIT
