@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Hashable
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 from ..core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
 from ..core.errors import BadConfig, BadState
@@ -146,9 +146,12 @@ def _ids(base: int, width: int) -> tuple[tuple[int, ...], ...]:
 # Bit k of a zone's kind mask: the zone holds a card of kind k. The main actions read the
 # hand's mask in three pieces: animals and food (TC-6), the action cards (TC-12..TC-15,
 # all below Protection Spell), and every active kind again for the discards (TC-16).
-_ADDS = _ids(ADD, FOOD + 4)
+# As lists (never handed out: each legal list starts as a slice of one, the cheapest copy).
+_ADDS = tuple(list(ids) for ids in _ids(ADD, FOOD + 4))
 _DISCARDS_LOW = _ids(DISCARD, 8)
 _DISCARDS_HIGH = _ids(DISCARD + 8, ACTIVE_KINDS - 8)
+_TAKES_LOW = _ids(TAKE, 8)  # TC-8: the Squirrel perk's search, per kind in the deck
+_TAKES_HIGH = _ids(TAKE + 8, ACTIVE_KINDS - 8)
 _ACTION_CARDS = (1 << PROTECTION_SPELL) - (1 << PIGEON_THIEF)
 _PIGEON_BIT = 1 << PIGEON_THIEF
 _POISON_BIT = 1 << POISON_THEIR_PUNCH
@@ -158,6 +161,11 @@ _SNACK_MEMBERS = _ids(SNACK_MEMBER, 4)  # per mask of the members' animal kinds
 _SNACK_HOSTAGES = _ids(SNACK_HOSTAGES, 4)  # per mask of the animal kinds paid in pairs
 _SNACK_FOODS = _ids(SNACK_FOOD, 4)  # per mask of the cults whose food is paid in pairs
 _CONVERTS = _ids(CONVERT, 4)  # per mask of the Hostages' animal kinds
+# TC-11's trash choices, per mask of the animal kinds among members / Hostages, and of the
+# cults whose food is in the Shrine or Stash.
+_TRASH_MEMBERS = _ids(TRASH_MEMBER, 4)
+_TRASH_HOSTAGES = _ids(TRASH_HOSTAGE, 4)
+_TRASH_FOODS = _ids(TRASH_FOOD, 4)
 _PLUSHIES = tuple(range(PLUSHIE, PLUSHIE + 4))
 # Poison Their Punch's targets by player count and poisoner: every other seat.
 _POISONS = tuple(tuple(tuple(POISON + t for t in range(n) if t != s) for s in range(n)) for n in range(5))
@@ -177,7 +185,8 @@ def _kinds_with(zone: list[int], kinds: tuple[int, ...], offset: int, least: int
     four animals or the four foods; rules.pxd types it)."""
     n0 = n1 = n2 = n3 = 0
     for c in zone:
-        k = kinds[c] - offset
+        k = kinds[c]  # a C integer when built, before any arithmetic on it
+        k -= offset
         if k == 0:
             n0 += 1
         elif k == 1:
@@ -194,7 +203,8 @@ def _last_of(zone: list[int], kinds: tuple[int, ...], kind: int) -> int:
     finding the card to take is on the path of most actions)."""
     for i in range(len(zone) - 1, -1, -1):
         c = zone[i]
-        if kinds[c] == kind:
+        k = kinds[c]  # a C integer when built: compared in C, not as Python ints
+        if k == kind:
             return i
     return -1
 
@@ -207,8 +217,7 @@ def _forget_in(records: list[list[int]], cards: Any, only: int) -> None:
         if record and (only < 0 or s == only):
             for card in cards:
                 if card in record:  # most moves touch no record: leave it be
-                    record[:] = [c for c in record if c not in cards]
-                    break
+                    record.remove(card)  # a record lists distinct cards
 
 
 def _card_plays(
@@ -248,7 +257,8 @@ def _main_actions_of(
     mask's actions come from a table, in the kinds' order: plays of a card from hand,
     Snackrifices, discards."""
     held = _kind_mask(hands[s], kinds)
-    acts = list(_ADDS[held & 255])  # TC-6: animals and food
+    adds = _ADDS[held & 255]  # TC-6: animals and food
+    acts = adds[:]
     if held & _ACTION_CARDS:  # TC-12..TC-15
         _card_plays(acts, held, s, hands, hostages, kinds)
     # TC-7: one Cult Member, two like Hostages, or two like food. TC-6 placed them: members
@@ -304,6 +314,7 @@ class TrashCultState(State):
         n = num_players
         if config.cults and len(config.cults) != n:
             raise BadConfig(f"cults names {len(config.cults)} cults for {n} players")
+        self._derive()
         kinds = config.kinds
         self.chaos_deck = list(range(config.active_cards, len(kinds)))
         self.rng.shuffle(self.chaos_deck)
@@ -330,6 +341,35 @@ class TrashCultState(State):
         else:
             self.pending = {"step": "cult", "seat": n - 1}  # TC-2: the dealer (last seat) first
 
+    def _derive(self) -> None:
+        """Read once into the state what the rules ask the config on every decision: a
+        frozen config's attribute is a dict lookup each time (and `food_needed` an
+        interpreted call), a field of the compiled state a C load (typed in rules.pxd).
+        Clones and restored states are made without __init__, so `clone`, `from_json` and
+        `check_invariants` (which asks the rules' own questions) derive them too."""
+        cfg = self.config
+        self._kinds = cfg.kinds
+        self._hostage_cost = cfg.snackrifice_hostage_cost
+        self._food_cost = cfg.snackrifice_food_cost
+        self._food_needed = cfg.food_needed(self.num_players)
+        self._chaos_amounts = {kind: cfg.either_or(kind) for kind in EITHER_OR}
+        self._hand_size = cfg.hand_size
+        self._actions_per_turn = cfg.actions_per_turn
+        self._max_turns = cfg.max_turns
+        self._trucks_draw = cfg.garbage_trucks_draw
+        self._storm_food = cfg.thunderstorm_food
+
+    def clone(self) -> TrashCultState:
+        new = cast(TrashCultState, super().clone())
+        new._derive()
+        return new
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any], copy: bool = True, trusted: bool = False) -> TrashCultState:
+        new = cast(TrashCultState, super().from_json(doc, copy, trusted))
+        new._derive()  # a trusted document skips check_invariants, which derives them
+        return new
+
     # --- setup and turns ----------------------------------------------------------------
     def _deal_and_start(self) -> None:
         """Deal one card at a time clockwise from seat 0, left of the dealer (G-1)."""
@@ -339,18 +379,17 @@ class TrashCultState(State):
         self._begin_turn(0)
 
     def _begin_turn(self, seat: int) -> None:
-        cfg = self.config
-        if self.turn >= cfg.max_turns:  # G-5: a draw
+        if self.turn >= self._max_turns:  # G-5: a draw
             self.over = True
-            self.emit("end", -1, "turn cap {} reached: a draw", cfg.max_turns)
+            self.emit("end", -1, "turn cap {} reached: a draw", self._max_turns)
             return
         self.turn += 1
         self.active = seat
-        self.actions_left = cfg.actions_per_turn
+        self.actions_left = self._actions_per_turn
         if self.log is not None:
             self.emit("turn", seat, "turn {}: seat {}", self.turn, seat)
         held = len(self.hands[seat])
-        size = cfg.hand_size
+        size = self._hand_size
         self._draw(seat, size - held if held < size else 1)  # TC-4
 
     def _draw(self, seat: int, count: int) -> None:
@@ -391,9 +430,7 @@ class TrashCultState(State):
     def _end_turn(self) -> None:
         """TC-17: only the active player can win, and only now."""
         s = self.active
-        # Members first: most turns end without one, and the config's food_needed runs
-        # interpreted (config modules are not compiled).
-        if self.members[s] and len(self.shrine[s]) >= self.config.food_needed(self.num_players):
+        if self.members[s] and len(self.shrine[s]) >= self._food_needed:
             self.winner = s
             self.over = True
             self.emit("win", s, "seat {} wins: the {} cult's Shrine is full", s, CULTS[self.cult[s]])
@@ -435,18 +472,18 @@ class TrashCultState(State):
         if p is None:
             if seat != self.active:
                 return []
-            cfg = self.config
+            s = seat  # the active seat: a C integer when built (rules.pxd), to index zones
             return _main_actions_of(
-                seat,
+                s,
                 self.hands,
-                self.members[seat],
-                self.hostages[seat],
-                self.shrine[seat],
-                self.stash[seat],
-                self.cult[seat],
-                cfg.kinds,
-                cfg.snackrifice_hostage_cost,
-                cfg.snackrifice_food_cost,
+                self.members[s],
+                self.hostages[s],
+                self.shrine[s],
+                self.stash[s],
+                self.cult[s],
+                self._kinds,
+                self._hostage_cost,
+                self._food_cost,
             )
         if seat != p["seat"]:
             return []
@@ -458,7 +495,7 @@ class TrashCultState(State):
         if step == "perk":
             return self._perk_choices(seat, p["perk"])
         if step == "steal":
-            return [KEEP, *self._plays_of(seat, self.config.kinds[p["card"]])]
+            return [KEEP, *self._plays_of(seat, self._kinds[p["card"]])]
         return [PICK + c for c in range(4) if c not in self.cult]
 
     def _apply(self, seat: int, action: int) -> None:
@@ -501,7 +538,7 @@ class TrashCultState(State):
         if kind < FOOD + 4:
             return [ADD + kind]
         acts: list[int] = []
-        _card_plays(acts, 1 << kind, s, self.hands, self.hostages[s], self.config.kinds)
+        _card_plays(acts, 1 << kind, s, self.hands, self.hostages[s], self._kinds)
         return acts
 
     def _play(self, s: int, action: int) -> None:
@@ -567,12 +604,12 @@ class TrashCultState(State):
             self._trash_member(s, arg)
             paid = f"a {KIND_NAMES[arg]} Cult Member"
         elif action < SNACK_FOOD:
-            cost = self.config.snackrifice_hostage_cost
+            cost = self._hostage_cost
             for _ in range(cost):
                 self.trash.append(self._take(self.hostages[s], arg))
             paid = f"{cost} {KIND_NAMES[arg]} Hostages"
         else:
-            cost = self.config.snackrifice_food_cost
+            cost = self._food_cost
             for _ in range(cost):
                 self._trash_food(s, arg)
             paid = f"{cost} {KIND_NAMES[FOOD + arg]}"
@@ -619,7 +656,7 @@ class TrashCultState(State):
         s = self.active
         if perk == RAT:
             food = FOOD + self.cult[s]
-            kinds = self.config.kinds
+            kinds = self._kinds
             for i, c in enumerate(self.trash):
                 if kinds[c] == food:
                     self.shrine[s].append(self.trash.pop(i))
@@ -645,13 +682,14 @@ class TrashCultState(State):
     def _perk_choices(self, s: int, perk: int) -> list[int]:
         """TC-7: an empty list is a perk without target, which simply does nothing."""
         n = self.num_players
-        kinds = self.config.kinds
+        kinds = self._kinds
         if perk == RACCOON:
             food = FOOD + self.cult[s]
-            return [TARGET + t for t in range(n) if t != s and any(kinds[c] == food for c in self.stash[t])]
+            return [TARGET + t for t in range(n) if t != s and _last_of(self.stash[t], kinds, food) >= 0]
         if perk == SKUNK:
             return [TARGET + t for t in range(n) if t != s and self.shrine[t]]
-        return [TAKE + k for k in sorted({kinds[c] for c in self.deck})]  # SQUIRREL
+        held = _kind_mask(self.deck, kinds)  # SQUIRREL: the active deck's kinds, in order
+        return [*_TAKES_LOW[held & 255], *_TAKES_HIGH[held >> 8 & 63]]
 
     def _use_perk(self, s: int, perk: int, action: int) -> None:
         if perk == RACCOON:
@@ -663,7 +701,7 @@ class TrashCultState(State):
             t = action - TARGET
             card = self.shrine[t].pop()
             self.stash[s].append(card)
-            kind = KIND_NAMES[self.config.kinds[card]]
+            kind = KIND_NAMES[self._kinds[card]]
             self.emit("perk", s, "seat {} takes {} from seat {}'s Shrine into their Stash", s, kind, t)
         else:  # SQUIRREL: which card stays secret; the deck is shuffled afterwards
             self.hands[s].append(self._take(self.deck, action - TAKE))
@@ -678,7 +716,7 @@ class TrashCultState(State):
         card = self._deal_from(self.chaos_deck, self.chaos_discard)
         if card is None:
             return
-        self.emit("chaos", -1, "chaos: {}", KIND_NAMES[self.config.kinds[card]])
+        self.emit("chaos", -1, "chaos: {}", KIND_NAMES[self._kinds[card]])
         self.pending = {
             "step": "chaos",
             "seat": self.active,
@@ -693,7 +731,7 @@ class TrashCultState(State):
         if want:
             return self._trash_choices(q, want)
         acts = [HIDE_ACT] if self._holds(q, HIDE) else []
-        kind = self.config.kinds[p["card"]]
+        kind = self._kinds[p["card"]]
         if kind in EITHER_OR:
             acts += self._either_or(q, kind) or [RESOLVE]
         else:
@@ -702,7 +740,7 @@ class TrashCultState(State):
 
     def _either_or(self, q: int, kind: int) -> list[int]:
         """TC-11: the options payable in full; else the one losing most, as far as it goes."""
-        need_animals, need_food = self.config.either_or(kind)
+        need_animals, need_food = self._chaos_amounts[kind]
         animals = self._losable(q, "animal")
         food = self._losable(q, "food")
         full = [LOSE_ANIMALS] * (animals >= need_animals) + [LOSE_FOOD] * (food >= need_food)
@@ -712,7 +750,7 @@ class TrashCultState(State):
         return [LOSE_ANIMALS] * (animals == most) + [LOSE_FOOD] * (food == most)
 
     def _answer_chaos(self, q: int, p: dict[str, Any], action: int) -> None:
-        kind = self.config.kinds[p["card"]]
+        kind = self._kinds[p["card"]]
         if action == HIDE_ACT:
             self.trash.append(self._take(self.hands[q], HIDE))
             p["hiders"].append(q)
@@ -722,7 +760,7 @@ class TrashCultState(State):
         elif action in (LOSE_ANIMALS, LOSE_FOOD):
             want = "animal" if action == LOSE_ANIMALS else "food"
             p["want"] = want
-            p["left"] = min(self.config.either_or(kind)[action - LOSE_ANIMALS], self._losable(q, want))
+            p["left"] = min(self._chaos_amounts[kind][action - LOSE_ANIMALS], self._losable(q, want))
         else:
             self._trash_chosen(q, action)
             p["left"] -= 1
@@ -753,7 +791,7 @@ class TrashCultState(State):
             self.trash += self.stash[q]
             self.stash[q] = []
         elif kind == GARBAGE_TRUCKS:
-            self._draw(q, self.config.garbage_trucks_draw)
+            self._draw(q, self._trucks_draw)
         elif kind == LUNAR_ECLIPSE:  # converted members become Hostages again
             natural = []
             for member, convert in zip(self.members[q], self.tucked[q], strict=True):
@@ -766,7 +804,7 @@ class TrashCultState(State):
             self.tucked[q] = [-1] * len(natural)
         elif kind == THUNDERSTORM:
             shrine = self.shrine[q]
-            for _ in range(min(self.config.thunderstorm_food, len(shrine))):
+            for _ in range(min(self._storm_food, len(shrine))):
                 self.trash.append(shrine.pop())
         # Trash Swap waits until everyone has answered; Hungry Bear and Rat Poison come
         # here only when the seat has nothing to lose.
@@ -789,12 +827,14 @@ class TrashCultState(State):
         return len(self.shrine[q]) + len(self.stash[q])
 
     def _trash_choices(self, q: int, want: str) -> list[int]:
-        kinds = self.config.kinds
+        """One choice per kind the seat can lose, in kind order (members are animals and
+        Hostages too; the Shrine and Stash hold food: TC-6)."""
+        kinds = self._kinds
         if want == "animal":
-            return [TRASH_MEMBER + k for k in sorted({kinds[c] for c in self.members[q]})] + [
-                TRASH_HOSTAGE + k for k in sorted({kinds[c] for c in self.hostages[q]})
-            ]
-        return [TRASH_FOOD + k - FOOD for k in sorted({kinds[c] for c in self.shrine[q] + self.stash[q]})]
+            members = _TRASH_MEMBERS[_kind_mask(self.members[q], kinds) & 15]
+            return [*members, *_TRASH_HOSTAGES[_kind_mask(self.hostages[q], kinds) & 15]]
+        foods = _kind_mask(self.shrine[q], kinds) | _kind_mask(self.stash[q], kinds)
+        return list(_TRASH_FOODS[foods >> FOOD & 15])
 
     def _trash_chosen(self, q: int, action: int) -> None:
         arg = DECODE[action][1]
@@ -817,7 +857,7 @@ class TrashCultState(State):
         if action == KEEP:
             self.emit("keep", s, "seat {} keeps the stolen card", s)
             return
-        kind = self.config.kinds[p["card"]]
+        kind = self._kinds[p["card"]]
         self.emit("free", s, "seat {} plays the stolen {} as a free action", s, KIND_NAMES[kind])
         self._play(s, action)
 
@@ -827,7 +867,7 @@ class TrashCultState(State):
 
         A card taken from a hand or the deck is played face up or taken unseen: either
         way what any seat remembered of its place lapses."""
-        i = _last_of(zone, self.config.kinds, kind)
+        i = _last_of(zone, self._kinds, kind)
         if i < 0:
             raise BadState(f"no {KIND_NAMES[kind]} where the rules expect one")
         card = zone.pop(i)
@@ -860,12 +900,12 @@ class TrashCultState(State):
                     record.remove(card)
 
     def _holds(self, seat: int, kind: int) -> bool:
-        return _last_of(self.hands[seat], self.config.kinds, kind) >= 0
+        return _last_of(self.hands[seat], self._kinds, kind) >= 0
 
     def _trash_member(self, s: int, kind: int) -> None:
         """A converted member takes its Convert Hostage card with it (TC-7)."""
         members, tucked = self.members[s], self.tucked[s]
-        i = _last_of(members, self.config.kinds, kind)
+        i = _last_of(members, self._kinds, kind)
         if i < 0:
             raise BadState(f"no {KIND_NAMES[kind]} Cult Member where the rules expect one")
         self.trash.append(members.pop(i))
@@ -990,6 +1030,7 @@ class TrashCultState(State):
 
     # --- validation of restored states --------------------------------------------------
     def check_invariants(self) -> None:
+        self._derive()  # from_json checks a state before it can derive them
         n = self.num_players
         cfg = self.config
         kinds = cfg.kinds
