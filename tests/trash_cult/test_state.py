@@ -203,3 +203,21 @@ def test_public_events_never_name_a_hidden_card():
     text = " ".join(event.text for event in state.log)
     assert "steals a card" in text and "takes a card" in text
     assert "Protection Spell" not in text and "Hide" not in text
+
+
+def test_a_config_set_on_a_state_is_the_one_its_rules_read() -> None:
+    """The rules read the config's values once per state (`_derive`), so a position set up
+    by hand and then given another config must be played by that config, not the first."""
+    costly = GAME.make_config({"snackrifice_food_cost": 1, "snackrifice_hostage_cost": 1})
+    made_so = GAME.new_state(costly, 4, 9)
+    given_later = GAME.new_state(None, 4, 9)
+    given_later.config = costly
+    pick = random.Random(9)
+    while not made_so.is_terminal():
+        seat = made_so.to_act()[0]
+        legal = made_so.legal_actions(seat)
+        assert given_later.legal_actions(seat) == legal
+        action = pick.choice(legal)
+        made_so.apply(seat, action)
+        given_later.apply(seat, action)
+    assert state_to_bytes(given_later) == state_to_bytes(made_so)

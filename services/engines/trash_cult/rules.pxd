@@ -66,6 +66,7 @@ cdef class TrashCultState(State):
     cdef long _hostage_cost, _food_cost, _food_needed, _hand_size, _actions_per_turn, _max_turns
     cdef long _trucks_draw, _storm_food
     cdef dict _chaos_amounts
+    cdef object _derived_for  # the config they were read from
 
     # Methods the rules call on self, as `cpdef`: a call through the C method table rather
     # than an attribute lookup. The view, the checks, the labels and the determinisation

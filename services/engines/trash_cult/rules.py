@@ -346,8 +346,10 @@ class TrashCultState(State):
         frozen config's attribute is a dict lookup each time (and `food_needed` an
         interpreted call), a field of the compiled state a C load (typed in rules.pxd).
         Clones and restored states are made without __init__, so `clone`, `from_json` and
-        `check_invariants` (which asks the rules' own questions) derive them too."""
-        cfg = self.config
+        `check_invariants` (which asks the rules' own questions) derive them too; and the
+        rules' two entry points derive them again if a position set up by hand was given
+        another config since (`_derived_for`: one pointer comparison)."""
+        cfg = self._derived_for = self.config
         self._kinds = cfg.kinds
         self._hostage_cost = cfg.snackrifice_hostage_cost
         self._food_cost = cfg.snackrifice_food_cost
@@ -468,6 +470,8 @@ class TrashCultState(State):
     def legal_actions(self, seat: int) -> list[int]:
         if self.over:
             return []
+        if self._derived_for is not self.config:  # a config set on the state since
+            self._derive()
         p = self.pending
         if p is None:
             if seat != self.active:
@@ -499,6 +503,8 @@ class TrashCultState(State):
         return [PICK + c for c in range(4) if c not in self.cult]
 
     def _apply(self, seat: int, action: int) -> None:
+        if self._derived_for is not self.config:  # a config set on the state since
+            self._derive()
         p = self.pending
         if p is None:
             self.actions_left -= 1
