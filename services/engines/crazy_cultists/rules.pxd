@@ -49,6 +49,7 @@ cdef class CrazyCultistsState(State):
     cdef public tuple kind
     cdef public Py_ssize_t n_main
     cdef public Py_ssize_t _hand_limit, _max_turns
+    cdef object _derived_for  # the config they were derived from
     cdef public object deck
     cdef public object discard
     cdef public object hands

@@ -333,8 +333,11 @@ class CrazyCultistsState(State):
         if like is not None:  # a clone: the same config (spares IS-MCTS the table lookup)
             self.kind, self.n_main = like.kind, like.n_main
             self._hand_limit, self._max_turns = like._hand_limit, like._max_turns
+            self._derived_for = like._derived_for
             return
-        cfg = self.config
+        # The rules' two entry points derive them again if a position set up by hand was
+        # given another config since (`_derived_for`: one pointer comparison).
+        cfg = self._derived_for = self.config
         self.kind, self.n_main = kind_table(cfg)
         self._hand_limit, self._max_turns = cfg.hand_limit, cfg.max_turns
 
@@ -371,6 +374,8 @@ class CrazyCultistsState(State):
         return [self.winner] if self.winner >= 0 else []
 
     def legal_actions(self, seat: int) -> list[int]:
+        if self._derived_for is not self.config:  # a config set on the state since
+            self._derive()
         if self.over or seat != self._decider():
             return []
         p = self.pending
@@ -473,6 +478,8 @@ class CrazyCultistsState(State):
         return [t for t in range(self.num_players) if t != seat and self.hands[t] and not self.baptized[t]]
 
     def _apply(self, seat: int, action: int) -> None:
+        if self._derived_for is not self.config:  # a config set on the state since
+            self._derive()
         p = self.pending
         if p is None:
             self._play(seat, action)
