@@ -14,6 +14,7 @@ from services.engines.core.serial import state_from_bytes, state_to_bytes
 from services.engines.crazy_cultists import GAME
 from services.engines.crazy_cultists.cards import FAVOR_1, FAVOR_4, HEX_O_RAMA, kind_table
 from services.engines.crazy_cultists.rules import decode
+from tests.support.positions import assert_config_set_later_plays_alike
 
 from .tables import act, names, pass_window, table
 
@@ -172,17 +173,4 @@ def test_bytes_round_trip_mid_decision():
 def test_a_config_set_on_a_state_is_the_one_its_rules_read() -> None:
     """The rules derive the hand limit and turn cap from the config once per state, so a
     position set up by hand and then given another config must be played by that config."""
-    tight = GAME.make_config({"hand_limit": 4, "max_turns": 40})
-    made_so = GAME.new_state(tight, 4, 3)
-    given_later = GAME.new_state(None, 4, 3)
-    given_later.config = tight
-    pick = random.Random(3)
-    while not made_so.is_terminal():
-        seat = made_so.to_act()[0]
-        legal = made_so.legal_actions(seat)
-        assert given_later.legal_actions(seat) == legal
-        action = pick.choice(legal)
-        made_so.apply(seat, action)
-        given_later.apply(seat, action)
-    assert given_later.is_terminal()
-    assert state_to_bytes(given_later) == state_to_bytes(made_so)
+    assert_config_set_later_plays_alike(GAME, GAME.make_config({"hand_limit": 4, "max_turns": 40}), 4, 3)

@@ -15,7 +15,7 @@ from services.engines.trash_cult import GAME
 from services.engines.trash_cult.cards import KIND_BY_NAME
 from services.engines.trash_cult.proto import MESSAGES
 from services.engines.trash_cult.rules import DECODE, FAMILIES, N_ACTIONS, family
-from tests.support.positions import act
+from tests.support.positions import act, assert_config_set_later_plays_alike
 from tests.trash_cult.tables import table
 
 
@@ -209,15 +209,4 @@ def test_a_config_set_on_a_state_is_the_one_its_rules_read() -> None:
     """The rules read the config's values once per state (`_derive`), so a position set up
     by hand and then given another config must be played by that config, not the first."""
     costly = GAME.make_config({"snackrifice_food_cost": 1, "snackrifice_hostage_cost": 1})
-    made_so = GAME.new_state(costly, 4, 9)
-    given_later = GAME.new_state(None, 4, 9)
-    given_later.config = costly
-    pick = random.Random(9)
-    while not made_so.is_terminal():
-        seat = made_so.to_act()[0]
-        legal = made_so.legal_actions(seat)
-        assert given_later.legal_actions(seat) == legal
-        action = pick.choice(legal)
-        made_so.apply(seat, action)
-        given_later.apply(seat, action)
-    assert state_to_bytes(given_later) == state_to_bytes(made_so)
+    assert_config_set_later_plays_alike(GAME, costly, 4, 9)
