@@ -276,10 +276,12 @@ def play(stack: Stack) -> None:
     celery.close()
 
     # Progress is a gauge of active sweeps only, and a two-game night can start and end
-    # between two scrapes. A sweep too long to finish is held until Prometheus has seen its
-    # progress, then cancelled: the panel keeps those points for the range it shows.
+    # between two scrapes. A sweep too long to finish (heuristic bots: minutes) is held until
+    # Prometheus has scraped its progress for ten seconds, then cancelled: the panel keeps
+    # those points for the range it shows. Seen once was not enough: a series that lives one
+    # or two scrapes can fall between two of the panel's 3 s steps (15 minutes, 300 points).
     long = http(f"{gateway}/api/sweeps", {"game": "crazy_cultists", "seed": 5, "games": 200_000, "chunk": 50,
-                                          "players": [4], "lineups": ["random"]})["id"]  # fmt: skip
-    seen = f'cultists_sweep_progress_ratio{{sweep="{long}"}}'
-    wait(lambda: stack.series(seen), 120, "Prometheus to see an active sweep's progress")
+                                          "players": [4], "lineups": ["heuristic"]})["id"]  # fmt: skip
+    seen = f'count_over_time(cultists_sweep_progress_ratio{{sweep="{long}"}}[1m]) >= 10'
+    wait(lambda: stack.series(seen), 120, "Prometheus to scrape an active sweep's progress for 10 s")
     http(f"{gateway}/api/sweeps/{long}/cancel", {})
