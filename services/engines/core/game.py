@@ -391,9 +391,6 @@ def _defined_by(klass: type, name: str) -> type | None:
 BotFactory = Callable[..., Any]
 
 
-_DEFAULT_CONFIGS: dict[type, Any] = {}  # config class -> its default config (make_config)
-
-
 @dataclass(frozen=True)
 class GameSpec:
     """A game's facts as data, and the one way to start a state of it."""
@@ -444,13 +441,10 @@ class GameSpec:
 
     def make_config(self, values: dict[str, Any] | None = None) -> Any:
         if not values:
-            # Configs are frozen (and hold only tuples and scalars), so every game started
-            # with the defaults can share one: building and validating it again was ~1,000
-            # instructions per decision of a random game (callgrind), more than its deal.
-            found = _DEFAULT_CONFIGS.get(self.config_class)
-            if found is None:
-                found = _DEFAULT_CONFIGS[self.config_class] = config_from_mapping(self.config_class, None)
-            return found
+            # Every game started with the defaults shares one config, from the cache that
+            # restored states use: building and validating it again was ~1,000 instructions
+            # per decision of a random game (callgrind), more than its deal.
+            return _cached_config(self.config_class, b"{}")
         return config_from_mapping(self.config_class, values)
 
     def new_state(self, config: Any = None, num_players: int | None = None, seed: int = 0) -> State:
