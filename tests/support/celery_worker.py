@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import redis
 from celery import Celery
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,7 +49,11 @@ def start_worker(
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 raise RuntimeError(f"celery worker exited with {proc.returncode}; see {log.name}")
-            replies = probe.control.ping(timeout=0.5) or []
+            try:
+                replies = probe.control.ping(timeout=0.5) or []
+            except redis.exceptions.ConnectionError:  # a Redis just restarted drops old sockets
+                time.sleep(0.2)
+                continue
             if any(f"{name}-{os.getpid()}@" in k for reply in replies for k in reply):
                 return proc
     stop_worker(proc)
