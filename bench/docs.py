@@ -104,12 +104,14 @@ def grpc_table(results: dict[str, Any]) -> str:
             kinds.append((f"{title}, state read back", section[game]["read_back"]))
         for name, figures in kinds:
             c, h, cpu = figures["client"], figures["server_handler"], figures["cpu_per_call_ms"]
+            each = figures.get("cpu_apply_over_ping_by_process", [])
+            per_process = f"; each engine {', '.join(f'{r:.2f}x' for r in each)}" if len(each) > 1 else ""
             rows.append(
                 f"| {name} | {c['ping_p50_ms']:.3f} / {c['apply_p50_ms']:.3f} ({c['apply_over_ping_p50']:.2f}x) "
                 f"| {c['ping_p99_ms']:.3f} / {c['apply_p99_ms']:.3f} ({c['apply_over_ping_p99']:.2f}x) "
                 f"| {h['ping_p50_ms']:.3f} / {h['apply_p50_ms']:.3f}, {h['ping_p99_ms']:.3f} / "
                 f"{h['apply_p99_ms']:.3f} | {cpu['ping']:.3f} / {cpu['apply']:.3f} "
-                f"({figures['cpu_apply_over_ping']:.2f}x) |"
+                f"({figures['cpu_apply_over_ping']:.2f}x{per_process}) |"
             )
     return "\n".join([*rows, "", _when(section), "", *_targets(section)]) + "\n"
 
