@@ -44,10 +44,10 @@ LADDERS: dict[str, dict[str, Any]] = {
     "crazy_cultists": {
         "players": 2,
         "config": {"two_players": True},
-        "ismcts": "ismcts:iterations=220,depth=10,prior=1",
+        "ismcts": "ismcts:iterations=330,depth=10,prior=1",
     },
-    "trash_cult": {"players": 2, "ismcts": "ismcts:iterations=120,depth=6,rollout=heuristic,prior=1"},
-    "tricky_cultists": {"players": 4, "ismcts": "ismcts:iterations=100,depth=8,rollout=heuristic,prior=1"},
+    "trash_cult": {"players": 2, "ismcts": "ismcts:iterations=180,depth=6,rollout=heuristic,prior=1"},
+    "tricky_cultists": {"players": 4, "ismcts": "ismcts:iterations=150,depth=8,rollout=heuristic,prior=1"},
 }
 SPEED_POSITIONS = 12
 FOUR_PLAYER_SEEDS = 2  # 4-player games timed per game (all seats IS-MCTS, one process)
