@@ -7,6 +7,11 @@
 # A game's state class may extend this one in its own .pxd (tricky_cultists/rules.pxd);
 # a plain Python subclass (tests, a game without a .pxd) gets a __dict__ as usual.
 
+import cython
+
+@cython.locals(wanted=cython.long, found=cython.long)
+cpdef bint _holds(object legal, object action) except -1
+
 cdef class State:
     cdef public object config
     cdef public object num_players

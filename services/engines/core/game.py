@@ -162,7 +162,7 @@ class State:
         engine keeps it with the states it issued, issued.py)."""
         if legal is None:
             legal = self.legal_actions(seat)
-        if action not in legal:
+        if not _holds(legal, action):
             raise _illegal(self, seat, action, legal)
         self._apply(seat, action)
         self.decisions += 1
@@ -303,6 +303,24 @@ def _illegal(state: State, seat: int, action: int, legal: Sequence[int]) -> Ille
         f"action {action} is not legal for seat {seat} now; legal: "
         + "; ".join(f"{a}={state.action_label(a)}" for a in legal[:20])
     )
+
+
+def _holds(legal: Sequence[int], action: Any) -> bool:
+    """`action in legal`, on the path of every decision. An int against a list of ints,
+    the rules' own case, is compared as C integers when built (game.pxd), where `in` pays
+    a rich comparison per entry; anything else, or an entry that is no int or does not
+    fit a C long, is left to `in` itself, so the answer is always `in`'s."""
+    if type(action) is not int or type(legal) is not list:
+        return action in legal
+    try:
+        wanted = action  # a C long when built: OverflowError past it
+        for entry in legal:
+            found = entry  # likewise, and TypeError for what is no int
+            if found == wanted:
+                return True
+    except (OverflowError, TypeError):
+        return action in legal
+    return False
 
 
 _CONFIG_JSON: dict[int, tuple[Any, dict[str, Any]]] = {}

@@ -110,6 +110,12 @@ class TrashCultConfig:
         return kind_table(tuple(getattr(self, name) for name in COUNT_FIELDS))
 
     @cached_property
+    def kind_bytes(self) -> bytes:
+        """`kinds` as bytes (every kind is below 256): the same `kinds[c]`, read by the
+        compiled rules straight from the buffer instead of converting a tuple's int."""
+        return bytes(self.kinds)
+
+    @cached_property
     def active_cards(self) -> int:
         """Ids below this are active-deck cards; the rest are chaos cards (cards.py)."""
         return sum(getattr(self, name) for name in COUNT_FIELDS[:ACTIVE_KINDS])

@@ -16,22 +16,22 @@ cdef tuple _SNACK_HOSTAGES, _SNACK_FOODS, _CONVERTS, _PLUSHIES, _POISONS
 cdef tuple _TRASH_MEMBERS, _TRASH_HOSTAGES, _TRASH_FOODS
 
 @cython.locals(mask=cython.long, c=cython.Py_ssize_t, k=cython.long)
-cpdef long _kind_mask(list zone, tuple kinds) except? -1
+cpdef long _kind_mask(list zone, bytes kinds) except? -1
 
 @cython.locals(c=cython.Py_ssize_t, k=cython.long, n0=cython.long, n1=cython.long, n2=cython.long, n3=cython.long)
-cpdef long _kinds_with(list zone, tuple kinds, long offset, long least) except? -1
+cpdef long _kinds_with(list zone, bytes kinds, long offset, long least) except? -1
 
 @cython.locals(i=cython.Py_ssize_t, c=cython.Py_ssize_t, k=cython.long)
-cpdef Py_ssize_t _last_of(list zone, tuple kinds, long kind) except? -2
+cpdef Py_ssize_t _last_of(list zone, bytes kinds, long kind) except? -2
 
 @cython.locals(s=cython.Py_ssize_t, record=list)
 cpdef _forget_in(list records, object cards, long only)
 
 @cython.locals(n=cython.Py_ssize_t, t=cython.Py_ssize_t)
-cpdef _card_plays(list acts, long held, Py_ssize_t s, list hands, list hostages, tuple kinds)
+cpdef _card_plays(list acts, long held, Py_ssize_t s, list hands, list hostages, bytes kinds)
 
 @cython.locals(held=cython.long, foods=cython.long, n=cython.Py_ssize_t, t=cython.Py_ssize_t, acts=list, adds=list)
-cpdef list _main_actions_of(Py_ssize_t s, list hands, list members, list hostages, list shrine, list stash, long cult, tuple kinds, long hostage_cost, long food_cost)
+cpdef list _main_actions_of(Py_ssize_t s, list hands, list members, list hostages, list shrine, list stash, long cult, bytes kinds, long hostage_cost, long food_cost)
 
 # Compiled, the state is an extension type extending core/game.pxd's `State`: its fields
 # live in the object, so the rules read them without an instance-dict lookup each
@@ -62,7 +62,7 @@ cdef class TrashCultState(State):
     # What the rules ask the config on every decision, read once per state (`_derive`),
     # as C fields the compiled rules read without an attribute lookup. Not `public`: the
     # rules' own working, never part of the state's documented form.
-    cdef tuple _kinds
+    cdef bytes _kinds
     cdef long _hostage_cost, _food_cost, _food_needed, _hand_size, _actions_per_turn, _max_turns
     cdef long _trucks_draw, _storm_food
     cdef dict _chaos_amounts

@@ -171,7 +171,7 @@ _PLUSHIES = tuple(range(PLUSHIE, PLUSHIE + 4))
 _POISONS = tuple(tuple(tuple(POISON + t for t in range(n) if t != s) for s in range(n)) for n in range(5))
 
 
-def _kind_mask(zone: list[int], kinds: tuple[int, ...]) -> int:
+def _kind_mask(zone: list[int], kinds: bytes) -> int:
     """Bit k set: `zone` holds a card of kind k (rules.pxd types it: a C loop when built)."""
     mask = 0
     for c in zone:
@@ -180,7 +180,7 @@ def _kind_mask(zone: list[int], kinds: tuple[int, ...]) -> int:
     return mask
 
 
-def _kinds_with(zone: list[int], kinds: tuple[int, ...], offset: int, least: int) -> int:
+def _kinds_with(zone: list[int], kinds: bytes, offset: int, least: int) -> int:
     """Bit k set: `zone` holds at least `least` cards of kind `offset + k`, k in 0..3 (the
     four animals or the four foods; rules.pxd types it)."""
     n0 = n1 = n2 = n3 = 0
@@ -198,7 +198,7 @@ def _kinds_with(zone: list[int], kinds: tuple[int, ...], offset: int, least: int
     return (n0 >= least) | (n1 >= least) << 1 | (n2 >= least) << 2 | (n3 >= least) << 3
 
 
-def _last_of(zone: list[int], kinds: tuple[int, ...], kind: int) -> int:
+def _last_of(zone: list[int], kinds: bytes, kind: int) -> int:
     """Index of the last card of `kind` in `zone`, -1 if it holds none (typed in rules.pxd:
     finding the card to take is on the path of most actions)."""
     for i in range(len(zone) - 1, -1, -1):
@@ -221,7 +221,7 @@ def _forget_in(records: list[list[int]], cards: Any, only: int) -> None:
 
 
 def _card_plays(
-    acts: list[int], held: int, s: int, hands: list[list[int]], hostages: list[int], kinds: tuple[int, ...]
+    acts: list[int], held: int, s: int, hands: list[list[int]], hostages: list[int], kinds: bytes
 ) -> None:
     """Append seat `s`'s ways to play the action cards (TC-12..TC-15) whose kinds are set in
     `held`, in kind order: the one statement of those plays, for the main actions (every
@@ -247,7 +247,7 @@ def _main_actions_of(
     shrine: list[int],
     stash: list[int],
     cult: int,
-    kinds: tuple[int, ...],
+    kinds: bytes,
     hostage_cost: int,
     food_cost: int,
 ) -> list[int]:
@@ -350,7 +350,7 @@ class TrashCultState(State):
         rules' two entry points derive them again if a position set up by hand was given
         another config since (`_derived_for`: one pointer comparison)."""
         cfg = self._derived_for = self.config
-        self._kinds = cfg.kinds
+        self._kinds = cfg.kind_bytes
         self._hostage_cost = cfg.snackrifice_hostage_cost
         self._food_cost = cfg.snackrifice_food_cost
         self._food_needed = cfg.food_needed(self.num_players)
