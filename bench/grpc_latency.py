@@ -142,16 +142,17 @@ def _replica_moves(game: str, key: str, n: int) -> list[engine_pb2.ApplyRequest]
 def _cpu_seconds(pid: int) -> float:
     """CPU time of every thread of a process, to the nanosecond where Linux's schedstat
     has it: `cpu_times` counts 10 ms ticks, a few per cent of a 250-call chunk."""
+    task_dir = f"/proc/{pid}/task"
     try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-        if not os.path.exists(f"/proc/{pid}/task/{tasks[0]}/schedstat"):
-            raise OSError("no schedstat")
-    except (OSError, IndexError):
-        return sum(psutil.Process(pid).cpu_times()[:2])
+        tasks = os.listdir(task_dir)
+    except OSError:
+        tasks = []
+    if not tasks or not os.path.exists(f"{task_dir}/{tasks[0]}/schedstat"):
+        return sum(psutil.Process(pid).cpu_times()[:2])  # not Linux, or no schedstat
     total = 0
     for task in tasks:  # the engine's threads live as long as it does
         try:
-            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+            with open(f"{task_dir}/{task}/schedstat") as f:
                 total += int(f.read().split()[0])
         except OSError:
             continue
