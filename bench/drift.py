@@ -1,6 +1,6 @@
 """Nightly drift: the false-alarm rate over many A/A night pairs and the power against planted changes.
 
-`workers/sweeps/drift.py` calls a metric drifted when its two-sample test is rejected by
+`services/balance/sweeps/drift.py` calls a metric drifted when its two-sample test is rejected by
 Benjamini-Hochberg (q = 0.05) over every metric of the night *and* it moved by at least the
 practical effect size (2 points, 1 turn). Two figures say what that buys:
 
@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from workers.sweeps import night
-from workers.sweeps.drift import DriftSettings, NightGame, compare_nights
-from workers.sweeps.local import run_local
+from services.balance.sweeps import night
+from services.balance.sweeps.drift import DriftSettings, NightGame, compare_nights
+from services.balance.sweeps.local import run_local
 
 AA_PAIRS = int(os.environ.get("BENCH_DRIFT_AA_PAIRS", 200))
 POWER_PAIRS = int(os.environ.get("BENCH_DRIFT_POWER_PAIRS", 50))
@@ -136,7 +136,7 @@ def _paired_planted(rng: np.random.Generator, games: int, shift: float) -> tuple
     """The planted 4-player cell on the same seeds both nights: tonight is last night's games
     with just enough games moved from another seat to seat 0 to add `shift` (the best case
     for pairing: the change touches no other game)."""
-    from workers.sweeps.outcomes import CellOutcomes, transpose
+    from services.balance.sweeps.outcomes import CellOutcomes, transpose
 
     units, draw, edge = 4, 0.01, 0.03
     probs = np.full(units, (1 - draw - edge) / units)

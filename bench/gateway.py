@@ -36,7 +36,7 @@ import orjson
 import psutil
 
 from services.engines.registry import available_games
-from services.gateway.matchmaking import MatchPolicy, Ticket, group_tickets
+from services.platform.matchmaking import MatchPolicy, Ticket, group_tickets
 from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import free_port, wait_for_port
 

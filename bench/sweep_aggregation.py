@@ -5,7 +5,7 @@ shaped: 8 cells of 4 players, 250 games a chunk, 8 cards played a game). Aggrega
 two halves, measured apart:
 
 - **fold** (on the workers, in parallel, one chunk at a time as it is played): a chunk
-  result -> its partial aggregate (workers/sweeps/partial.py), packed as stored. Reported
+  result -> its partial aggregate (services/balance/sweeps/partial.py), packed as stored. Reported
   as CPU seconds per million games for one process.
 - **merge** (the finish task, one process): the stored partials streamed back, merged and
   turned into the aggregates, then the paired comparisons of every cell with its base cell
@@ -44,7 +44,7 @@ def _spec(games_per_cell: int) -> dict[str, Any]:
 
 def _chunk_results(spec: Any) -> Iterator[tuple[Any, dict[str, Any]]]:
     """(chunk, synthetic result) for every chunk of the plan, reproducibly."""
-    from workers.sweeps.plan import chunks
+    from services.balance.sweeps.plan import chunks
 
     rng = random.Random(7)
     for chunk in chunks(spec):
@@ -65,9 +65,9 @@ PARQUET_GAMES = 100_000
 
 def _parquet(tmp: Path) -> dict[str, Any]:
     """Per-game Parquet records of 100,000 synthetic games: bytes a game, and a lookup by seed."""
-    from workers.sweeps.aggregate import game_rows
-    from workers.sweeps.records import find_games, write_game_records
-    from workers.sweeps.spec import parse_spec
+    from services.balance.sweeps.aggregate import game_rows
+    from services.balance.sweeps.records import find_games, write_game_records
+    from services.balance.sweeps.spec import parse_spec
 
     cells = len(CELLS_GRID["variant"]) * len(CELLS_GRID["dark_powers"])
     spec = parse_spec(_spec(PARQUET_GAMES // cells))
@@ -93,9 +93,9 @@ def _parquet(tmp: Path) -> dict[str, Any]:
 
 def _write_partials(path: Path, total_games: int) -> dict[str, Any]:
     """Synthetic chunk results, folded into partials (timed) and packed as stored, in one file."""
-    from workers.sweeps.partial import of_chunk
-    from workers.sweeps.simulate import pack
-    from workers.sweeps.spec import parse_spec
+    from services.balance.sweeps.partial import of_chunk
+    from services.balance.sweeps.simulate import pack
+    from services.balance.sweeps.spec import parse_spec
 
     cells = len(CELLS_GRID["variant"]) * len(CELLS_GRID["dark_powers"])
     spec_dict = _spec(total_games // cells)
@@ -123,12 +123,12 @@ def _write_partials(path: Path, total_games: int) -> dict[str, Any]:
 
 CHILD = r"""
 import json, resource, struct, sys, time
-from workers.sweeps.aggregate import aggregate_partials
-from workers.sweeps.paired import count_blocks
-from workers.sweeps.partial import CellPartial, merge_all
-from workers.sweeps.simulate import unpack
-from workers.sweeps.spec import parse_spec
-from workers.sweeps.summary import add_paired
+from services.balance.sweeps.aggregate import aggregate_partials
+from services.balance.sweeps.paired import count_blocks
+from services.balance.sweeps.partial import CellPartial, merge_all
+from services.balance.sweeps.simulate import unpack
+from services.balance.sweeps.spec import parse_spec
+from services.balance.sweeps.summary import add_paired
 
 spec = parse_spec(json.loads(sys.argv[2]))
 def stream(path):
@@ -180,9 +180,9 @@ SIMULATE_GAMES = 400
 def _simulation_rate() -> dict[str, float]:
     """Games per second of one process simulating the nightly's kind of game (Crazy
     Cultists, 4 players, heuristic bots in every seat) and the cheapest (random bots)."""
-    from workers.sweeps.plan import chunks
-    from workers.sweeps.simulate import simulate_chunk
-    from workers.sweeps.spec import parse_spec
+    from services.balance.sweeps.plan import chunks
+    from services.balance.sweeps.simulate import simulate_chunk
+    from services.balance.sweeps.spec import parse_spec
 
     out = {}
     for name, lineup in (("heuristic", "heuristic"), ("random", "random")):

@@ -60,8 +60,8 @@ def _start_worker(redis_url: str, log_dir: str) -> subprocess.Popen:
 
 def _celery_run(store, app, spec_dict: dict[str, Any], timeout: float = 3600) -> tuple[float, float]:
     """(seconds from submit to the stored summary, seconds spent inside chunk simulation)."""
-    from workers.sweeps import control
-    from workers.sweeps.spec import parse_spec
+    from services.balance.sweeps import control
+    from services.balance.sweeps.spec import parse_spec
 
     spec = parse_spec(spec_dict)
     start = time.perf_counter()
@@ -84,8 +84,8 @@ def _celery_run(store, app, spec_dict: dict[str, Any], timeout: float = 3600) ->
 
 
 def _local_run(spec_dict: dict[str, Any]) -> tuple[float, float]:
-    from workers.sweeps.local import run_local
-    from workers.sweeps.spec import parse_spec
+    from services.balance.sweeps.local import run_local
+    from services.balance.sweeps.spec import parse_spec
 
     spec = parse_spec(spec_dict)
     start = time.perf_counter()
@@ -106,9 +106,9 @@ def _efficiency(runs: list[tuple[float, float]]) -> float:
 
 
 def run() -> dict[str, Any]:
+    from services.balance.sweeps.store import SweepStore
     from services.runtime.embedded_redis import start_redis
     from workers.app import app
-    from workers.sweeps.store import SweepStore
 
     embedded = None
     url = os.environ.get("REDIS_URL")

@@ -21,11 +21,11 @@ import os
 import statistics
 from typing import Any
 
-from workers.tune.confirm import confirm
-from workers.tune.evaluate import LocalRunner
-from workers.tune.run import run_tune
-from workers.tune.search import Evaluation, Search
-from workers.tune.spec import parse_tune_spec
+from services.balance.tune.confirm import confirm
+from services.balance.tune.evaluate import LocalRunner
+from services.balance.tune.run import run_tune
+from services.balance.tune.search import Evaluation, Search
+from services.balance.tune.spec import parse_tune_spec
 
 SPEC: dict[str, Any] = {
     "name": "bench: cc 2p first seat",

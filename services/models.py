@@ -1,7 +1,7 @@
 """What every pydantic model of the platform shares: how a refusal reads, and unions that read.
 
 The gateway's request bodies (`services/gateway/schemas.py`) and the sweep and tune specs
-(`workers/sweeps/spec.py`, `workers/tune/spec.py`, read from files by the CLI and from POST
+(`services/balance/sweeps/spec.py`, `services/balance/tune/spec.py`, read from files by the CLI and from POST
 bodies by the gateway) are all pydantic models; a refusal of any of them is worded here, once,
 naming the field at fault. This module imports neither Flask nor the gateway, so workers and
 the CLI use it without loading the web app.

@@ -23,7 +23,7 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 # How long Redis waits before handing an unacknowledged task (its worker died) to another
 # worker: one hour, longer than any chunk runs, so a slow chunk is never handed out while
 # it still runs. Lost sweep chunks come back much sooner through leases and the reconciler
-# (workers/sweeps/reconcile.py); this is the backstop. Results are idempotent by task key,
+# (services/balance/sweeps/reconcile.py); this is the backstop. Results are idempotent by task key,
 # so a redelivery can only cost repeated work, never a double count.
 VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
 # How often beat looks for lost sweep chunks and finish tasks (reconcile.py).

@@ -1,6 +1,6 @@
 """Celery tasks for live tables (queue `tables`): bot moves, deadlines, matchmaking.
 
-Each task is a thin call into the gateway's own services, so a bot's move takes the same
+Each task is a thin call into the live-play platform (services/platform/), the same services the gateway calls, so a bot's move takes the same
 path to the same compare-and-set commit as a human's. Tasks are safe to run twice or
 concurrently: a move made at a version that has moved on is refused by the commit and
 simply dropped, so acks_late redelivery never doubles a move.
@@ -12,8 +12,8 @@ import functools
 import logging
 import time
 
-from services.gateway.context import Gateway
-from services.gateway.settings import Settings
+from services.platform.context import Platform
+from services.platform.settings import Settings
 
 from .app import app
 
@@ -21,28 +21,29 @@ log = logging.getLogger("cultists.workers.tables")
 
 
 @functools.cache
-def gateway() -> Gateway:
-    """One per worker process, from the environment (REDIS_URL, ENGINE_ADDR_<GAME>)."""
-    return Gateway.build(Settings.from_env())
+def live() -> Platform:
+    """One per worker process, from the environment (REDIS_URL, ENGINE_ADDR_<GAME>); its
+    follow-up tasks go out through this worker's own app."""
+    return Platform.build(Settings.from_env(), app)
 
 
 @app.task(name="workers.tables.advance_table", ignore_result=True)
 def advance_table(table_id: str) -> int:
     """Let every bot that must decide at this table move, until a human must."""
-    return gateway().tables.advance(table_id)
+    return live().tables.advance(table_id)
 
 
 @app.task(name="workers.tables.match_queue", ignore_result=True)
 def match_queue(game: str, players: int) -> int:
     """One matchmaking pass over one queue, right after a ticket joined it."""
-    return len(gateway().matchmaking.match(game, players))
+    return len(live().matchmaking.match(game, players))
 
 
 @app.task(name="workers.tables.enforce_deadlines", ignore_result=True)
 def enforce_deadlines() -> int:
     """Every second (beat): due seats' bots act, waiting queues widen and fill with bots,
     and finished rated tables whose rating update was interrupted are settled."""
-    gw = gateway()
+    gw = live()
     now = time.time()
     moves = _guarded("deadlines", gw.tables.enforce_deadlines, now) or 0
     for game, players in gw.matchmaking.queues():

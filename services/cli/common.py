@@ -55,3 +55,19 @@ def bot_lineup(text: str | None, players: int) -> list[str]:
     if len(parts) != players:
         raise BadConfig(f"--bots names {len(parts)} bots for {players} seats")
     return parts
+
+
+# Where a client of the platform queues work when nothing says otherwise: workers/app.py's
+# own default broker.
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+def balance_clients(explicit: str | None):
+    """The sweep store and light Celery client of the platform to talk to: `--redis`,
+    $REDIS_URL, the run file of a running `cultists run`, else a local Redis on 6379."""
+    from services.balance.sweeps.store import SweepStore
+    from services.runtime.task_client import task_client
+    from services.runtime.topology import platform_redis_url
+
+    url = explicit or platform_redis_url() or DEFAULT_REDIS_URL
+    return SweepStore.from_url(url), task_client(url)

@@ -4,7 +4,7 @@
     cultists nightly --games 200 --seed 7          # on Celery, another size and master seed
     cultists nightly --local --set crazy_cultists:threshold=12 --json   # preview a rule change
 
-The same steps as the beat's nightly job (workers/sweeps/night.py): every installed game's
+The same steps as the beat's nightly job (services/balance/sweeps/night.py): every installed game's
 suite, one Benjamini-Hochberg family over every metric of the night, a practical effect
 size before a metric counts as drifted (docs/sweeps.md). A night with `--set` is a preview:
 stored and compared, but the next night is still compared with the last real one.
@@ -13,7 +13,6 @@ stored and compared, but the next night is still compared with the last real one
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from typing import Any
@@ -23,6 +22,8 @@ from rich.console import Console
 from rich.table import Table
 
 from services.engines.core.errors import BadConfig
+
+from .common import DEFAULT_REDIS_URL, balance_clients
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -54,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workers.sweeps import night
+    from services.balance.sweeps import night
 
     if args.games is not None and args.games < 1:
         raise BadConfig("--games must be at least 1")
@@ -91,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _local(specs, processes: int | None, console: Console) -> dict[str, Any]:
-    from workers.sweeps.local import run_local
-    from workers.sweeps.night import night_game
+    from services.balance.sweeps.local import run_local
+    from services.balance.sweeps.night import night_game
 
     tonight = {}
     for spec in specs:
@@ -104,21 +105,17 @@ def _local(specs, processes: int | None, console: Console) -> dict[str, Any]:
 
 def redis_for(explicit: str | None) -> str:
     """`--redis`, else $REDIS_URL, else the Redis of the platform `cultists run` started."""
-    from services.runtime.topology import read_run_file
-    from workers.app import app
+    from services.runtime.topology import platform_redis_url
 
-    return explicit or os.environ.get("REDIS_URL") or read_run_file().get("redis_url") or app.conf.broker_url
+    return explicit or platform_redis_url() or DEFAULT_REDIS_URL
 
 
 def _celery(specs, args: argparse.Namespace, console: Console, preview: bool) -> dict[str, Any]:
-    from workers.app import app
-    from workers.sweeps import control
-    from workers.sweeps.night import night_game_of_sweep
-    from workers.sweeps.store import FINISHED, SweepStore
+    from services.balance.sweeps import control
+    from services.balance.sweeps.night import night_game_of_sweep
+    from services.balance.sweeps.store import FINISHED
 
-    url = redis_for(args.redis)
-    app.conf.broker_url = app.conf.result_backend = url
-    store = SweepStore.from_url(url)
+    store, app = balance_clients(redis_for(args.redis))
     kind = "adhoc" if preview else "nightly"
     ids = {spec.game: control.submit(spec, store, app, kind=kind) for spec in specs}
     for game, sweep_id in ids.items():

@@ -26,6 +26,8 @@ from rich.table import Table
 
 from services.engines.core.errors import BadConfig
 
+from .common import balance_clients
+
 T = TypeVar("T")
 
 
@@ -62,14 +64,14 @@ def run(args: argparse.Namespace) -> int:
         return _follow(args, args.follow, replay_base)
     if not args.spec:
         raise BadConfig("name a sweep spec file, or use --follow ID / --cancel ID")
-    from workers.sweeps.spec import load_spec_file
+    from services.balance.sweeps.spec import load_spec_file
 
     spec = load_spec_file(args.spec)  # refused here, before anything is queued
     if args.local:
         return _local(args, spec, replay_base)
-    from workers.sweeps import control
+    from services.balance.sweeps import control
 
-    store, app = _celery(args)
+    store, app = balance_clients(args.redis)
     sweep_id = control.submit(spec, store, app)
     print(
         f"sweep {sweep_id}: {spec.total_games:,} games in {len(spec.cells())} cells queued", file=sys.stderr
@@ -80,22 +82,10 @@ def run(args: argparse.Namespace) -> int:
     return _follow(args, sweep_id, replay_base, store=store, app=app)
 
 
-def _celery(args: argparse.Namespace):
-    """The store and Celery app of the platform to talk to: --redis, $REDIS_URL, the run
-    file of a running `cultists run`, else the app's default (a local Redis on 6379)."""
-    from services.runtime.topology import platform_redis_url
-    from workers.app import app
-    from workers.sweeps.store import SweepStore
-
-    url = args.redis or platform_redis_url() or app.conf.broker_url
-    app.conf.broker_url = app.conf.result_backend = url
-    return SweepStore.from_url(url), app
-
-
 def _cancel(args: argparse.Namespace) -> int:
-    from workers.sweeps import control
+    from services.balance.sweeps import control
 
-    store, _app = _celery(args)
+    store, _app = balance_clients(args.redis)
     if not store.exists(args.cancel):
         raise BadConfig(f"no sweep {args.cancel!r}")
     if control.cancel(store, args.cancel):
@@ -118,13 +108,13 @@ def _bar(console: Console) -> Progress:
 
 
 def _follow(args: argparse.Namespace, sweep_id: str, replay_base: str, store=None, app=None) -> int:
-    from workers.sweeps import control
-    from workers.sweeps.aggregate import game_rows
-    from workers.sweeps.simulate import unpack
-    from workers.sweeps.spec import parse_spec
+    from services.balance.sweeps import control
+    from services.balance.sweeps.aggregate import game_rows
+    from services.balance.sweeps.simulate import unpack
+    from services.balance.sweeps.spec import parse_spec
 
     if store is None:
-        store, app = _celery(args)
+        store, app = balance_clients(args.redis)
     console = Console(stderr=True)
     try:
         first = _patiently(console, lambda: control.progress(store, sweep_id))
@@ -190,9 +180,9 @@ def _patiently(console: Console, read: Callable[[], T], give_up_after: float = 6
 
 
 def _local(args: argparse.Namespace, spec, replay_base: str) -> int:
-    from workers.sweeps.aggregate import game_rows
-    from workers.sweeps.local import run_local
-    from workers.sweeps.store import new_id
+    from services.balance.sweeps.aggregate import game_rows
+    from services.balance.sweeps.local import run_local
+    from services.balance.sweeps.store import new_id
 
     sweep_id = f"local-{new_id()}"
     console = Console(stderr=True)
@@ -212,7 +202,7 @@ def _local(args: argparse.Namespace, spec, replay_base: str) -> int:
 
 
 def _write(out: Path, summary: dict[str, Any], rows, replays, replay_base: str) -> Path:
-    from workers.sweeps.report import write_report
+    from services.balance.sweeps.report import write_report
 
     return write_report(out, summary, rows, replays, replay_base=replay_base)
 

@@ -18,6 +18,8 @@ from typing import Any
 
 from rich.console import Console
 
+from .common import balance_clients
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tune", help="search config fields for balanced rules, confirmed on fresh seeds")
@@ -35,11 +37,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workers.sweeps.store import new_id
-    from workers.tune.evaluate import CeleryRunner, LocalRunner
-    from workers.tune.report import headline, write_report
-    from workers.tune.run import run_tune
-    from workers.tune.spec import load_tune_file
+    from services.balance.sweeps.store import new_id
+    from services.balance.tune.evaluate import CeleryRunner, LocalRunner
+    from services.balance.tune.report import headline, write_report
+    from services.balance.tune.run import run_tune
+    from services.balance.tune.spec import load_tune_file
 
     spec = load_tune_file(args.spec)  # refused here, before any game is played
     console = Console(stderr=True)
@@ -47,9 +49,7 @@ def run(args: argparse.Namespace) -> int:
         runner: Any = LocalRunner(args.processes)
         tune_id, mode = f"local-{new_id()}", "local"
     else:
-        from .sweep_cmd import _celery
-
-        store, app = _celery(args)
+        store, app = balance_clients(args.redis)
         runner, tune_id, mode = CeleryRunner(store, app), new_id(), "celery"
 
     def progress(p: dict[str, Any]) -> None:

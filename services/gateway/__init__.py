@@ -14,12 +14,14 @@ import time
 from flask import Flask, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from services.platform.context import Platform
+from services.platform.settings import Settings
+from services.runtime.task_client import task_client
+
 from . import errors, guards
-from .context import Gateway
 from .json_provider import OrjsonProvider
 from .metrics import REQUEST_SECONDS
 from .openapi import document
-from .settings import Settings
 
 BLUEPRINTS = [
     "services.gateway.ops_api",
@@ -41,7 +43,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_content_length
-    app.extensions["cultists"] = Gateway.build(settings)
+    app.extensions["cultists"] = Platform.build(settings, task_client(settings.redis_url, "cultists-gateway"))
     paths: dict = {}
     schemas: dict = {}
     for name in BLUEPRINTS:

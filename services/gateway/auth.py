@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from flask import g, request
 
-from .context import current
-from .errors import ApiError
-from .players import SESSION_HEADER, Player
+from services.gateway.context import current
+from services.platform.errors import PlatformError
+from services.platform.players import SESSION_HEADER, Player
 
 
 def session_token() -> str | None:
@@ -28,12 +28,12 @@ def current_player(required: bool = False) -> Player | None:
         if token is not None:
             found = current().players.by_session(token)
             if found is None:
-                raise ApiError(
+                raise PlatformError(
                     401, "session_expired", "that player session expired or was revoked; sign in again"
                 )
         g.player = found
     if found is None and required:
-        raise ApiError(
+        raise PlatformError(
             401,
             "sign_in_required",
             f"this needs a player session ({SESSION_HEADER}); a guest one is a POST /api/players/guest away",

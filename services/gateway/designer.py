@@ -3,7 +3,7 @@ nightly balance history per game (drift flags, seat win rates night after night)
 
 Tunes and sweeps come from the public API (`/api/tunes`, `/api/sweeps`), which the page's
 script asks every few seconds, so percentages move by themselves. The nightly history is
-read from the stored nights (`workers/sweeps/night.py`'s archive: the folder `cultists
+read from the stored nights (`services/balance/sweeps/night.py`'s archive: the folder `cultists
 nightly` and the beat's nightly job write, `CULTISTS_NIGHTLY_DIR` or the platform's data
 folder), which the gateway must be able to read: under `cultists run` it is the same
 folder; docker-compose.yml and deploy/k8s mount the workers' data volume into the gateway
@@ -28,7 +28,7 @@ import orjson
 from flask import Blueprint, render_template, request
 from pydantic import ConfigDict, Field
 
-from workers.sweeps.night import NightArchive, nightly_dir
+from services.balance.sweeps.night import NightArchive, nightly_dir
 
 from .ops_dashboards import game_title
 from .schemas import Body, validate

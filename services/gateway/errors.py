@@ -16,20 +16,9 @@ import redis
 from flask import Flask, jsonify, request
 from werkzeug.exceptions import HTTPException
 
+from services.platform.errors import RETRY_AFTER_SECONDS, PlatformError
+
 log = logging.getLogger("cultists.gateway")
-
-# Seconds a client is asked to wait after a 503: about what `cultists run` needs to
-# restart a part, and what an orchestrator needs to reschedule a pod's first retry.
-RETRY_AFTER_SECONDS = 2
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.extra = extra
 
 
 def error_document(code: str, message: str, **extra: Any) -> dict[str, Any]:
@@ -51,8 +40,8 @@ def error_response(status: int, code: str, message: str, **extra: Any):
 
 
 def register(app: Flask) -> None:
-    @app.errorhandler(ApiError)
-    def _api_error(exc: ApiError):
+    @app.errorhandler(PlatformError)
+    def _api_error(exc: PlatformError):
         return error_response(exc.status, exc.code, exc.message, **exc.extra)
 
     @app.errorhandler(HTTPException)

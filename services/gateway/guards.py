@@ -36,9 +36,10 @@ from flask_limiter import Limiter, RateLimitExceeded, RequestLimit
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from services.platform.settings import Settings
+
 from .errors import error_document, error_response
 from .metrics import WRITES_REFUSED
-from .settings import Settings
 
 StartResponse = Callable[..., Any]
 WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
@@ -56,12 +57,13 @@ def _signed_in_player() -> str | None:
     session, or one expired: that request counts by address, and then fails with 401)."""
     if not request.headers.get(PLAYER_HEADER):
         return None
+    from services.platform.errors import PlatformError
+
     from .auth import player_id
-    from .errors import ApiError
 
     try:
         return player_id()
-    except ApiError:
+    except PlatformError:
         return None
 
 

@@ -7,10 +7,11 @@ from typing import Annotated, Any, Literal
 from flask import Blueprint, jsonify, request
 from pydantic import ConfigDict, Field
 
+from services.gateway.context import current
 from services.models import MAX_BOT_SPEC
+from services.platform.settings import Settings
 
 from .auth import current_player, player_id
-from .context import current
 from .errors import bearer_token
 from .openapi import GAME_PARAM, TABLE_ID, TOKEN_REQUIRED, errors, json_content, ok, ref
 from .schemas import (
@@ -23,7 +24,6 @@ from .schemas import (
     query_parameters,
     validate,
 )
-from .settings import Settings
 
 bp = Blueprint("lobby", __name__, url_prefix="/api")
 

@@ -15,12 +15,13 @@ import orjson
 from flask import Blueprint, Response, jsonify, request
 from pydantic import ConfigDict, Field
 
+from services.gateway.context import current
+from services.platform.store import updates_channel
+
 from .auth import player_id
-from .context import current
 from .errors import bearer_token
 from .openapi import TABLE_ID, TOKEN_OPTIONAL, TOKEN_REQUIRED, errors, json_content, ok, ref
 from .schemas import Body, SeatScore, openapi_components, parse_body, query_parameters, validate
-from .store import updates_channel
 
 bp = Blueprint("matches", __name__, url_prefix="/api")
 

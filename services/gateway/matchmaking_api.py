@@ -10,8 +10,9 @@ from typing import Literal
 from flask import Blueprint, jsonify
 from pydantic import Field
 
+from services.gateway.context import current
+
 from .auth import current_player, player_id
-from .context import current
 from .errors import bearer_token
 from .openapi import GAME_PARAM, TOKEN_REQUIRED, errors, json_content, ok, ref
 from .schemas import Body, DisplayName, GameName, openapi_components, parse_body

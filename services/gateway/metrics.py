@@ -1,133 +1,28 @@
-"""Gateway metrics (architecture decision 9).
-
-Per-process facts (request and engine-call latency, engine errors) are prometheus-client
-metrics; under gunicorn they live in PROMETHEUS_MULTIPROC_DIR and /metrics merges every
-worker's files. Facts about the whole platform (open tables, queued tickets, time to match)
-are read from Redis at scrape time instead, because no single process owns them: a table
-opened by one gateway worker and matched by a Celery worker is still one table.
+"""Gateway metrics (architecture decision 9): HTTP requests and refused writes, and the
+/metrics body, which adds the platform's own (services/platform/metrics.py).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from typing import Any
 
 import redis
-from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest, multiprocess
-from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
-from prometheus_client.registry import Collector
+from prometheus_client import REGISTRY, CollectorRegistry, Counter, generate_latest, multiprocess
 
-from .keys import LIVE_TABLES, OPEN_TABLES, QUEUES, queue_key
+from services.platform.metrics import FastHistogram, PlatformFacts
 
-
-class _Histogram(Histogram):
-    """A Histogram whose `labels(...)` is one dict lookup once a label set has been seen.
-
-    prometheus-client converts and checks the values and takes a lock on every `labels`
-    call; the gateway makes four such calls per move (two requests, two engine calls), on
-    the hot path of every request, always with the same few label sets.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._children: dict[tuple[object, ...], Histogram] = {}
-
-    def labels(self, *labelvalues: object, **labelkwargs: object) -> Histogram:
-        if labelkwargs:
-            return super().labels(*labelvalues, **labelkwargs)
-        child = self._children.get(labelvalues)
-        if child is None:
-            child = self._children[labelvalues] = super().labels(*labelvalues)
-        return child
-
-
-REQUEST_SECONDS = _Histogram(
+REQUEST_SECONDS = FastHistogram(
     "cultists_gateway_request_duration_seconds",
     "Time to answer one HTTP request, by route template, method and status.",
     ["route", "method", "status"],
     buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0),
 )
-ENGINE_CALL_SECONDS = _Histogram(
-    "cultists_gateway_engine_call_duration_seconds",
-    "Time of one gRPC call from the gateway to an engine, by game and method.",
-    ["game", "method"],
-    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0, 5.0),
-)
-ENGINE_ERRORS = Counter(
-    "cultists_gateway_engine_errors_total",
-    "Engine calls that ended in an error status, by game, method and gRPC code.",
-    ["game", "method", "code"],
-)
-
 WRITES_REFUSED = Counter(
     "cultists_gateway_writes_refused_total",
     "Writes refused by a rate limit (429), by scope (address or player) and by who decided: "
     "redis (the shared count) or box (this worker, already refused in the same window).",
     ["scope", "by"],
 )
-
-# Time to match is observed by whichever process forms the table, so it is kept in Redis
-# as cumulative bucket counters (the Prometheus histogram shape) and read back on scrape.
-TIME_TO_MATCH_KEY = "gw:metrics:time_to_match"
-TIME_TO_MATCH_BUCKETS = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
-
-
-def observe_time_to_match(pipe: redis.client.Pipeline, seconds: float) -> None:
-    """Queue the counter updates on a pipeline, so they count once with the match."""
-    for bound in TIME_TO_MATCH_BUCKETS:
-        if seconds <= bound:
-            pipe.hincrby(TIME_TO_MATCH_KEY, f"le:{bound}", 1)
-    pipe.hincrby(TIME_TO_MATCH_KEY, "count", 1)
-    pipe.hincrbyfloat(TIME_TO_MATCH_KEY, "sum", seconds)
-
-
-CELERY_QUEUES = ("tables", "sweeps")  # workers/app.py routes every task to one of these
-
-
-class PlatformFacts(Collector):
-    """Gauges and the time-to-match histogram, read from Redis on every scrape (the broker is
-    the same Redis, so the Celery queue depths are read here too)."""
-
-    def __init__(self, client: redis.Redis) -> None:
-        self.redis = client
-
-    def collect(self) -> Iterator[object]:
-        tables = GaugeMetricFamily(
-            "cultists_gateway_open_tables", "Tables not yet finished, by status.", labels=["status"]
-        )
-        tables.add_metric(["waiting"], self.redis.scard(OPEN_TABLES))
-        tables.add_metric(["playing"], self.redis.scard(LIVE_TABLES))
-        yield tables
-        queued = GaugeMetricFamily(
-            "cultists_gateway_queued_tickets",
-            "Matchmaking tickets waiting, by game and table size.",
-            labels=["game", "players"],
-        )
-        for member in sorted(self.redis.smembers(QUEUES)):
-            game, _, players = member.decode().partition(":")
-            queued.add_metric([game, players], self.redis.zcard(queue_key(game, int(players))))
-        yield queued
-        depth = GaugeMetricFamily(
-            "cultists_celery_queue_length",
-            "Tasks waiting in a Celery queue (live-table moves, sweep chunks), read from the broker.",
-            labels=["queue"],
-        )
-        for queue in CELERY_QUEUES:
-            # kombu's Redis transport keeps one list per priority step of a queue.
-            keys = [queue, *(f"{queue}\x06\x16{step}" for step in (3, 6, 9))]
-            depth.add_metric([queue], sum(self.redis.llen(k) for k in keys))
-        yield depth
-        raw = {k.decode(): v.decode() for k, v in self.redis.hgetall(TIME_TO_MATCH_KEY).items()}
-        count = int(raw.get("count", 0))
-        buckets = [(str(b), int(raw.get(f"le:{b}", 0))) for b in TIME_TO_MATCH_BUCKETS]
-        buckets.append(("+Inf", count))
-        yield HistogramMetricFamily(
-            "cultists_gateway_time_to_match_seconds",
-            "Time from a ticket entering the queue to its table being formed.",
-            buckets=buckets,
-            sum_value=float(raw.get("sum", 0.0)),
-        )
 
 
 def exposition(client: redis.Redis) -> bytes:

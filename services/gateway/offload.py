@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from .errors import ApiError
+from services.platform.errors import PlatformError
 
 T = TypeVar("T")
 
@@ -32,7 +32,7 @@ RETRY_AFTER_SECONDS = 5
 _admitted = threading.BoundedSemaphore(MAX_ADMITTED)
 
 
-class Busy(ApiError):
+class Busy(PlatformError):
     """Every slot for long work is taken: try again shortly."""
 
     def __init__(self) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import redis
 from flask import Blueprint, Response, current_app, jsonify
 
-from .context import current
+from services.gateway.context import current
+
 from .metrics import exposition
 from .openapi import json_content
 

@@ -28,9 +28,9 @@ from pydantic import ConfigDict, Field
 
 from services.dashboards.panels import DASHBOARDS, Panel, panels
 from services.dashboards.prometheus_api import Prometheus, PrometheusError, Window, alerts_data, panel_data
+from services.gateway.context import current
+from services.platform.errors import PlatformError
 
-from .context import current
-from .errors import ApiError
 from .schemas import Body, validate
 
 bp = Blueprint(
@@ -59,7 +59,9 @@ def game_title(game: str) -> str:
 def _prometheus() -> Prometheus:
     url = current().settings.prometheus_url
     if not url:
-        raise ApiError(503, "no_prometheus", "this gateway has no Prometheus to ask (set PROMETHEUS_URL)")
+        raise PlatformError(
+            503, "no_prometheus", "this gateway has no Prometheus to ask (set PROMETHEUS_URL)"
+        )
     client = current_app.extensions.get("cultists.prometheus")
     if client is None or client.base_url != url.rstrip("/"):
         client = current_app.extensions["cultists.prometheus"] = Prometheus(url)
@@ -98,7 +100,7 @@ def _cached(key: str, fetch: Callable[[], dict[str, Any]]) -> Response:
             if seconds > 0:  # stored before the lock goes, so no one asks again meanwhile
                 r.set(CACHE_PREFIX + key, body, px=int(seconds * 1000))
         except PrometheusError as exc:
-            raise ApiError(502, "prometheus_unavailable", str(exc)) from None
+            raise PlatformError(502, "prometheus_unavailable", str(exc)) from None
         finally:
             if holder:
                 r.delete(LOCK_PREFIX + key)
@@ -122,7 +124,7 @@ class PanelQuery(Body):
 def _panel_or_404(panel_id: str) -> Panel:
     panel = panels().get(panel_id)
     if panel is None or panel.kind != "timeseries":
-        raise ApiError(404, "unknown_panel", f"no time-series panel {panel_id!r} on the dashboards")
+        raise PlatformError(404, "unknown_panel", f"no time-series panel {panel_id!r} on the dashboards")
     return panel
 
 
@@ -159,9 +161,9 @@ def panel(panel_id: str):
     if panel.per_game:  # the games this gateway serves are known only at run time
         games = current().engines.games
         if game not in games:
-            raise ApiError(400, "malformed", f"'game' is one of {', '.join(games)}", field="game")
+            raise PlatformError(400, "malformed", f"'game' is one of {', '.join(games)}", field="game")
     elif game is not None:
-        raise ApiError(
+        raise PlatformError(
             400, "malformed", f"panel {panel_id!r} is not drawn per game: leave 'game' out", field="game"
         )
     client = _prometheus()

@@ -8,10 +8,11 @@ from typing import Annotated, Literal
 from flask import Blueprint, jsonify
 from pydantic import Field
 
+from services.gateway.context import current
+from services.platform.players import DEVICE_MAX, DEVICE_MIN, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME
+
 from .auth import current_player, session_token
-from .context import current
 from .openapi import errors, json_content, ok, ref
-from .players import DEVICE_MAX, DEVICE_MIN, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME
 from .schemas import Body, openapi_components, parse_body
 
 bp = Blueprint("players", __name__, url_prefix="/api")

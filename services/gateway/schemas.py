@@ -13,8 +13,8 @@ Rules every body follows:
 - `null` is the default for every optional field (declared `X | None = None`, the view
   fills the default), never for a required one;
 - unknown fields are ignored (older and newer clients keep working), except in sweep and
-  tune specs, whose models live with their parsers (`workers/sweeps/spec.py`,
-  `workers/tune/spec.py`) and refuse a key they do not know (a typo in a spec file);
+  tune specs, whose models live with their parsers (`services/balance/sweeps/spec.py`,
+  `services/balance/tune/spec.py`) and refuse a key they do not know (a typo in a spec file);
 - a refusal is the gateway's one error shape: 400 `malformed`, the message naming the
   field (`'seats.1.kind': input should be 'human' or 'bot'`, worded by `services.models`)
   and `field` its dotted path.
@@ -31,8 +31,7 @@ from flask import request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
 from services.models import describe, first_field
-
-from .errors import ApiError
+from services.platform.errors import PlatformError
 
 B = TypeVar("B", bound=BaseModel)
 
@@ -50,10 +49,10 @@ class Body(BaseModel):
     model_config = ConfigDict(strict=True, extra="ignore", frozen=True)
 
 
-def _refusal(exc: ValidationError) -> ApiError:
+def _refusal(exc: ValidationError) -> PlatformError:
     """400 `malformed` in words naming the field, and the field's path for programs."""
     field = first_field(exc)
-    return ApiError(400, "malformed", describe(exc), **({"field": field} if field else {}))
+    return PlatformError(400, "malformed", describe(exc), **({"field": field} if field else {}))
 
 
 def parse_body(model: type[B], optional: bool = False) -> B:
@@ -64,7 +63,7 @@ def parse_body(model: type[B], optional: bool = False) -> B:
     if optional and not data:
         return model()
     if not request.is_json:
-        raise ApiError(400, "malformed", "send the body as application/json")
+        raise PlatformError(400, "malformed", "send the body as application/json")
     try:
         return model.model_validate_json(data)
     except ValidationError as exc:

@@ -3,35 +3,31 @@
 The body of a submit is the same mapping as a sweep spec file (docs/sweeps.md) and is
 validated completely before anything is queued: a bad spec is a 400 that names the
 problem, and leaves no trace in Redis or on the queue. Progress, result and report are read
-from Redis (workers/sweeps/store.py), so any gateway process answers for any sweep, and a
+from Redis (services/balance/sweeps/store.py), so any gateway process answers for any sweep, and a
 sweep outlives the process that submitted it.
 
-The blueprint needs only a Redis URL: `app.config["SWEEPS_REDIS_URL"]`, else the
-gateway's settings (`app.extensions["cultists"].settings.redis_url`), else `$REDIS_URL`.
-Chunk tasks are sent by name through a light Celery client, like the table tasks.
-Errors are raised as `ApiError`, the gateway's one shape, `{"error": {"code", "message"}}`.
+The blueprint needs only a Redis URL (balance_clients.py says which). Chunk tasks are sent
+by name through a light Celery client, like the table tasks.
+Errors are raised as `PlatformError`, the gateway's one shape, `{"error": {"code", "message"}}`.
 """
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
-import redis
-from celery import Celery
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.balance.sweeps import control
+from services.balance.sweeps.spec import SpecError, SweepSpecInput, lineup_bots, parse_spec
+from services.balance.sweeps.store import INDEX
 from services.engines.core.bots import bot_names
-from workers.sweeps import control
-from workers.sweeps.spec import SpecError, SweepSpecInput, parse_spec
-from workers.sweeps.store import INDEX, SweepStore
+from services.platform.bounds import check_bot
+from services.platform.errors import PlatformError
 
-from .bounds import check_bot
-from .errors import ApiError
+from .balance_clients import balance_clients
 from .offload import run_cpu_bound
 from .openapi import error_reply, json_content, ref
 from .schemas import Body, openapi_components, parse_body, query_parameters, validate
@@ -41,34 +37,6 @@ bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
 _ID = re.compile(r"^(local-)?[0-9a-f]{16}$")
 S = TypeVar("S", bound=BaseModel)
 T = TypeVar("T")
-
-
-@dataclass
-class _Context:
-    store: SweepStore
-    celery: Celery
-
-
-def _redis_url() -> str:
-    url = current_app.config.get("SWEEPS_REDIS_URL")
-    if url:
-        return url
-    gateway = current_app.extensions.get("cultists")
-    settings = getattr(gateway, "settings", None)
-    if settings is not None and getattr(settings, "redis_url", None):
-        return settings.redis_url
-    return os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-def _ctx() -> _Context:
-    ctx = current_app.extensions.get("cultists.sweeps")
-    if ctx is None:
-        url = _redis_url()
-        client = Celery("cultists-sweeps-client", broker=url, set_as_current=False)
-        client.conf.broker_connection_retry_on_startup = True
-        ctx = _Context(SweepStore(redis.Redis.from_url(url, health_check_interval=30)), client)
-        current_app.extensions["cultists.sweeps"] = ctx
-    return ctx
 
 
 def _links(sweep_id: str) -> dict[str, str]:
@@ -82,20 +50,7 @@ def _links(sweep_id: str) -> dict[str, str]:
 
 
 def _known(sweep_id: str) -> bool:
-    return bool(_ID.match(sweep_id)) and _ctx().store.exists(sweep_id)
-
-
-def _lineup_bots(lineups: Any) -> set[str]:
-    """Every bot a spec's line-ups name (a name, one per seat, or {hero, field})."""
-    out: set[str] = set()
-    for item in lineups:
-        if isinstance(item, str):
-            out.add(item)
-        elif isinstance(item, list | tuple):
-            out.update(item)
-        elif isinstance(item, dict):
-            out.update(v for v in item.values() if isinstance(v, str))
-    return out
+    return bool(_ID.match(sweep_id)) and balance_clients().store.exists(sweep_id)
 
 
 def parse_spec_body(model: type[S], parse: Callable[[S], T]) -> T:
@@ -106,7 +61,9 @@ def parse_spec_body(model: type[S], parse: Callable[[S], T]) -> T:
     try:
         return parse(body)
     except SpecError as exc:
-        raise ApiError(400, "invalid_spec", str(exc), **({"field": exc.field} if exc.field else {})) from None
+        raise PlatformError(
+            400, "invalid_spec", str(exc), **({"field": exc.field} if exc.field else {})
+        ) from None
 
 
 class RecentQuery(Body):
@@ -119,9 +76,9 @@ class RecentQuery(Body):
 def submit():
     spec = parse_spec_body(SweepSpecInput, parse_spec)
     known = bot_names(spec.game_spec)
-    for name in sorted(_lineup_bots(spec.lineups)):
+    for name in sorted(lineup_bots(spec.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
-    ctx = _ctx()
+    ctx = balance_clients()
     sweep_id = control.submit(spec, ctx.store, ctx.celery)
     out = control.progress(ctx.store, sweep_id)
     assert out is not None
@@ -134,7 +91,7 @@ def submit():
 def recent():
     """The latest sweeps, newest first, with their progress."""
     limit = validate(RecentQuery, request.args.to_dict()).limit
-    store = _ctx().store
+    store = balance_clients().store
     ids = [raw.decode() for raw in store.r.zrevrange(INDEX, 0, limit - 1)]
     rows = [p for p in (control.progress(store, i) for i in ids) if p is not None]
     return jsonify({"sweeps": rows})
@@ -143,8 +100,8 @@ def recent():
 @bp.get("/<sweep_id>")
 def progress(sweep_id: str):
     if not _known(sweep_id):
-        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
-    ctx = _ctx()
+        raise PlatformError(404, "not_found", f"no sweep {sweep_id!r}")
+    ctx = balance_clients()
     out = control.progress(ctx.store, sweep_id)
     assert out is not None
     out["links"] = _links(sweep_id)
@@ -154,10 +111,10 @@ def progress(sweep_id: str):
 @bp.post("/<sweep_id>/cancel")
 def cancel(sweep_id: str):
     if not _known(sweep_id):
-        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
-    store = _ctx().store
+        raise PlatformError(404, "not_found", f"no sweep {sweep_id!r}")
+    store = balance_clients().store
     if not control.cancel(store, sweep_id):
-        raise ApiError(409, "finished", f"sweep {sweep_id} already finished ({store.status(sweep_id)})")
+        raise PlatformError(409, "finished", f"sweep {sweep_id} already finished ({store.status(sweep_id)})")
     out = control.progress(store, sweep_id)
     return jsonify(out)
 
@@ -166,15 +123,15 @@ def _finished_summary(sweep_id: str) -> tuple[dict[str, Any] | None, tuple[Respo
     """The summary, or the 202 with its progress while it is still running (404 and 409
     are raised)."""
     if not _known(sweep_id):
-        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
-    ctx = _ctx()
+        raise PlatformError(404, "not_found", f"no sweep {sweep_id!r}")
+    ctx = balance_clients()
     summary = ctx.store.summary(sweep_id)
     if summary is not None:
         return summary, None
     p = control.progress(ctx.store, sweep_id)
     assert p is not None
     if p["status"] in ("cancelled", "failed"):
-        raise ApiError(
+        raise PlatformError(
             409, p["status"], f"sweep {sweep_id} {p['status']}" + (f": {p['error']}" if p["error"] else "")
         )
     control.nudge(ctx.store, ctx.celery, sweep_id)
@@ -196,8 +153,8 @@ def report(sweep_id: str):
     summary, why = _finished_summary(sweep_id)
     if why is not None:
         return why
-    from workers.sweeps.plots import render_all
-    from workers.sweeps.report import render_html
+    from services.balance.sweeps.plots import render_all
+    from services.balance.sweeps.report import render_html
 
     assert summary is not None
     page = run_cpu_bound(lambda: render_html(summary, render_all(summary["aggregates"]), inline=True))
@@ -210,10 +167,10 @@ def report(sweep_id: str):
 def replay(sweep_id: str, cell: int):
     """A `cultists replay`-compatible record of a cell's representative game."""
     if not _known(sweep_id):
-        raise ApiError(404, "not_found", f"no sweep {sweep_id!r}")
-    record = _ctx().store.replays(sweep_id).get(cell)
+        raise PlatformError(404, "not_found", f"no sweep {sweep_id!r}")
+    record = balance_clients().store.replays(sweep_id).get(cell)
     if record is None:
-        raise ApiError(404, "not_found", f"sweep {sweep_id} has no replay for cell {cell}")
+        raise PlatformError(404, "not_found", f"sweep {sweep_id} has no replay for cell {cell}")
     return jsonify(record)
 
 
@@ -222,7 +179,7 @@ SWEEP_ID = {"name": "sweep_id", "in": "path", "required": True, "schema": {"type
 
 
 class SweepProgress(Body):
-    """Where a sweep stands (`workers.sweeps.control.progress`, plus the API's own keys)."""
+    """Where a sweep stands (`services.balance.sweeps.control.progress`, plus the API's own keys)."""
 
     id: str
     status: Literal["queued", "running", "done", "cancelled", "failed"]

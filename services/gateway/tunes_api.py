@@ -2,14 +2,14 @@
 
 The body of a submit is the same mapping as a tune spec file (docs/tune.md), as JSON,
 checked by the spec's model (`TuneSpecInput`) and then by the parser `cultists tune` uses
-(`workers/tune/spec.py`) before anything is written or queued: a bad spec is a 400 whose
+(`services/balance/tune/spec.py`) before anything is written or queued: a bad spec is a 400 whose
 `field` names the part of the spec at fault (`search.threshold`, `objectives.0`, `budget`).
 A valid one is written
 to Redis and its driver queued on the `tunes` queue (`workers/tune/tasks.py`): the search
 never runs inside a request. Progress, summary, report and plots are read from Redis, so
 any gateway process answers for any tune.
 
-The Redis and Celery client are the sweeps blueprint's (`sweeps_api._ctx`).
+The Redis and Celery client are the sweeps blueprint's (balance_clients.py).
 """
 
 from __future__ import annotations
@@ -22,18 +22,20 @@ import orjson
 from flask import Blueprint, Response, request
 from pydantic import Field
 
+from services.balance.sweeps import control
+from services.balance.sweeps.spec import lineup_bots
+from services.balance.sweeps.store import new_id
+from services.balance.tune.driver import send_drive
+from services.balance.tune.spec import TuneSpecInput, parse_tune_spec
+from services.balance.tune.store import TuneStore
 from services.engines.core.bots import bot_names
-from workers.sweeps import control
-from workers.sweeps.store import new_id
-from workers.tune.spec import TuneSpecInput, parse_tune_spec
-from workers.tune.store import TuneStore
-from workers.tune.tasks import send_drive
+from services.platform.bounds import check_bot
+from services.platform.errors import PlatformError
 
-from .bounds import check_bot
-from .errors import ApiError
+from .balance_clients import balance_clients
 from .openapi import error_reply, json_content, ref
 from .schemas import Body, openapi_components, query_parameters, validate
-from .sweeps_api import RecentQuery, _ctx, _lineup_bots, parse_spec_body
+from .sweeps_api import RecentQuery, parse_spec_body
 
 bp = Blueprint("tunes", __name__, url_prefix="/api/tunes")
 
@@ -42,7 +44,7 @@ _PLOT = re.compile(r"^[a-z_0-9]+\.png$")
 
 
 def _tunes() -> TuneStore:
-    return TuneStore(_ctx().store.r)
+    return TuneStore(balance_clients().store.r)
 
 
 def _links(tune_id: str) -> dict[str, str]:
@@ -98,7 +100,7 @@ def progress(tunes: TuneStore, tune_id: str) -> dict[str, Any] | None:
 def _known(tune_id: str) -> TuneStore:
     tunes = _tunes()
     if not _ID.match(tune_id) or not tunes.exists(tune_id):
-        raise ApiError(404, "not_found", f"no tune {tune_id!r}")
+        raise PlatformError(404, "not_found", f"no tune {tune_id!r}")
     return tunes
 
 
@@ -106,9 +108,9 @@ def _known(tune_id: str) -> TuneStore:
 def submit():
     spec = parse_spec_body(TuneSpecInput, parse_tune_spec)
     known = bot_names(spec.table.game_spec)
-    for name in sorted(_lineup_bots(spec.table.lineups)):
+    for name in sorted(lineup_bots(spec.table.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
-    ctx = _ctx()
+    ctx = balance_clients()
     tunes = TuneStore(ctx.store.r)
     tune_id = new_id()
     tunes.create(
@@ -145,8 +147,8 @@ def cancel(tune_id: str):
     """Stop a queued or running tune and the evaluation sweeps it has queued."""
     tunes = _known(tune_id)
     if not tunes.cancel(tune_id):
-        raise ApiError(409, "finished", f"tune {tune_id} already finished ({tunes.status(tune_id)})")
-    store = _ctx().store
+        raise PlatformError(409, "finished", f"tune {tune_id} already finished ({tunes.status(tune_id)})")
+    store = balance_clients().store
     for sweep_id in tunes.sweep_ids(tune_id):
         control.cancel(store, sweep_id)  # a finished one stays as it is
     return progress(tunes, tune_id)
@@ -159,13 +161,13 @@ def report(tune_id: str):
     p = progress(tunes, tune_id)
     assert p is not None
     if p["status"] in ("failed", "cancelled"):
-        raise ApiError(
+        raise PlatformError(
             409, p["status"], f"tune {tune_id} {p['status']}" + (f": {p['error']}" if p["error"] else "")
         )
     summary = tunes.summary(tune_id)
     if summary is None:
         return p, 202
-    from workers.tune.report import render_page
+    from services.balance.tune.report import render_page
 
     return Response(render_page(summary, tunes.plot_names(tune_id)), mimetype="text/html")
 
@@ -175,7 +177,7 @@ def plot(tune_id: str, name: str):
     tunes = _known(tune_id)
     data = tunes.plot(tune_id, name) if _PLOT.match(name) else None
     if data is None:
-        raise ApiError(404, "not_found", f"tune {tune_id} has no plot {name!r}")
+        raise PlatformError(404, "not_found", f"tune {tune_id} has no plot {name!r}")
     return Response(data, mimetype="image/png")
 
 

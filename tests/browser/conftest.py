@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from werkzeug.serving import make_server
 
-from services.gateway.settings import Settings
+from services.platform.settings import Settings
 from tests.gateway.conftest import (  # the gateway tests' own fixtures, reused
     AWAY_SECONDS,
     BOT_GRACE_SECONDS,

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from workers.sweeps.drift import NightGame
-from workers.sweeps.night import NightArchive
-from workers.sweeps.store import SweepStore, new_id
-from workers.tune.evaluate import LocalRunner
-from workers.tune.report import render_plots
-from workers.tune.run import run_tune
-from workers.tune.spec import parse_tune_spec
-from workers.tune.store import TuneStore
+from services.balance.sweeps.drift import NightGame
+from services.balance.sweeps.night import NightArchive
+from services.balance.sweeps.store import SweepStore, new_id
+from services.balance.tune.evaluate import LocalRunner
+from services.balance.tune.report import render_plots
+from services.balance.tune.run import run_tune
+from services.balance.tune.spec import parse_tune_spec
+from services.balance.tune.store import TuneStore
 
 TINY = {
     "name": "designer page tune",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from services.balance.sweeps import units
 from services.engines.core.ladder import slot_seats
 from services.engines.registry import available_games, load_game
-from workers.sweeps import units
 
 
 def test_tricky_cultists_partners_sit_opposite():

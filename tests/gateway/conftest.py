@@ -12,13 +12,13 @@ from collections.abc import Iterator
 import pytest
 from kombu.transport.redis import PRIORITY_STEPS, Channel
 
+from services.balance.sweeps.control import QUEUE as SWEEP_QUEUE
+from services.balance.sweeps.store import PREFIX as SWEEP_PREFIX
+from services.balance.tune.driver import QUEUE as TUNE_QUEUE
+from services.balance.tune.store import PREFIX as TUNE_PREFIX
 from services.gateway import create_app
-from services.gateway.settings import Settings
+from services.platform.settings import Settings
 from tests.support.celery_worker import ROOT, start_worker, stop_worker
-from workers.sweeps.control import QUEUE as SWEEP_QUEUE
-from workers.sweeps.store import PREFIX as SWEEP_PREFIX
-from workers.tune.store import PREFIX as TUNE_PREFIX
-from workers.tune.tasks import QUEUE as TUNE_QUEUE
 
 # The worker's timing, short so timer tests take seconds: a timed-out seat's next
 # decisions wait AWAY_SECONDS, a bot seat whose task got lost BOT_GRACE_SECONDS.

@@ -22,8 +22,8 @@ from cultists.v1 import engine_pb2
 
 from services.gateway import create_app, offload
 from services.gateway.metrics import WRITES_REFUSED
-from services.gateway.settings import Settings
-from services.gateway.store import OPEN_TABLES, table_key
+from services.platform.settings import Settings
+from services.platform.store import OPEN_TABLES, table_key
 
 from .conftest import bearer
 from .support import EngineProbe, stored, wait_for

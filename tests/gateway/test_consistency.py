@@ -11,7 +11,7 @@ import pytest
 from werkzeug.serving import make_server
 
 from services.engines.registry import available_games
-from services.gateway.store import actions_key
+from services.platform.store import actions_key
 
 from .conftest import bearer
 from .support import stored, two_player_config

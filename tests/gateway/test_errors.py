@@ -8,8 +8,8 @@ import pytest
 from services.engines.registry import available_games
 from services.gateway import create_app
 from services.gateway.matches_api import LAST_EVENT_ID
-from services.gateway.settings import Settings
-from services.gateway.store import log_key, table_key
+from services.platform.settings import Settings
+from services.platform.store import log_key, table_key
 from services.runtime.ports import free_port
 
 from .conftest import bearer

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 from services.engines.registry import available_games
-from services.gateway.matchmaking import MatchPolicy, Ticket, group_tickets
-from services.gateway.ratings import DEFAULT
+from services.platform.matchmaking import MatchPolicy, Ticket, group_tickets
+from services.platform.ratings import DEFAULT
 
 from .conftest import bearer
 from .support import sign_in_guest, wait_for

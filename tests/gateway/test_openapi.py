@@ -103,10 +103,10 @@ def test_sweep_and_tune_schemas_are_their_models(client):
     """The spec a sweep or tune submit takes, and the progress it answers, are in the
     document exactly as their models declare them: every field, no other, the same
     required ones; and each POST body names its model."""
+    from services.balance.sweeps.spec import SweepSpecInput
+    from services.balance.tune.spec import TuneSpecInput
     from services.gateway.sweeps_api import SweepProgress, SweepSummary
     from services.gateway.tunes_api import TuneProgress
-    from workers.sweeps.spec import SweepSpecInput
-    from workers.tune.spec import TuneSpecInput
 
     doc = client.get("/api/openapi.json").get_json()
     schemas = doc["components"]["schemas"]
@@ -124,12 +124,12 @@ def test_sweep_and_tune_schemas_are_their_models(client):
 
 def test_the_progress_answers_have_their_models_keys(redis_url):
     """What `progress` builds is what the models declare (no key the document leaves out)."""
+    from services.balance.sweeps import control
+    from services.balance.sweeps.spec import parse_spec
+    from services.balance.sweeps.store import SweepStore, new_id
+    from services.balance.tune.store import TuneStore
     from services.gateway.sweeps_api import SweepProgress
     from services.gateway.tunes_api import TuneProgress, progress
-    from workers.sweeps import control
-    from workers.sweeps.spec import parse_spec
-    from workers.sweeps.store import SweepStore, new_id
-    from workers.tune.store import TuneStore
 
     store = SweepStore.from_url(redis_url)
     tunes = TuneStore.from_url(redis_url)

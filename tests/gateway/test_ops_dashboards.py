@@ -29,7 +29,7 @@ from services.dashboards.panels import DASHBOARDS, expand, panels
 from services.dashboards.prometheus_api import Window, legend
 from services.gateway import create_app
 from services.gateway.ops_dashboards import CACHE_PREFIX
-from services.gateway.settings import Settings
+from services.platform.settings import Settings
 from services.runtime.ports import free_port
 from services.runtime.prometheus import render
 

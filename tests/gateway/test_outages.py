@@ -20,9 +20,9 @@ from services.engines.core.messages import load_messages
 from services.engines.core.server import EngineServicer, start_engine
 from services.engines.registry import load_game
 from services.gateway import create_app
-from services.gateway.engines import EngineClients
-from services.gateway.errors import ApiError
-from services.gateway.settings import Settings
+from services.platform.engines import EngineClients
+from services.platform.errors import PlatformError
+from services.platform.settings import Settings
 from services.runtime.embedded_redis import start_redis
 
 from .conftest import bearer
@@ -56,7 +56,7 @@ def test_an_engine_stopped_mid_call_is_503_engine_unavailable():
         caller.join(timeout=30)
         assert not caller.is_alive()
         [error] = outcome
-        assert isinstance(error, ApiError)
+        assert isinstance(error, PlatformError)
         assert (error.status, error.code) == (503, "engine_unavailable"), error.message
     finally:
         engine.stop(grace=0)

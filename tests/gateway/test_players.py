@@ -7,10 +7,10 @@ from __future__ import annotations
 import time
 
 from services.gateway import create_app
-from services.gateway.players import player_key
-from services.gateway.ratings import DEFAULT, forfeit
-from services.gateway.settings import Settings
-from services.gateway.store import table_key
+from services.platform.players import player_key
+from services.platform.ratings import DEFAULT, forfeit
+from services.platform.settings import Settings
+from services.platform.store import table_key
 
 from .conftest import bearer
 from .support import sign_in_guest, wait_for

@@ -6,7 +6,8 @@ from __future__ import annotations
 import time
 
 from services.engines.registry import available_games
-from services.gateway.dispatch import TaskQueue
+from services.platform.dispatch import TaskQueue
+from services.runtime.task_client import task_client
 
 from .conftest import AWAY_SECONDS, BOT_GRACE_SECONDS, bearer
 from .support import two_player_config, wait_for
@@ -104,7 +105,7 @@ def test_a_lost_bot_task_is_made_up_by_the_deadline_sweep(client, app, table_wor
     """Queue the table's bot task where no worker listens (as if the gateway died right
     after the commit): the bot seat's short deadline still gets the bot to move."""
     gw = app.extensions["cultists"]
-    nowhere = TaskQueue(gateway_settings.redis_url, queue="gateway-test-nobody-listens")
+    nowhere = TaskQueue(task_client(gateway_settings.redis_url), queue="gateway-test-nobody-listens")
     gw.tasks = gw.tables.tasks = nowhere
     try:
         players = client.get(f"/api/games/{GAME}").get_json()["min_players"]

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from services.balance.sweeps.store import SweepStore
 from services.runtime.ports import free_port, wait_for_port
 from tests.support.celery_worker import start_worker, stop_worker
-from workers.sweeps.store import SweepStore
 
 
 @dataclass

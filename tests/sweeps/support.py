@@ -8,7 +8,7 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from workers.sweeps.store import SweepStore
+from services.balance.sweeps.store import SweepStore
 
 # Small but real sweeps: grids, several player counts and mixed line-ups where the game has them.
 SMALL_SPECS: dict[str, dict[str, Any]] = {

@@ -6,16 +6,16 @@ import random
 
 import pytest
 
+from services.balance.sweeps.aggregate import aggregate, game_rows
+from services.balance.sweeps.facts import facts_hook
+from services.balance.sweeps.local import simulate_local
+from services.balance.sweeps.plan import chunks
+from services.balance.sweeps.report import _cell_section
+from services.balance.sweeps.simulate import pack, simulate_chunk, unpack
+from services.balance.sweeps.spec import parse_spec
 from services.engines.core.play import play_to_end
 from services.engines.registry import available_games, load_game
 from services.engines.tricky_cultists.cards import AGENDAS
-from workers.sweeps.aggregate import aggregate, game_rows
-from workers.sweeps.facts import facts_hook
-from workers.sweeps.local import simulate_local
-from workers.sweeps.plan import chunks
-from workers.sweeps.report import _cell_section
-from workers.sweeps.simulate import pack, simulate_chunk, unpack
-from workers.sweeps.spec import parse_spec
 
 GAMES = available_games()
 TWO = {"two_players": True}  # CC-2: Crazy Cultists at 2 players is the sweep variant

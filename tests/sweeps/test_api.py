@@ -8,10 +8,10 @@ import time
 import pytest
 from flask import Flask
 
+from services.balance.sweeps import control
+from services.balance.sweeps.spec import SpecError, load_spec_file
+from services.balance.sweeps.store import INDEX, new_id
 from services.gateway import errors, sweeps_api
-from workers.sweeps import control
-from workers.sweeps.spec import SpecError, load_spec_file
-from workers.sweeps.store import INDEX, new_id
 
 from .support import SMALL_SPECS, wait_for
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from workers.sweeps.aggregate import aggregate
-from workers.sweeps.paired import base_cells, blocks_of, compare_with_base, count_blocks
-from workers.sweeps.spec import parse_spec
-from workers.sweeps.summary import add_paired
+from services.balance.sweeps.aggregate import aggregate
+from services.balance.sweeps.paired import base_cells, blocks_of, compare_with_base, count_blocks
+from services.balance.sweeps.spec import parse_spec
+from services.balance.sweeps.summary import add_paired
 
 TWO = {"two_players": True}  # Crazy Cultists seats 2 only as CC-2's sweep variant
 
@@ -127,9 +127,9 @@ def test_card_play_rates_are_compared_per_game():
 def _reference_rows(spec, results) -> list[dict]:
     """The paired rows computed the plain way: every game of every cell in memory, by seed,
     each comparison from its full lists of per-game outcomes (no bit masks, no blocks)."""
+    from services.balance.sweeps.plan import game_seed
+    from services.balance.sweeps.units import tested_units
     from services.engines.core.stats import paired_means, paired_rates_from
-    from workers.sweeps.plan import game_seed
-    from workers.sweeps.units import tested_units
 
     games = {}  # (cell, seed) -> (winning seats, turns, groups, cards played)
     for res in results:
@@ -163,7 +163,7 @@ def test_streamed_paired_counts_equal_all_games_at_once():
     # A real small sweep: Trash Cult, cults and cards in the facts, four blocks of seeds.
     import random
 
-    from workers.sweeps.local import simulate_local
+    from services.balance.sweeps.local import simulate_local
 
     spec = parse_spec({"game": "trash_cult", "seed": 11, "games": 32, "players": [2], "chunk": 8,
                        "grid": [{}, {"max_turns": 40}, {"hand_size": 7}]})  # fmt: skip

@@ -14,17 +14,17 @@ import orjson
 import pytest
 import yaml
 
+from services.balance.sweeps import control
+from services.balance.sweeps.aggregate import game_rows
+from services.balance.sweeps.local import run_local
+from services.balance.sweeps.reconcile import waiting_messages
+from services.balance.sweeps.records import find_sweep_games
+from services.balance.sweeps.simulate import unpack
+from services.balance.sweeps.spec import parse_spec
+from services.balance.sweeps.store import INDEX, NIGHTLY, new_id
 from services.cli.main import main as cli
 from services.engines.registry import available_games
 from tests.support.celery_worker import ROOT
-from workers.sweeps import control
-from workers.sweeps.aggregate import game_rows
-from workers.sweeps.local import run_local
-from workers.sweeps.reconcile import waiting_messages
-from workers.sweeps.records import find_sweep_games
-from workers.sweeps.simulate import unpack
-from workers.sweeps.spec import parse_spec
-from workers.sweeps.store import INDEX, NIGHTLY, new_id
 
 from .support import SMALL_SPECS, scrape, wait_for
 
@@ -234,7 +234,7 @@ def test_nightly_suite_runs_every_game_and_compares_with_the_night_before(sweep_
         # Same seeds: paired (McNemar, paired t), but for win-when-played over the plays.
         assert set(drift["tests"]) <= {"mcnemar", "paired-t", "score"} and drift["tests"]["mcnemar"] > 0
     # Both nights are stored where the worker keeps them, the second compared with the first.
-    from workers.sweeps.night import NightArchive
+    from services.balance.sweeps.night import NightArchive
 
     archive = NightArchive(sweep_worker.nights)
     nights = archive.night_ids()
@@ -243,7 +243,7 @@ def test_nightly_suite_runs_every_game_and_compares_with_the_night_before(sweep_
     assert second_drift["previous_night"] == nights[0]
     # finish_night streamed the chunks from Redis into the night it stored: the same night
     # (aggregates and every cell's per-game outcomes) as the same suite run in-process.
-    from workers.sweeps.night import night_game
+    from services.balance.sweeps.night import night_game
 
     stored = archive.load(nights[1])
     for game in GAMES:

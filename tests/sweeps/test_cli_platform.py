@@ -11,11 +11,11 @@ import time
 import yaml
 from rich.console import Console
 
+from services.balance.sweeps import control
+from services.balance.sweeps.store import SweepStore
 from services.cli.main import main as cli
 from services.cli.sweep_cmd import _patiently
 from services.runtime.embedded_redis import start_redis
-from workers.sweeps import control
-from workers.sweeps.store import SweepStore
 
 TINY = {"game": "trash_cult", "seed": 3, "games": 2, "chunk": 2, "players": [2], "lineups": ["random"]}
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import time
 
+from services.balance.sweeps import control
+from services.balance.sweeps.aggregate import aggregate
+from services.balance.sweeps.local import simulate_local
+from services.balance.sweeps.spec import parse_spec
 from tests.support.celery_worker import start_beat, start_worker, stop_worker
-from workers.sweeps import control
-from workers.sweeps.aggregate import aggregate
-from workers.sweeps.local import simulate_local
-from workers.sweeps.spec import parse_spec
 
 from .support import wait_for
 

@@ -12,14 +12,20 @@ import json
 
 import pytest
 
+from services.balance.sweeps import night
+from services.balance.sweeps.aggregate import aggregate
+from services.balance.sweeps.drift import (
+    DriftSettings,
+    NightGame,
+    cell_comparisons,
+    compare_nights,
+    pair_nights,
+)
+from services.balance.sweeps.local import run_local
+from services.balance.sweeps.spec import parse_spec
 from services.cli.main import main
 from services.engines.core.errors import BadConfig
 from services.engines.registry import load_game
-from workers.sweeps import night
-from workers.sweeps.aggregate import aggregate
-from workers.sweeps.drift import DriftSettings, NightGame, cell_comparisons, compare_nights, pair_nights
-from workers.sweeps.local import run_local
-from workers.sweeps.spec import parse_spec
 
 GAMES = 60  # per cell: about 5 s for the three trash_cult cells on a loaded machine
 

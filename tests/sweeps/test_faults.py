@@ -22,14 +22,14 @@ from pathlib import Path
 import pytest
 import redis
 
+from services.balance.sweeps import control
+from services.balance.sweeps.aggregate import aggregate
+from services.balance.sweeps.local import simulate_local
+from services.balance.sweeps.spec import parse_spec
+from services.balance.sweeps.store import SweepStore
 from services.runtime.embedded_redis import EmbeddedRedis, start_redis
 from services.runtime.ports import free_port
 from tests.support.celery_worker import ROOT, client_app, start_beat, start_worker, stop_worker
-from workers.sweeps import control
-from workers.sweeps.aggregate import aggregate
-from workers.sweeps.local import simulate_local
-from workers.sweeps.spec import parse_spec
-from workers.sweeps.store import SweepStore
 
 from .support import wait_for
 

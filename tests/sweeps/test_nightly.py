@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from services.balance.sweeps.nightly import standard_suite, variant_grid
 from services.engines.registry import available_games, load_game
-from workers.sweeps.nightly import standard_suite, variant_grid
 
 
 def test_standard_suite_covers_games_variants_and_player_counts():

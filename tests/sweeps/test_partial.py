@@ -6,10 +6,10 @@ import random
 
 import orjson
 
-from workers.sweeps.aggregate import aggregate, aggregate_partials
-from workers.sweeps.local import simulate_local
-from workers.sweeps.partial import CellPartial, merge_all, of_chunk
-from workers.sweeps.spec import parse_spec
+from services.balance.sweeps.aggregate import aggregate, aggregate_partials
+from services.balance.sweeps.local import simulate_local
+from services.balance.sweeps.partial import CellPartial, merge_all, of_chunk
+from services.balance.sweeps.spec import parse_spec
 
 from .support import SMALL_SPECS
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
+from services.balance.sweeps import control
+from services.balance.sweeps.spec import parse_spec
+from services.balance.sweeps.store import SweepStore
 from tests.support.celery_worker import client_app, start_worker, stop_worker
-from workers.sweeps import control
-from workers.sweeps.spec import parse_spec
-from workers.sweeps.store import SweepStore
 
 from .support import wait_for
 

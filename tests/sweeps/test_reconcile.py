@@ -12,13 +12,13 @@ import pytest
 from prometheus_client import CollectorRegistry
 from prometheus_client.exposition import generate_latest
 
+from services.balance.sweeps import control
+from services.balance.sweeps.leases import LEASE_SECONDS, Heartbeat
+from services.balance.sweeps.metrics import SweepCollector, export_balance, export_drift
+from services.balance.sweeps.reconcile import reconcile, waiting_messages
+from services.balance.sweeps.spec import parse_spec
+from services.balance.sweeps.store import SweepStore
 from tests.support.celery_worker import client_app
-from workers.sweeps import control
-from workers.sweeps.leases import LEASE_SECONDS, Heartbeat
-from workers.sweeps.metrics import SweepCollector, export_balance, export_drift
-from workers.sweeps.reconcile import reconcile, waiting_messages
-from workers.sweeps.spec import parse_spec
-from workers.sweeps.store import SweepStore
 
 SPEC = {"game": "trash_cult", "seed": 5, "games": 6, "chunk": 2, "players": [2], "lineups": ["random"]}
 

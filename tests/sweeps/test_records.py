@@ -6,11 +6,11 @@ import time
 
 import pytest
 
-from workers.sweeps import records
-from workers.sweeps.aggregate import game_rows
-from workers.sweeps.local import run_local, simulate_local
-from workers.sweeps.report import write_report
-from workers.sweeps.spec import parse_spec
+from services.balance.sweeps import records
+from services.balance.sweeps.aggregate import game_rows
+from services.balance.sweeps.local import run_local, simulate_local
+from services.balance.sweeps.report import write_report
+from services.balance.sweeps.spec import parse_spec
 
 from .support import SMALL_SPECS
 

@@ -6,8 +6,8 @@ from collections import Counter
 
 import pytest
 
-from workers.sweeps.plan import chunk_by_id, chunks, game_seed
-from workers.sweeps.spec import SpecError, parse_spec
+from services.balance.sweeps.plan import chunk_by_id, chunks, game_seed
+from services.balance.sweeps.spec import SpecError, parse_spec
 
 BASE = {"game": "crazy_cultists", "games": 12, "seed": 3}
 
@@ -113,7 +113,7 @@ def test_every_cell_uses_the_same_seed_blocks():
 def test_example_specs_are_valid():
     from pathlib import Path
 
-    from workers.sweeps.spec import load_spec_file
+    from services.balance.sweeps.spec import load_spec_file
 
     examples = sorted((Path(__file__).parents[2] / "examples" / "sweeps").glob("*.yaml"))
     assert examples
@@ -122,7 +122,7 @@ def test_example_specs_are_valid():
 
 
 def test_unreadable_spec_files(tmp_path):
-    from workers.sweeps.spec import load_spec_file
+    from services.balance.sweeps.spec import load_spec_file
 
     with pytest.raises(SpecError, match="cannot read"):
         load_spec_file(tmp_path / "missing.yaml")

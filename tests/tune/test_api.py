@@ -13,15 +13,15 @@ from collections.abc import Iterator
 import pytest
 from flask import Flask
 
+from services.balance.sweeps.store import SweepStore
+from services.balance.tune.driver import QUEUE
+from services.balance.tune.evaluate import LocalRunner
+from services.balance.tune.run import run_tune
+from services.balance.tune.spec import parse_tune_spec
+from services.balance.tune.store import INDEX, TuneStore
 from services.gateway import errors, sweeps_api, tunes_api
 from tests.support.celery_worker import start_worker, stop_worker
 from tests.tune.specs import SMALL_CC_TUNE
-from workers.sweeps.store import SweepStore
-from workers.tune.evaluate import LocalRunner
-from workers.tune.run import run_tune
-from workers.tune.spec import parse_tune_spec
-from workers.tune.store import INDEX, TuneStore
-from workers.tune.tasks import QUEUE
 
 SMALL = {"name": "api tune", **SMALL_CC_TUNE, "budget": 240}
 DRIVER_ENV = {"TUNE_LEASE_SECONDS": "5", "TUNE_POLL_SECONDS": "0.1"}

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from services.balance.sweeps.store import INDEX, SweepStore
+from services.balance.tune.evaluate import CeleryRunner, LocalRunner
+from services.balance.tune.run import run_tune
+from services.balance.tune.spec import parse_tune_spec
 from tests.tune.specs import SMALL_CC_TUNE
-from workers.sweeps.store import INDEX, SweepStore
-from workers.tune.evaluate import CeleryRunner, LocalRunner
-from workers.tune.run import run_tune
-from workers.tune.spec import parse_tune_spec
 
 pytestmark = pytest.mark.usefixtures("tune_worker")
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from workers.sweeps.aggregate import aggregate
-from workers.sweeps.local import simulate_local
-from workers.sweeps.spec import parse_spec
-from workers.tune.objectives import MissingMetric, loss, measure, verdict
-from workers.tune.spec import Objective
+from services.balance.sweeps.aggregate import aggregate
+from services.balance.sweeps.local import simulate_local
+from services.balance.sweeps.spec import parse_spec
+from services.balance.tune.objectives import MissingMetric, loss, measure, verdict
+from services.balance.tune.spec import Objective
 
 
 def _cell(spec_dict):

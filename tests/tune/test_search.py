@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.balance.tune.confirm import CONFIRM_OFFSET
+from services.balance.tune.evaluate import LocalRunner
+from services.balance.tune.run import run_tune
+from services.balance.tune.spec import parse_tune_spec
 from tests.support.planted_game import FAIR_EDGE
-from workers.tune.confirm import CONFIRM_OFFSET
-from workers.tune.evaluate import LocalRunner
-from workers.tune.run import run_tune
-from workers.tune.spec import parse_tune_spec
 
 PLANTED: dict[str, Any] = {
     "game": "planted",
@@ -60,7 +60,7 @@ def test_the_same_spec_and_seed_give_the_same_trials(planted):
 
 
 def test_a_target_out_of_reach_is_reported_as_a_miss(planted, tmp_path):
-    from workers.tune.report import headline, write_report
+    from services.balance.tune.report import headline, write_report
 
     spec = parse_tune_spec({**PLANTED, "search": {"seat0_edge": {"low": 5, "high": 8}}, "budget": 1200})
     summary = run_tune(spec, LocalRunner(1))

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from workers.sweeps.spec import SpecError
-from workers.tune.spec import parse_tune_spec
+from services.balance.sweeps.spec import SpecError
+from services.balance.tune.spec import parse_tune_spec
 
 GOOD: dict[str, Any] = {
     "game": "crazy_cultists",

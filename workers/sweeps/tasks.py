@@ -1,72 +1,30 @@
-"""Celery tasks of balance sweeps: thin wrappers over `simulate`, `store` and `control`.
+"""Celery tasks of balance sweeps: a line each over services/balance/sweeps/jobs.py.
 
 Crash safety comes from the app's configuration (late acks, reject on worker loss,
-prefetch 1: workers/app.py) together with idempotent results here: a chunk's result is
-keyed by its chunk id and stored at most once (store.py), so a chunk redelivered after
-its worker was killed is simply played again and its second result is dropped. The
-chunk task is also safe to *start* twice concurrently (a redelivery while the first
-attempt still runs): whichever stores first counts, the other is a duplicate.
-
-While a chunk is played its lease is renewed (leases.py); beat's `reconcile` queues again
-the chunks whose lease ran out or whose message was lost (reconcile.py), so a sweep never
-waits for someone to notice.
-
-A chunk that raises is a bug in an engine or bot, not bad luck: it would raise again on
-every retry (games are deterministic), so the sweep is marked failed with the chunk id
-and the error, which names the seed to reproduce it. Only lost Redis connections retry.
+prefetch 1: workers/app.py) together with idempotent results in jobs.py: a chunk's result
+is keyed by its chunk id and stored at most once, so a chunk redelivered after its worker
+was killed is simply played again and its second result is dropped. The broker is also
+the sweeps' store (`broker_url`).
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import time
-import traceback
-from datetime import UTC, datetime
 
 import redis
 from celery import current_app, shared_task
 from celery.signals import worker_process_shutdown, worker_ready
 
-from . import control, metrics, night
-from .leases import Heartbeat
-from .partial import of_chunk
-from .plan import chunk_by_id
-from .reconcile import reconcile as reconcile_sweeps
-from .simulate import pack, simulate_chunk
-from .spec import SweepSpec, parse_spec
-from .store import FINISHED, SweepStore
-
-log = logging.getLogger(__name__)
-
-# How long a played chunk waits for Redis to come back before giving up (and being retried).
-STORE_PATIENCE = float(os.environ.get("SWEEP_STORE_PATIENCE_SECONDS", "120"))
-
-_stores: dict[str, SweepStore] = {}
-# How long finish_night waits for a night's sweeps before judging the games that finished.
-NIGHT_PATIENCE = float(os.environ.get("NIGHTLY_PATIENCE_SECONDS", 20 * 3600))
-_specs: dict[str, SweepSpec] = {}
+from services.balance.sweeps import control, jobs, metrics
 
 
-def _store() -> SweepStore:
-    """One store per broker URL and process (pool processes fork; connections must not be shared)."""
-    url = current_app.conf.broker_url
-    cache_key = f"{os.getpid()}:{url}"
-    if cache_key not in _stores:
-        _stores[cache_key] = SweepStore.from_url(url)
-    return _stores[cache_key]
-
-
-def _spec(store: SweepStore, sweep_id: str) -> SweepSpec:
-    if sweep_id not in _specs:
-        if len(_specs) > 64:
-            _specs.clear()
-        _specs[sweep_id] = parse_spec(store.spec(sweep_id))
-    return _specs[sweep_id]
+def _store():
+    return jobs.store_for(current_app.conf.broker_url)
 
 
 @shared_task(
-    name="workers.sweeps.tasks.run_chunk",
+    name=control.CHUNK_TASK,
     ignore_result=True,
     autoretry_for=(redis.ConnectionError, redis.TimeoutError),
     retry_backoff=True,
@@ -74,123 +32,29 @@ def _spec(store: SweepStore, sweep_id: str) -> SweepSpec:
 )
 def run_chunk(sweep_id: str, chunk_id: str) -> str:
     """Simulate one chunk and store its result once; queue the finish when it was the last."""
-    store = _store()
-    status = store.mark_started(sweep_id)
-    if status is None or status in FINISHED:
-        return f"skipped ({status})"
-    try:
-        spec = _spec(store, sweep_id)
-        chunk = chunk_by_id(spec, chunk_id)
-    except (redis.ConnectionError, redis.TimeoutError):
-        raise
-    except Exception as exc:  # e.g. a worker without the game installed: say so, don't hang
-        metrics.CHUNKS.labels("unknown", "failed").inc()
-        store.record_failure(
-            sweep_id, chunk_id, f"cannot plan chunk on this worker: {type(exc).__name__}: {exc}"
-        )
-        return "failed"
-    game = spec.game
-    if store.has_chunk(sweep_id, chunk_id):
-        metrics.CHUNKS.labels(game, "duplicate").inc()
-        _finish_if_complete(store, sweep_id)
-        return "duplicate"
-    started = time.perf_counter()
-    try:
-        with Heartbeat(store, sweep_id, chunk_id):
-            result = simulate_chunk(spec, chunk, should_stop=lambda: _cancelled(store, sweep_id))
-            if result is not None:
-                # The chunk's partial aggregate is folded here, in parallel on the workers,
-                # so the finish only merges small partials (partial.py).
-                part = pack(of_chunk(spec, result).to_dict())
-                stored, done = _store_result(store, sweep_id, chunk_id, pack(result), chunk.games, part)
-    except (redis.ConnectionError, redis.TimeoutError):
-        raise  # Redis stayed away past our patience: retried, not a failed chunk
-    except Exception as exc:
-        metrics.CHUNKS.labels(game, "failed").inc()
-        error = f"{type(exc).__name__}: {exc} (games {chunk.start}..{chunk.start + chunk.games - 1}, " + (
-            f"seeds from {spec.seed + chunk.start})\n{traceback.format_exc(limit=6)}"
-        )
-        log.error("sweep %s chunk %s failed: %s", sweep_id, chunk_id, error)
-        store.record_failure(sweep_id, chunk_id, error)
-        return "failed"
-    if result is None:
-        metrics.CHUNKS.labels(game, "cancelled").inc()
-        return "cancelled"
-    metrics.CHUNK_SECONDS.labels(game).observe(time.perf_counter() - started)
-    if not stored:
-        metrics.CHUNKS.labels(game, "duplicate").inc()
-    else:
-        metrics.CHUNKS.labels(game, "done").inc()
-        metrics.GAMES.labels(game).inc(chunk.games)
-    if done >= int(store.meta(sweep_id).get("total_chunks", 0) or 0):
-        finish.apply_async(args=[sweep_id], priority=control.PRIORITY["control"])
-    return "stored" if stored else "duplicate"
+    return jobs.play_chunk(_store(), current_app, sweep_id, chunk_id)
 
 
-def _cancelled(store: SweepStore, sweep_id: str) -> bool:
-    """The cancel check between games; Redis away (a restart) is not a cancel: play on."""
-    try:
-        return store.status(sweep_id) in FINISHED
-    except (redis.ConnectionError, redis.TimeoutError):
-        return False
-
-
-def _store_result(
-    store: SweepStore, sweep_id: str, chunk_id: str, blob: bytes, games: int, partial: bytes
-) -> tuple[bool, int]:
-    """Store a played chunk, waiting out a Redis restart rather than throwing the games away."""
-    deadline = time.monotonic() + STORE_PATIENCE
-    delay = 0.25
-    while True:
-        try:
-            return store.store_chunk(sweep_id, chunk_id, blob, games, partial)
-        except (redis.ConnectionError, redis.TimeoutError):
-            if time.monotonic() > deadline:
-                raise
-            log.warning("sweep %s chunk %s: Redis away, storing again in %.1f s", sweep_id, chunk_id, delay)
-            time.sleep(delay)
-            delay = min(delay * 2, 5.0)
-
-
-def _finish_if_complete(store: SweepStore, sweep_id: str) -> None:
-    control.nudge(store, current_app, sweep_id)
-
-
-@shared_task(name="workers.sweeps.tasks.finish", bind=True, ignore_result=True, max_retries=40)
+@shared_task(name=control.FINISH_TASK, bind=True, ignore_result=True, max_retries=40)
 def finish(self, sweep_id: str) -> str:
     """Aggregate a complete sweep (once; duplicates find the summary and stop)."""
     outcome = control.finish(_store(), sweep_id)
     if outcome == "busy":
         # Another finisher holds the lock, or one died holding it: look again later.
         raise self.retry(countdown=15)
-    log.info("sweep %s finish: %s", sweep_id, outcome)
     return outcome
 
 
 @shared_task(name="workers.sweeps.tasks.reconcile", ignore_result=True)
 def reconcile() -> dict[str, object]:
-    """Beat, every SWEEP_RECONCILE_SECONDS: queue again what no worker will play (reconcile.py)."""
-    store = _store()
-    # One pass at a time: two overlapping passes would only queue the same chunks twice.
-    if not store.r.set("cultists:sweeps:reconciling", "1", nx=True, ex=60):
-        return {"skipped": True}
-    try:
-        return reconcile_sweeps(store, current_app)
-    finally:
-        store.r.delete("cultists:sweeps:reconciling")
+    """Beat, every SWEEP_RECONCILE_SECONDS: queue again what no worker will play."""
+    return jobs.reconcile_pass(_store(), current_app)
 
 
 @shared_task(name="workers.sweeps.tasks.run_nightly", ignore_result=True)
 def run_nightly(games: int | None = None, day: int | None = None, poll: float = 60.0) -> list[str]:
     """Queue tonight's standard suite, then the task that judges the night once it is in."""
-    store = _store()
-    day = day if day is not None else int(datetime.now(UTC).strftime("%Y%m%d"))
-    ids: dict[str, str] = {}
-    for spec in night.suite(games):
-        sweep_id = control.submit(spec, store, current_app, kind="nightly", extra={"day": str(day)})
-        store.add_nightly(spec.game, day, sweep_id)
-        ids[spec.game] = sweep_id
-        log.info("nightly %s: %s sweep %s, %s games", day, spec.game, sweep_id, spec.total_games)
+    day, ids = jobs.start_night(_store(), current_app, games, day)
     finish_night.apply_async(args=[day, ids], kwargs={"poll": poll, "queued": time.time()}, countdown=poll)
     return list(ids.values())
 
@@ -206,37 +70,12 @@ def run_nightly(games: int | None = None, day: int | None = None, poll: float = 
 def finish_night(
     self, day: int, sweeps: dict[str, str], poll: float = 60.0, queued: float | None = None
 ) -> str:
-    """Once every sweep of the night has finished: compare with the last stored night in one
-    BH family, store the night (night.close_night, the code `cultists nightly` runs), and
-    export the drift gauges. Until then it looks again every `poll` seconds; it holds no
-    worker while it waits. A night whose sweeps are not all in after NIGHT_PATIENCE (a stuck
-    sweep) is judged on the games that finished, so one stuck game does not hide the rest."""
-    store = _store()
-    statuses = {game: store.status(sweep_id) for game, sweep_id in sweeps.items()}
-    waited = time.time() - (queued or time.time())
-    if any(status not in FINISHED for status in statuses.values()) and waited < NIGHT_PATIENCE:
+    """Judge the night once its sweeps are in, looking again every `poll` seconds meanwhile
+    (it holds no worker while it waits)."""
+    night = jobs.judge_night(_store(), day, sweeps, queued)
+    if night is None:
         raise self.retry(countdown=poll)
-    tonight = {}
-    for game, sweep_id in sweeps.items():
-        summary = store.summary(sweep_id)
-        if statuses[game] != "done" or summary is None:
-            log.warning(
-                "nightly %s: %s sweep %s %s, left out of the comparison", day, game, sweep_id, statuses[game]
-            )
-            continue
-        # The outcomes stay in Redis: comparing and storing the night read them a few
-        # chunks at a time, so the night's memory does not grow with its chunks.
-        tonight[game] = night.night_game_of_sweep(store, sweep_id, summary)
-    drift = night.close_night(
-        night.NightArchive(night.nightly_dir()),
-        tonight,
-        info={"day": day, "sweeps": sweeps, "mode": "celery"},
-    )
-    for game, part in drift["games"].items():
-        store.set_latest_drift(game, {**part, "day": day, "night": drift["night"], "sweep": sweeps[game]})
-        metrics.export_drift(game, part, store)
-    log.info("nightly %s judged: %s", day, {g: len(p["drifted"]) for g, p in drift["games"].items()})
-    return drift["night"]
+    return night
 
 
 @worker_ready.connect

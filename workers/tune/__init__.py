@@ -1,0 +1,1 @@
+"""Celery tasks of tunes (queue `tunes`); the work itself is services/balance/tune/."""

@@ -13,7 +13,7 @@ import random
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .config import _coerce
+from .config import coerce_value
 from .errors import BadConfig
 from .game import GameSpec, State
 
@@ -74,7 +74,7 @@ def make_bot(spec: GameSpec, text: str, seed: int = 0) -> Bot:
     if unknown:
         known = ", ".join(sorted(hints)) or "none"
         raise BadConfig(f"bot {name!r} has no parameter(s) {', '.join(unknown)}; known: {known}")
-    kwargs = {k: _coerce(k, hints[k], v) for k, v in params.items()}
+    kwargs = {k: coerce_value(k, hints[k], v) for k, v in params.items()}
     return factory(spec=spec, seed=seed, **kwargs)
 
 

@@ -23,20 +23,20 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
-def _coerce(name: str, kind: Any, value: Any) -> Any:
+def coerce_value(name: str, kind: Any, value: Any) -> Any:
     origin = typing.get_origin(kind)
     if origin in (typing.Union, types.UnionType):
         options = [k for k in typing.get_args(kind) if k is not type(None)]
         if value is None or value == "":
             return None
-        return _coerce(name, options[0], value)
+        return coerce_value(name, options[0], value)
     if origin is tuple:
         (inner, *_rest) = typing.get_args(kind)
         if isinstance(value, str):
             value = [v.strip() for v in value.split(",") if v.strip()]
         if not isinstance(value, (list, tuple)):
             raise BadConfig(f"config field {name!r} wants a list, got {value!r}")
-        return tuple(_coerce(name, inner, v) for v in value)
+        return tuple(coerce_value(name, inner, v) for v in value)
     if kind is bool:
         if isinstance(value, bool):
             return value
@@ -66,7 +66,7 @@ def _coerce(name: str, kind: Any, value: Any) -> Any:
 
 
 @functools.cache
-def _field_types(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
+def field_types(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
     """Resolved field types, once per class: every state restore builds a config, and
     resolving string annotations costs more than the rest of the restore."""
     return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
@@ -79,11 +79,11 @@ def config_from_mapping(cls: type[C], values: Mapping[str, Any] | None) -> C:
     config object that exists is always a playable one.
     """
     values = dict(values or {})
-    hints, fields = _field_types(cls)
+    hints, fields = field_types(cls)
     unknown = sorted(set(values) - fields)
     if unknown:
         raise BadConfig(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")
-    coerced = {k: _coerce(k, hints[k], v) for k, v in values.items()}
+    coerced = {k: coerce_value(k, hints[k], v) for k, v in values.items()}
     config = cls(**coerced)
     validate = getattr(config, "validate", None)
     if validate is not None:
@@ -125,7 +125,7 @@ def config_limits(cls: type) -> dict[str, tuple[int, int]]:
     """(minimum, maximum) of every whole-number field of a config class. A field whose
     default is not negative is a count and stays at or above 0; the game's own `validate`
     may still refuse more (a hand larger than its limit...)."""
-    hints, _ = _field_types(cls)
+    hints, _ = field_types(cls)
     explicit: Mapping[str, tuple[int, int]] = getattr(cls, "LIMITS", {})
     out: dict[str, tuple[int, int]] = {}
     for f in dataclasses.fields(cls):  # type: ignore[arg-type]

@@ -29,10 +29,12 @@ from flask import Blueprint, Response, current_app, redirect, render_template, r
 from pydantic import ConfigDict, Field
 
 from services.engines.core.messages import load_messages
+from services.gateway.context import current
+from services.platform.context import Platform
+from services.platform.errors import PlatformError
 
 from ..auth import player_id
-from ..context import Gateway, current
-from ..errors import ApiError, bearer_token
+from ..errors import bearer_token
 from ..schemas import Body, validate
 from .history import PastStates, last_move, last_trick, past_move
 from .present import display_names, register_filters
@@ -61,17 +63,17 @@ def replays() -> Replays:
     return found
 
 
-def _page_error(exc: ApiError) -> tuple[str, int]:
+def _page_error(exc: PlatformError) -> tuple[str, int]:
     """A page (not a fragment) that fails says so in HTML, with the API's code and words."""
     return render_template("error.html", error=exc), exc.status
 
 
-def _games(gw: Gateway) -> list[dict[str, Any]]:
+def _games(gw: Platform) -> list[dict[str, Any]]:
     out = []
     for game in gw.engines.games:
         try:
             out.append(gw.engines.description_json(game))
-        except ApiError as exc:  # an engine that is down hides its game, not the lobby
+        except PlatformError as exc:  # an engine that is down hides its game, not the lobby
             out.append({"game": game, "title": game, "unavailable": exc.message})
     return out
 
@@ -82,7 +84,7 @@ def lobby():
     return render_template("lobby.html", games=_games(gw), **_tables_lists(gw))
 
 
-def _tables_lists(gw: Gateway) -> dict[str, Any]:
+def _tables_lists(gw: Platform) -> dict[str, Any]:
     waiting = gw.store.tables("waiting", 50)
     playing = gw.store.tables("playing", 50)
     titles = {g: _title(gw, g) for g in {t.game for t in waiting + playing}}
@@ -93,10 +95,10 @@ def _tables_lists(gw: Gateway) -> dict[str, Any]:
     }
 
 
-def _title(gw: Gateway, game: str) -> str:
+def _title(gw: Platform, game: str) -> str:
     try:
         return gw.engines.describe(game).title
-    except ApiError:  # engine down: the machine name still says which game it is
+    except PlatformError:  # engine down: the machine name still says which game it is
         return game
 
 
@@ -110,7 +112,7 @@ def table_page(table_id: str):
     gw = current()
     try:
         table = gw.tables.get(table_id)
-    except ApiError as exc:
+    except PlatformError as exc:
         return _page_error(exc)
     return render_template("table.html", table=table.summary(), title=_title(gw, table.game))
 
@@ -155,12 +157,12 @@ class StepQuery(Body):
     step: int = Field(0, ge=0, description="the position shown (0: the deal)")
 
 
-def _past_panel(gw: Gateway, table_id: str, token: str | None) -> str:
+def _past_panel(gw: Platform, table_id: str, token: str | None) -> str:
     version = validate(PastQuery, request.args.to_dict()).at
     table = gw.tables.get(table_id)
     seat = -1 if token is None else gw.tables.seat_of(table, token, player_id())
     if version > table.version:
-        raise ApiError(404, "unknown_version", f"this table is at version {table.version}")
+        raise PlatformError(404, "unknown_version", f"this table is at version {table.version}")
     state, move = past_move(gw.store, past_states(), table, version)
     view = view_json(load_messages(table.game), state, seat, legal=False)
     live = {**view, "table": table.id, "version": version, "status": "playing", "deadlines": {}}
@@ -237,7 +239,7 @@ def replay_page():
         replay = replays().get(request.args)
         seat, _ = replay.seats_for(request.args.get("seat"))
         step = _step_arg(replay)
-    except ApiError as exc:
+    except PlatformError as exc:
         return _page_error(exc)
     return render_template(
         "replay.html",
@@ -252,7 +254,7 @@ def replay_page():
 def _step_arg(replay: Replay) -> int:
     step = validate(StepQuery, request.args.to_dict()).step
     if step > replay.steps:
-        raise ApiError(404, "unknown_step", f"this replay has steps 0-{replay.steps}")
+        raise PlatformError(404, "unknown_step", f"this replay has steps 0-{replay.steps}")
     return step
 
 

@@ -25,9 +25,8 @@ from typing import Any
 
 from services.engines.core.game import GameSpec, State
 from services.engines.registry import load_game
-
-from ..errors import ApiError
-from ..store import Table, TableStore
+from services.platform.errors import PlatformError
+from services.platform.store import Table, TableStore
 
 MAX_TABLES = 32
 
@@ -90,7 +89,7 @@ class PastStates:
     def state_at(self, table: Table, actions: list[list[int]], version: int) -> State:
         """The position after `version` actions: a state the caller owns."""
         if not 0 <= version <= len(actions):
-            raise ApiError(404, "unknown_version", f"this table has versions 0-{len(actions)}")
+            raise PlatformError(404, "unknown_version", f"this table has versions 0-{len(actions)}")
         spec = _spec(table.game)
         with self._lock:
             cached = self._items.get(table.id)

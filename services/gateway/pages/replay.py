@@ -40,12 +40,12 @@ from services.engines.core.game import GameSpec, State
 from services.engines.core.messages import GameMessages, load_messages, message_to_dict
 from services.engines.core.play import play_game
 from services.engines.registry import load_game
+from services.platform.bounds import check_bot
+from services.platform.errors import PlatformError
+from services.platform.tables import TableService
 
-from ..bounds import check_bot
-from ..errors import ApiError
 from ..offload import run_cpu_bound
 from ..schemas import Body, GameName, validate
-from ..tables import TableService
 from .history import PUBLIC_MOVES
 
 SEED_LIMIT = 2**64 - 1  # NewGameRequest.seed is a uint64
@@ -223,7 +223,7 @@ class Replay:
     def state_at(self, step: int) -> State:
         """The position after `step` moves (0: the deal), a fresh state the caller owns."""
         if not 0 <= step <= self.steps:
-            raise ApiError(404, "unknown_step", f"this replay has steps 0-{self.steps}")
+            raise PlatformError(404, "unknown_step", f"this replay has steps 0-{self.steps}")
         if step == self.steps:
             return self.final.clone()
         base = step // CHECKPOINT_EVERY
@@ -273,7 +273,9 @@ class Replay:
             return "all", list(range(self.players))
         seat = int(text)
         if not -1 <= seat < self.players:
-            raise ApiError(404, "unknown_seat", f"this game has seats 0-{self.players - 1} (or -1, 'all')")
+            raise PlatformError(
+                404, "unknown_seat", f"this game has seats 0-{self.players - 1} (or -1, 'all')"
+            )
         return str(seat), [seat]
 
 
@@ -281,7 +283,7 @@ def _spec(game: str) -> GameSpec:
     try:
         return load_game(game)
     except KeyError:
-        raise ApiError(404, "unknown_game", f"no game {game!r}") from None
+        raise PlatformError(404, "unknown_game", f"no game {game!r}") from None
 
 
 def parse_config(text: str | None) -> dict[str, Any]:
@@ -290,9 +292,9 @@ def parse_config(text: str | None) -> dict[str, Any]:
     try:
         config = orjson.loads(text)
     except orjson.JSONDecodeError:
-        raise ApiError(400, "invalid_config", "'config' is a JSON object of config fields") from None
+        raise PlatformError(400, "invalid_config", "'config' is a JSON object of config fields") from None
     if not isinstance(config, dict):
-        raise ApiError(400, "invalid_config", "'config' is a JSON object of config fields")
+        raise PlatformError(400, "invalid_config", "'config' is a JSON object of config fields")
     return config
 
 
@@ -303,32 +305,32 @@ def game_source(
     spec = _spec(game)
     players = spec.default_players if players is None else players
     if not spec.min_players <= players <= spec.max_players:
-        raise ApiError(
+        raise PlatformError(
             400, "invalid_players", f"{spec.title} takes {spec.min_players}-{spec.max_players} players"
         )
     if not 0 <= seed <= SEED_LIMIT:
-        raise ApiError(400, "malformed", f"'seed' is from 0 to {SEED_LIMIT}")
+        raise PlatformError(400, "malformed", f"'seed' is from 0 to {SEED_LIMIT}")
     try:
         check_limits(spec.config_class, config)  # the bounds the engine's Describe publishes
         made = spec.make_config(config)
         spec.new_state(made, players, seed)  # what the rules refuse for this table (CC-2)
         normal = config_to_dict(made)
     except (EngineError, TypeError, ValueError) as exc:
-        raise ApiError(400, "invalid_config", f"config for {game}: {exc}") from None
+        raise PlatformError(400, "invalid_config", f"config for {game}: {exc}") from None
     defaults = config_to_dict(spec.make_config({}))
     overrides = {k: v for k, v in normal.items() if defaults.get(k) != v}
     lineup = split_bots(bots or "random")
     if len(lineup) == 1:
         lineup = lineup * players
     if len(lineup) != players:
-        raise ApiError(400, "invalid_bots", f"'bots' names {len(lineup)} bots for {players} seats")
+        raise PlatformError(400, "invalid_bots", f"'bots' names {len(lineup)} bots for {players} seats")
     for name in set(lineup):
         try:
             check_bot(game, name, bot_names(spec))  # the lobby's bounds: iterations, depth, rollouts
-        except ApiError as exc:
+        except PlatformError as exc:
             if exc.code == "bot_limit":
                 raise
-            raise ApiError(400, "invalid_bots", exc.message) from None
+            raise PlatformError(400, "invalid_bots", exc.message) from None
     return Source(
         game=game,
         players=players,
@@ -351,13 +353,13 @@ def simulate(source: Source, seconds: float = BUILD_SECONDS) -> Replay:
             spec, spec.make_config(config), source.players, source.seed, list(source.bots), deadline=deadline
         )
     except EngineError as exc:  # a config the rules refuse only once dealt
-        raise ApiError(400, "invalid_config", str(exc)) from None
+        raise PlatformError(400, "invalid_config", str(exc)) from None
     except TimeoutError:
-        raise ApiError(
+        raise PlatformError(
             503, "too_slow", f"rebuilding this game took over {seconds:g} s; ask with cheaper bots"
         ) from None
     if record.decisions > MAX_SIMULATED_DECISIONS:
-        raise ApiError(400, "too_long", f"the game took {record.decisions} decisions; replays stop at "
+        raise PlatformError(400, "too_long", f"the game took {record.decisions} decisions; replays stop at "
                        f"{MAX_SIMULATED_DECISIONS}")  # fmt: skip
     names = [f"seat {s} · {b}" for s, b in enumerate(source.bots)]
     return Replay(spec, config, source.players, source.seed, record.actions, source, names, list(source.bots))
@@ -371,7 +373,7 @@ def from_record(record: dict[str, Any], source: Source, seat_names: list[str]) -
             spec, record["config"], record["players"], record["seed"], record["actions"], source, seat_names
         )
     except EngineError as exc:  # the record does not replay: the rules changed since
-        raise ApiError(409, "replay_mismatch", f"the table's moves do not replay: {exc}") from None
+        raise PlatformError(409, "replay_mismatch", f"the table's moves do not replay: {exc}") from None
 
 
 class ReplayCache:
@@ -425,17 +427,19 @@ class Replays:
         # An empty parameter (a form's blank field) is a parameter left out.
         query = validate(ReplayQuery, {k: v for k, v in args.items() if v != ""})
         if query.table and query.game:
-            raise ApiError(400, "malformed", "name either a 'table' or a 'game' (with its seed), not both")
+            raise PlatformError(
+                400, "malformed", "name either a 'table' or a 'game' (with its seed), not both"
+            )
         if query.table:
             table = self.tables.get(query.table)
             return Source(game=table.game, table=table.id)
         game = query.game
         if not game:
-            raise ApiError(400, "malformed", "name a finished 'table', or a 'game' with its 'seed'")
+            raise PlatformError(400, "malformed", "name a finished 'table', or a 'game' with its 'seed'")
         if game not in self.games:
-            raise ApiError(404, "unknown_game", f"no game {game!r}; known: {', '.join(self.games)}")
+            raise PlatformError(404, "unknown_game", f"no game {game!r}; known: {', '.join(self.games)}")
         if query.seed is None:
-            raise ApiError(400, "malformed", "'seed' is required with 'game'")
+            raise PlatformError(400, "malformed", "'seed' is required with 'game'")
         return game_source(game, query.players, query.seed, parse_config(query.config), query.bots)
 
     def get(self, args: Mapping[str, str]) -> Replay:

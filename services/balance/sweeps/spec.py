@@ -430,3 +430,16 @@ def _check_bot(gspec: GameSpec, text: str, field: str) -> None:
             "sweeps need a fixed budget (e.g. iterations=200)",
             field=field,
         )
+
+
+def lineup_bots(lineups: Any) -> set[str]:
+    """Every bot a spec's line-ups name (a name, one per seat, or {hero, field})."""
+    out: set[str] = set()
+    for item in lineups:
+        if isinstance(item, str):
+            out.add(item)
+        elif isinstance(item, list | tuple):
+            out.update(item)
+        elif isinstance(item, dict):
+            out.update(v for v in item.values() if isinstance(v, str))
+    return out

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from services.balance.sweeps.spec import SpecError
 from services.engines.core import stats
-from workers.sweeps.spec import SpecError
 
 from .spec import Objective
 

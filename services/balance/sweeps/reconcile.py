@@ -22,8 +22,7 @@ import logging
 import time
 from typing import Any
 
-from celery import Celery
-from kombu.transport.redis import PRIORITY_STEPS, Channel
+from services.runtime.broker import queue_keys
 
 from . import control
 from .leases import LEASE_SECONDS
@@ -47,14 +46,14 @@ def _plan(store: SweepStore, sweep_id: str) -> list[Chunk]:
 
 
 def waiting_messages(store: SweepStore, queue: str = control.QUEUE) -> int:
-    """Messages waiting in `queue` over all its priority lists (kombu keeps one list per step)."""
+    """Messages waiting in `queue` over all its priority lists (services/runtime/broker.py)."""
     pipe = store.r.pipeline()
-    for step in PRIORITY_STEPS:
-        pipe.llen(f"{queue}{Channel.sep}{step}" if step else queue)
+    for name in queue_keys(queue):
+        pipe.llen(name)
     return sum(pipe.execute())
 
 
-def reconcile(store: SweepStore, celery_app: Celery, now: float | None = None) -> dict[str, Any]:
+def reconcile(store: SweepStore, celery_app: control.TaskSender, now: float | None = None) -> dict[str, Any]:
     """One pass over the active sweeps; returns what was done, for the log and the tests."""
     now = time.time() if now is None else now
     queue_empty = waiting_messages(store) == 0

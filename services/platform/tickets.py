@@ -26,7 +26,7 @@ import redis
 
 from .dispatch import TaskQueue
 from .engines import EngineClients
-from .errors import ApiError
+from .errors import PlatformError
 from .keys import QUEUES, queue_key
 from .matchmaking import Group, MatchPolicy, Ticket, group_tickets
 from .metrics import observe_time_to_match
@@ -73,7 +73,9 @@ class MatchmakingService:
         players = players or desc.default_players
         least = desc.variant_min_players or desc.min_players  # the engine words CC-2's refusal
         if not least <= players <= desc.max_players:
-            raise ApiError(400, "invalid_players", f"{desc.title} takes {least}-{desc.max_players} players")
+            raise PlatformError(
+                400, "invalid_players", f"{desc.title} takes {least}-{desc.max_players} players"
+            )
         # Matchmaking starts its tables with the default rules: a table size they refuse
         # (Crazy Cultists' 2 players, a sweep variant: CC-2) is refused now, in the engine's
         # words, rather than when a match is found.
@@ -85,7 +87,7 @@ class MatchmakingService:
             other = self.redis.get(held)
             status = self.redis.hget(ticket_key(other.decode()), "status") if other else None
             if status == b"queued":
-                raise ApiError(
+                raise PlatformError(
                     409, "already_queued", f"you already wait with ticket {other.decode()}; cancel it first"
                 )
             self.redis.set(held, ticket_id, ex=TICKET_TTL)  # that ticket was matched or cancelled
@@ -108,19 +110,21 @@ class MatchmakingService:
         """The ticket, for its token held by its own player (both are needed)."""
         raw = self.redis.hgetall(ticket_key(ticket_id)) if len(ticket_id) == TICKET_ID_LENGTH else {}
         if not raw:
-            raise ApiError(404, "unknown_ticket", f"no ticket {ticket_id!r}")
+            raise PlatformError(404, "unknown_ticket", f"no ticket {ticket_id!r}")
         ticket = {k.decode(): v.decode() for k, v in raw.items()}
         if token is None:
-            raise ApiError(401, "token_required", "this needs the ticket's token (Authorization: Bearer ...)")
+            raise PlatformError(
+                401, "token_required", "this needs the ticket's token (Authorization: Bearer ...)"
+            )
         if not secrets.compare_digest(ticket["token"], hash_token(token)):
-            raise ApiError(403, "wrong_token", "that token is not this ticket's")
+            raise PlatformError(403, "wrong_token", "that token is not this ticket's")
         owner = ticket.get("player_id")
         if owner and player_id != owner:
             if player_id is None:
-                raise ApiError(
+                raise PlatformError(
                     401, "sign_in_required", "a ticket is bound to its player: send their session too"
                 )
-            raise ApiError(403, "other_player", "that ticket belongs to another player")
+            raise PlatformError(403, "other_player", "that ticket belongs to another player")
         return ticket
 
     @staticmethod
@@ -154,7 +158,7 @@ class MatchmakingService:
                     current = pipe.hget(key, "status")
                     if current != b"queued":
                         pipe.reset()
-                        raise ApiError(
+                        raise PlatformError(
                             409, "not_queued", f"the ticket is {current.decode() if current else 'gone'}"
                         )
                     pipe.multi()

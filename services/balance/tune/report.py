@@ -1,6 +1,6 @@
 """A tune's report: summary.json, report.html and PNG plots, drawn from the summary alone.
 
-Plots (matplotlib's Agg backend, as the sweep report's `workers/sweeps/plots.py`):
+Plots (matplotlib's Agg backend, as the sweep report's `services/balance/sweeps/plots.py`):
 
 - `objective_<n>.png`: each objective's measured value against each searched field, one
   point per config (bigger for more games), the target shaded: where does the field push it?
@@ -31,7 +31,7 @@ def _png(fig) -> bytes:
 
 
 def _words(config: dict[str, Any]) -> str:
-    from workers.sweeps.spec import variant_label
+    from services.balance.sweeps.spec import variant_label
 
     return variant_label(config)
 

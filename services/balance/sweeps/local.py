@@ -31,7 +31,7 @@ def _context() -> multiprocessing.context.BaseContext:
     simulation code once, so workers still start fast.
     """
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["workers.sweeps.simulate", "services.engines.registry"])
+    ctx.set_forkserver_preload(["services.balance.sweeps.simulate", "services.engines.registry"])
     return ctx
 
 

@@ -4,7 +4,7 @@ A tune never simulates by itself. It hands a `SweepSpec` (a grid of candidate co
 block of shared seeds) to a runner and gets the chunk results back, so the Celery path is
 exactly a sweep's: chunk tasks on the `sweeps` queue, leases, the reconciler requeueing a
 chunk whose worker died, idempotent results. `--local` runs the same plan in a process pool
-(`workers/sweeps/local.py`), so both paths give the same trials.
+(`services/balance/sweeps/local.py`), so both paths give the same trials.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from workers.sweeps.local import simulate_local
-from workers.sweeps.spec import SweepSpec
+from services.balance.sweeps.local import simulate_local
+from services.balance.sweeps.spec import SweepSpec
 
 Progress = Callable[[int, int], None]
 
@@ -52,8 +52,8 @@ class CeleryRunner:
         self.reused: list[str] = []  # evaluations an earlier driver had queued
 
     def __call__(self, sweep: SweepSpec, on_progress: Progress | None = None) -> list[dict[str, Any]]:
-        from workers.sweeps import control
-        from workers.sweeps.simulate import unpack
+        from services.balance.sweeps import control
+        from services.balance.sweeps.simulate import unpack
 
         sweep_id = self.memo.find(sweep.to_dict(), self.store) if self.memo is not None else None
         if sweep_id is not None:

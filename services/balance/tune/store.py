@@ -216,7 +216,7 @@ class SweepMemo:
         sweep_id = self.tunes.known_sweep(self.tune_id, sweep_digest(sweep_spec))
         if sweep_id is None:
             return None
-        from workers.sweeps.store import key as sweep_key
+        from services.balance.sweeps.store import key as sweep_key
 
         status = sweeps.status(sweep_id)
         if status in (None, "failed", "cancelled"):

@@ -20,7 +20,7 @@ from services.engines.core.errors import EngineError
 from services.engines.registry import load_game
 from services.models import MAX_BOT_SPEC
 
-from .errors import ApiError
+from .errors import PlatformError
 
 # Largest value of each numeric bot parameter a request may name. `iterations` and `ms`
 # price one decision (the engine's SuggestAction and a replay rebuild alike); `depth` the
@@ -45,31 +45,35 @@ def check_bot(game: str, text: str, known: Iterable[str]) -> str:
     """
     known = list(known)
     if not isinstance(text, str) or not 0 < len(text) <= MAX_BOT_SPEC:
-        raise ApiError(400, "invalid_bot", f"a bot is a name of at most {MAX_BOT_SPEC} characters")
+        raise PlatformError(400, "invalid_bot", f"a bot is a name of at most {MAX_BOT_SPEC} characters")
     try:
         name, params = parse_bot_spec(text)
     except EngineError as exc:
-        raise ApiError(400, "invalid_bot", str(exc)) from None
+        raise PlatformError(400, "invalid_bot", str(exc)) from None
     if name not in known:
-        raise ApiError(400, "unknown_bot", f"no bot {name!r} for {game}; known: {', '.join(known)}")
+        raise PlatformError(400, "unknown_bot", f"no bot {name!r} for {game}; known: {', '.join(known)}")
     for key, raw in params.items():
         if key == "rollout" and raw not in ROLLOUTS:
-            raise ApiError(400, "invalid_bot", f"bot parameter 'rollout' is one of {', '.join(ROLLOUTS)}")
+            raise PlatformError(
+                400, "invalid_bot", f"bot parameter 'rollout' is one of {', '.join(ROLLOUTS)}"
+            )
         limit = BOT_PARAM_MAX.get(key)
         if limit is None:
             continue
         try:
             value = float(raw)
         except ValueError:
-            raise ApiError(400, "invalid_bot", f"bot parameter {key!r} wants a number, got {raw!r}") from None
+            raise PlatformError(
+                400, "invalid_bot", f"bot parameter {key!r} wants a number, got {raw!r}"
+            ) from None
         if not 0 <= value <= limit:
-            raise ApiError(
+            raise PlatformError(
                 400, "bot_limit", f"bot parameter {key!r} must be from 0 to {limit:g}, got {raw}", limit=limit
             )
     try:  # the rules library's own check: unknown parameters, wrong kinds
         make_bot(load_game(game), text, 0)
     except (EngineError, TypeError, ValueError) as exc:
-        raise ApiError(400, "invalid_bot", str(exc)) from None
+        raise PlatformError(400, "invalid_bot", str(exc)) from None
     return text
 
 
@@ -83,7 +87,7 @@ def check_config(game: str, config: Mapping[str, Any], limits: Iterable[engine_p
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue  # the engine's own parsing says what is wrong with it
         if not limit.minimum <= value <= limit.maximum:
-            raise ApiError(
+            raise PlatformError(
                 400,
                 "config_limit",
                 f"config field {name!r} of {game} must be from {limit.minimum} to {limit.maximum}",

@@ -31,7 +31,7 @@ import redis
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from .errors import ApiError
+from .errors import PlatformError
 from .store import hash_token
 
 PLAYER_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -79,10 +79,10 @@ def display_name(value: Any, default: str) -> str:
     if value is None:
         return default
     if not isinstance(value, str) or not value.strip() or len(value.strip()) > NAME_MAX:
-        raise ApiError(400, "malformed", f"'name' is 1 to {NAME_MAX} characters")
+        raise PlatformError(400, "malformed", f"'name' is 1 to {NAME_MAX} characters")
     name = value.strip()
     if not name.isprintable():
-        raise ApiError(400, "malformed", "'name' holds only printable characters")
+        raise PlatformError(400, "malformed", "'name' holds only printable characters")
     return name
 
 
@@ -122,7 +122,7 @@ class PlayerBook:
     def guest(self, device: Any, name: Any) -> dict[str, Any]:
         """The device's guest player (made on first sight) and a new session for it."""
         if not isinstance(device, str) or not DEVICE_MIN <= len(device) <= DEVICE_MAX:
-            raise ApiError(
+            raise PlatformError(
                 400, "malformed", f"'device' is a random string of {DEVICE_MIN} to {DEVICE_MAX} characters"
             )
         device_key = f"gw:device:{hash_token(device)}"
@@ -137,7 +137,7 @@ class PlayerBook:
             self.redis.hset(player_key(player_id), mapping=record)
             player = Player(player_id, label, "guest", None)
         elif player.kind != "guest":
-            raise ApiError(
+            raise PlatformError(
                 409,
                 "upgraded",
                 "this device's player has a username now: sign in with it (POST /api/sessions)",
@@ -147,13 +147,15 @@ class PlayerBook:
     def upgrade(self, player: Player, username: Any, password: Any) -> Player:
         """A guest takes a username and password; its id, name and ratings stay."""
         if player.kind != "guest":
-            raise ApiError(409, "not_guest", "this player already has a username")
+            raise PlatformError(409, "not_guest", "this player already has a username")
         if not isinstance(username, str) or not USERNAME.match(username):
-            raise ApiError(400, "malformed", "'username' is 3 to 32 letters, digits, '_', '.' or '-'")
+            raise PlatformError(400, "malformed", "'username' is 3 to 32 letters, digits, '_', '.' or '-'")
         if not isinstance(password, str) or not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-            raise ApiError(400, "malformed", f"'password' is {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+            raise PlatformError(
+                400, "malformed", f"'password' is {PASSWORD_MIN} to {PASSWORD_MAX} characters"
+            )
         if not self.redis.set(f"gw:username:{username.lower()}", player.id, nx=True):
-            raise ApiError(409, "username_taken", f"the username {username!r} is taken")
+            raise PlatformError(409, "username_taken", f"the username {username!r} is taken")
         digest = _HASHER.hash(password)
         with self.redis.pipeline() as pipe:
             pipe.hset(
@@ -165,7 +167,7 @@ class PlayerBook:
     def login(self, username: Any, password: Any) -> dict[str, Any]:
         """A new session for an account; one answer for a wrong name or password."""
         if not isinstance(username, str) or not isinstance(password, str) or len(password) > PASSWORD_MAX:
-            raise ApiError(400, "malformed", "'username' and 'password' are required")
+            raise PlatformError(400, "malformed", "'username' and 'password' are required")
         found = self.redis.get(f"gw:username:{username.lower()}") if USERNAME.match(username) else None
         stored = self.redis.hget(player_key(found.decode()), "password") if found is not None else None
         try:
@@ -174,7 +176,7 @@ class PlayerBook:
         except (VerificationError, InvalidHashError):
             ok = False
         if not ok or found is None:
-            raise ApiError(401, "bad_credentials", "unknown username or wrong password")
+            raise PlatformError(401, "bad_credentials", "unknown username or wrong password")
         player = self.get(found.decode())
         assert player is not None
         return self._session(player)

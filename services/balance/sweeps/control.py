@@ -22,10 +22,9 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import redis
-from celery import Celery
 
 from . import metrics
 from .leases import LEASE_SECONDS, AggregationHeartbeat
@@ -48,12 +47,22 @@ QUEUE = "sweeps"
 PRIORITY = {"control": 0, "nightly": 3, "adhoc": 6}
 
 
+class TaskSender(Protocol):
+    """What a Celery app offers for queueing by name: the gateway's and the CLI's light
+    client (services.runtime.task_client) or a worker's own app. Nothing here imports
+    Celery or the task code."""
+
+    def send_task(self, name: str, args: Any = None, **options: Any) -> Any: ...
+
+    def producer_or_acquire(self, producer: Any = None) -> Any: ...
+
+
 def chunk_priority(kind: str) -> int:
     return PRIORITY["nightly"] if kind == "nightly" else PRIORITY["adhoc"]
 
 
 def _send_chunks(
-    celery_app: Celery, sweep_id: str, chunk_ids: list[str], kind: str, attempt: str = ""
+    celery_app: TaskSender, sweep_id: str, chunk_ids: list[str], kind: str, attempt: str = ""
 ) -> None:
     with celery_app.producer_or_acquire() as producer:
         for chunk_id in chunk_ids:
@@ -71,7 +80,7 @@ def _send_chunks(
 def submit(
     spec: SweepSpec,
     store: SweepStore,
-    celery_app: Celery,
+    celery_app: TaskSender,
     kind: str = "adhoc",
     extra: dict[str, str] | None = None,
 ) -> str:
@@ -124,7 +133,7 @@ def cancel(store: SweepStore, sweep_id: str) -> bool:
     return store.cancel(sweep_id)
 
 
-def nudge(store: SweepStore, celery_app: Celery, sweep_id: str) -> None:
+def nudge(store: SweepStore, celery_app: TaskSender, sweep_id: str) -> None:
     """Queue the finish task again if every chunk is in but no summary exists.
 
     The chunk that completes a sweep queues the finish; if that worker died in between,
@@ -143,7 +152,7 @@ def nudge(store: SweepStore, celery_app: Celery, sweep_id: str) -> None:
 
 
 def requeue(
-    store: SweepStore, celery_app: Celery, sweep_id: str, chunk_ids: list[str], kind: str, now: float
+    store: SweepStore, celery_app: TaskSender, sweep_id: str, chunk_ids: list[str], kind: str, now: float
 ) -> None:
     """Queue lost chunks again (reconcile.py); their old leases go, the sweep notes when."""
     pipe = store.r.pipeline()

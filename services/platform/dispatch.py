@@ -1,7 +1,9 @@
 """Queueing table work on Celery's `tables` queue, by task name.
 
-The gateway never imports the task code: it sends `workers.tables.*` by name to the broker
-it shares with the workers. Queueing is a hint, never a duty the request can fail on: a bot
+Nobody here imports the task code, nor Celery: a task is sent by name through whatever
+sender the process was built with (the gateway's light client,
+`services.runtime.task_client`, or a worker's own Celery app), to the broker the table
+workers listen on. Queueing is a hint, never a duty the request can fail on: a bot
 seat also has a short deadline in Redis, so a task lost here (broker hiccup, process killed
 right after the commit) is picked up by the beat's deadline sweep a moment later.
 """
@@ -9,19 +11,25 @@ right after the commit) is picked up by the beat's deadline sweep a moment later
 from __future__ import annotations
 
 import logging
-
-from celery import Celery
+from typing import Any, Protocol
 
 log = logging.getLogger("cultists.gateway.dispatch")
 
 QUEUE = "tables"
 
 
+class TaskSender(Protocol):
+    """What a Celery app offers for queueing by name (Celery.send_task)."""
+
+    def send_task(self, name: str, args: Any = None, **options: Any) -> Any: ...
+
+    def close(self) -> None: ...
+
+
 class TaskQueue:
-    def __init__(self, redis_url: str, queue: str = QUEUE) -> None:
+    def __init__(self, sender: TaskSender, queue: str = QUEUE) -> None:
         self.queue = queue
-        self.app = Celery("cultists-gateway", broker=redis_url, set_as_current=False)
-        self.app.conf.broker_connection_retry_on_startup = True
+        self.app = sender
 
     def _send(self, name: str, *args: object) -> None:
         try:

@@ -22,7 +22,7 @@ import redis
 from .bounds import check_bot, check_config
 from .dispatch import TaskQueue
 from .engines import EngineClients
-from .errors import ApiError
+from .errors import PlatformError
 from .ratings import RatingBook
 from .settings import Settings
 from .store import Table, TableStore, final_scores, hash_token
@@ -89,7 +89,7 @@ class TableService:
     def get(self, table_id: str) -> Table:
         table = self.store.load(table_id) if TABLE_ID.match(table_id) else None
         if table is None:
-            raise ApiError(404, "unknown_table", f"no table {table_id!r}")
+            raise PlatformError(404, "unknown_table", f"no table {table_id!r}")
         return table
 
     @staticmethod
@@ -98,17 +98,19 @@ class TableService:
         A seat taken by a signed-in player is bound to that player: its token also needs
         that player's session (`player_id`), so a leaked seat token alone acts for nobody."""
         if token is None:
-            raise ApiError(401, "token_required", "this needs the seat's token (Authorization: Bearer ...)")
+            raise PlatformError(
+                401, "token_required", "this needs the seat's token (Authorization: Bearer ...)"
+            )
         seat = table.seat_for_token(token)
         if seat is None:
-            raise ApiError(403, "wrong_token", "that token holds no seat at this table")
+            raise PlatformError(403, "wrong_token", "that token holds no seat at this table")
         owner = table.seats[seat].player_id
         if owner is not None and player_id != owner:
             if player_id is None:
-                raise ApiError(
+                raise PlatformError(
                     401, "sign_in_required", f"seat {seat} is bound to its player: send their session too"
                 )
-            raise ApiError(403, "other_player", f"seat {seat} belongs to another player")
+            raise PlatformError(403, "other_player", f"seat {seat} belongs to another player")
         return seat
 
     # -- opening tables ----------------------------------------------------------------------
@@ -137,10 +139,12 @@ class TableService:
         # here is every config's; the engine refuses a count this config does not take.
         least = desc.variant_min_players or desc.min_players
         if not least <= players <= desc.max_players:
-            raise ApiError(400, "invalid_players", f"{desc.title} takes {least}-{desc.max_players} players")
+            raise PlatformError(
+                400, "invalid_players", f"{desc.title} takes {least}-{desc.max_players} players"
+            )
         bots = bots if bots is not None else [None] * players
         if len(bots) != players:
-            raise ApiError(400, "malformed", f"'seats' lists {len(bots)} seats for {players} players")
+            raise PlatformError(400, "malformed", f"'seats' lists {len(bots)} seats for {players} players")
         for name in bots:
             if name is not None:
                 check_bot(game, name, desc.bots)
@@ -188,23 +192,23 @@ class TableService:
         """Take a seat; with `player_id` (a signed-in player) the seat is bound to them."""
         table = self.get(table_id)
         if not 0 <= seat < table.players:
-            raise ApiError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
+            raise PlatformError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
         if table.rated and player_id is None:
-            raise ApiError(401, "sign_in_required", "a rated table's seats are for signed-in players")
+            raise PlatformError(401, "sign_in_required", "a rated table's seats are for signed-in players")
         token = secrets.token_urlsafe(32)
         outcome = self.store.claim(table, seat, hash_token(token), player, time.time(), player_id)
         if outcome == -5:
-            raise ApiError(409, "already_seated", "you hold another seat of this rated table")
+            raise PlatformError(409, "already_seated", "you hold another seat of this rated table")
         if outcome == -2:
-            raise ApiError(
+            raise PlatformError(
                 409, "not_waiting", f"table {table_id} is {table.status}; seats are taken at the start"
             )
         if outcome == -3:
-            raise ApiError(409, "bot_seat", f"seat {seat} is played by a bot")
+            raise PlatformError(409, "bot_seat", f"seat {seat} is played by a bot")
         if outcome == -4:
-            raise ApiError(409, "seat_taken", f"seat {seat} is taken")
+            raise PlatformError(409, "seat_taken", f"seat {seat} is taken")
         if outcome < 0:
-            raise ApiError(404, "unknown_table", f"no table {table_id!r}")
+            raise PlatformError(404, "unknown_table", f"no table {table_id!r}")
         table = self.get(table_id)
         if outcome == 2:
             self._after_change(table)
@@ -215,14 +219,14 @@ class TableService:
         script marks `left:i`; RatingBook ranks such seats last)."""
         table = self.get(table_id)
         if not 0 <= seat < table.players:
-            raise ApiError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
+            raise PlatformError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
         if self.seat_of(table, token, player_id) != seat:
-            raise ApiError(403, "wrong_token", f"that token does not hold seat {seat}")
+            raise PlatformError(403, "wrong_token", f"that token does not hold seat {seat}")
         if table.status == "finished":
-            raise ApiError(409, "finished", "the game is over")
+            raise PlatformError(409, "finished", "the game is over")
         outcome = self.store.leave(table, seat, hash_token(token or ""), time.time())
         if outcome == -4:
-            raise ApiError(403, "wrong_token", f"that token does not hold seat {seat}")
+            raise PlatformError(403, "wrong_token", f"that token does not hold seat {seat}")
         table = self.get(table_id)
         if outcome == 2:
             self._after_change(table)
@@ -298,7 +302,7 @@ class TableService:
         """Exactly what `cultists replay` takes: config + seed + actions rebuild the game (G-2)."""
         table = self.get(table_id)
         if table.status != "finished":
-            raise ApiError(409, "not_finished", "the replay record is given once the game is over")
+            raise PlatformError(409, "not_finished", "the replay record is given once the game is over")
         return {
             "game": table.game,
             "players": table.players,
@@ -313,9 +317,9 @@ class TableService:
         if version != table.version:
             raise self._stale(table.version)
         if table.status == "waiting":
-            raise ApiError(409, "not_started", "the game starts when every human seat is taken")
+            raise PlatformError(409, "not_started", "the game starts when every human seat is taken")
         if table.status == "finished":
-            raise ApiError(400, "illegal_action", "the game is over")
+            raise PlatformError(400, "illegal_action", "the game is over")
         step = self.engines.apply(table.game, table.state, seat, action)
         self._check_state_size(step.state, "that move")
         events = _events(step)
@@ -395,7 +399,7 @@ class TableService:
             seat = due[0]
             try:
                 moves += self.bot_move(table, seat, timed_out=table.seats[seat].kind == "human")
-            except ApiError as exc:
+            except PlatformError as exc:
                 # Engine down (or refusing): try again later rather than every second.
                 log.warning("deadline move at table %s seat %d failed: %s", table_id, seat, exc.message)
                 self.store.postpone(table_id, now + (10 if exc.status == 503 else 60))
@@ -418,7 +422,7 @@ class TableService:
         (a config dealing a huge deck) and after every apply (a game whose state grows
         move by move), so no table's stored state ever exceeds `max_state_bytes`."""
         if len(state) > self.settings.max_state_bytes:
-            raise ApiError(
+            raise PlatformError(
                 400,
                 "state_too_large",
                 f"{what} makes a {len(state)}-byte state; tables hold at most "
@@ -426,8 +430,8 @@ class TableService:
             )
 
     @staticmethod
-    def _stale(current: int) -> ApiError:
-        return ApiError(
+    def _stale(current: int) -> PlatformError:
+        return PlatformError(
             409,
             "stale_version",
             f"the table is at version {current}; fetch the view and choose again",

@@ -21,7 +21,7 @@ from google.protobuf import json_format
 from services.engines.core.messages import GameMessages, load_messages, message_to_dict
 from services.engines.registry import available_games
 
-from .errors import ApiError
+from .errors import PlatformError
 from .metrics import ENGINE_CALL_SECONDS, ENGINE_ERRORS
 from .settings import Settings
 
@@ -57,7 +57,7 @@ class EngineClients:
 
     def require(self, game: str) -> None:
         if game not in self.games:
-            raise ApiError(404, "unknown_game", f"no game {game!r}; known: {', '.join(self.games)}")
+            raise PlatformError(404, "unknown_game", f"no game {game!r}; known: {', '.join(self.games)}")
 
     def _stub(self, game: str) -> engine_pb2_grpc.GameEngineStub:
         stub = self._stubs.get(game)
@@ -83,8 +83,8 @@ class EngineClients:
             ENGINE_ERRORS.labels(game, method, code.name).inc()
             status, name = _STATUS.get(code, (502, "engine_error"))
             if status == 503:
-                raise ApiError(503, name, f"the {game} engine is not answering ({code.name})") from None
-            raise ApiError(status, name, exc.details() or code.name) from None
+                raise PlatformError(503, name, f"the {game} engine is not answering ({code.name})") from None
+            raise PlatformError(status, name, exc.details() or code.name) from None
         finally:
             ENGINE_CALL_SECONDS.labels(game, method).observe(time.perf_counter() - start)
 
@@ -121,7 +121,7 @@ class EngineClients:
         try:
             return self.messages(game).config_to_any(config)
         except (json_format.ParseError, TypeError, ValueError, AttributeError) as exc:
-            raise ApiError(400, "invalid_config", f"config for {game}: {exc}") from None
+            raise PlatformError(400, "invalid_config", f"config for {game}: {exc}") from None
 
     def normal_config(self, game: str, config: dict[str, Any]) -> dict[str, Any]:
         """The overrides as the engine reads them back (what the replay record keeps)."""

@@ -31,9 +31,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.balance.sweeps.aggregate import aggregate_partials
+from services.balance.sweeps.partial import CellPartial, fold
 from services.engines.core.errors import BadConfig
-from workers.sweeps.aggregate import aggregate_partials
-from workers.sweeps.partial import CellPartial, fold
 
 from . import objectives as obj_mod
 from .evaluate import Runner

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from services.balance.sweeps.aggregate import aggregate
+from services.balance.sweeps.records import outcomes_by_seed
+from services.balance.sweeps.spec import SweepSpec, variant_label
 from services.engines.core import stats
-from workers.sweeps.aggregate import aggregate
-from workers.sweeps.records import outcomes_by_seed
-from workers.sweeps.spec import SweepSpec, variant_label
 
 from . import objectives as obj_mod
 from .evaluate import Runner

@@ -2,7 +2,7 @@
 
 A tune is a search over rule configs for one that meets a designer's targets. The table it
 plays at (game, player counts, line-ups, fixed config, turn cap, chunk size) is written as in
-a sweep spec and checked by the sweep parser (`workers/sweeps/spec.py`), so anything a sweep
+a sweep spec and checked by the sweep parser (`services/balance/sweeps/spec.py`), so anything a sweep
 refuses a tune refuses with the same words. On top of that:
 
     search:                        # the config fields to search
@@ -30,9 +30,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from services.engines.core.config import _field_types
-from services.models import one_of
-from workers.sweeps.spec import (
+from services.balance.sweeps.spec import (
     MAX_TOTAL_GAMES,
     SpecError,
     SpecModel,
@@ -42,6 +40,8 @@ from workers.sweeps.spec import (
     read_spec,
     read_spec_file,
 )
+from services.engines.core.config import field_types
+from services.models import one_of
 
 SWEEP_KEYS = tuple(TableSpecInput.model_fields)
 METRICS = {
@@ -307,7 +307,7 @@ def parse_tune_spec(data: Mapping[str, Any] | TuneSpecInput) -> TuneSpec:
 
 
 def _params(value: dict[str, Any], table: SweepSpec) -> tuple[Param, ...]:
-    hints, fields = _field_types(table.game_spec.config_class)
+    hints, fields = field_types(table.game_spec.config_class)
     out = []
     for name, how in value.items():
         with _field(f"search.{name}"):

@@ -1,0 +1,61 @@
+"""The live-play platform's parts, built once per process from a Settings object.
+
+The Flask app keeps one in `app.extensions`; a Celery table worker builds its own from the
+environment. Both then run the very same services against the same Redis and engines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import redis
+
+from .dispatch import TaskQueue, TaskSender
+from .engines import EngineClients
+from .players import PlayerBook
+from .ratings import RatingBook
+from .settings import Settings
+from .store import TableStore, Timing
+from .tables import TableService
+from .tickets import MatchmakingService
+
+
+@dataclass
+class Platform:
+    settings: Settings
+    redis: redis.Redis
+    engines: EngineClients
+    store: TableStore
+    tasks: TaskQueue
+    ratings: RatingBook
+    tables: TableService
+    matchmaking: MatchmakingService
+    players: PlayerBook
+
+    @classmethod
+    def build(cls, settings: Settings, sender: TaskSender) -> Platform:
+        """`sender` queues table tasks by name: the gateway's light Celery client
+        (services.runtime.task_client) or a worker's own app."""
+        client = redis.Redis(
+            connection_pool=redis.BlockingConnectionPool.from_url(
+                settings.redis_url,
+                max_connections=settings.redis_max_connections,
+                timeout=settings.redis_wait_seconds,
+                health_check_interval=30,
+            )
+        )
+        engines = EngineClients(settings)
+        timing = Timing(settings.bot_grace_seconds, settings.away_seconds)
+        store = TableStore(client, timing, settings.finished_ttl_seconds)
+        tasks = TaskQueue(sender)
+        ratings = RatingBook(client)
+        tables = TableService(settings, store, engines, tasks, ratings)
+        matchmaking = MatchmakingService(client, engines, tables, ratings, tasks, settings.match_policy)
+        players = PlayerBook(client, settings.session_ttl_seconds)
+        return cls(settings, client, engines, store, tasks, ratings, tables, matchmaking, players)
+
+    def close(self) -> None:
+        self.store.close()
+        self.engines.close()
+        self.tasks.close()
+        self.redis.close()
