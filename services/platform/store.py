@@ -6,6 +6,8 @@ MULTI/EXEC transaction: a move writes the state, bumps the version, appends to t
 and the action list, and moves the seat deadlines in one script, so a process that dies
 mid-request leaves either the old table or the new one, never a mix. The script also refuses
 a move made at an old version; that is the compare-and-set that turns a lost race into 409.
+The scripts are the `.lua` files in lua/ beside this module, each a redis-py Script on the
+client's own connection pool (so its limits and health checks apply to every command).
 
 Layout (`{id}` is a table id; every key of one table shares its prefix):
 
@@ -28,11 +30,12 @@ Layout (`{id}` is a table id; every key of one table shares its prefix):
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -62,171 +65,19 @@ def updates_channel(table_id: str) -> str:
     return f"gw:table:{table_id}:updates"
 
 
+LUA = Path(__file__).with_name("lua")
+
+
+@functools.cache
+def lua_script(name: str) -> str:
+    """A script of lua/, after schedule.lua's shared `schedule` function (the rule for seat
+    deadlines, which every script that changes who must act calls)."""
+    return (LUA / "schedule.lua").read_text() + "\n" + (LUA / f"{name}.lua").read_text()
+
+
 def hash_token(token: str) -> str:
     """Only this is stored: a leaked Redis dump does not hand out seats."""
     return hashlib.sha256(token.encode()).hexdigest()
-
-
-# Recomputes the seat deadlines of one table from its hash. Shared by every script that can
-# change who must act or how long they may take, so the rule lives in one place: a seat
-# keeps a deadline it already has (an out-of-turn answer is not given more time because
-# someone else moved), except the seat named by `reset`, whose decision just changed (-1:
-# every seat). Bots get a short safety-net deadline, away seats a short one, humans the
-# table's decision time. The zset holds the earliest, so one range query finds due tables.
-_SCHEDULE = """
-local function schedule(tkey, dkey, tid, now, bot_s, away_s, reset)
-  local f = redis.call('HMGET', tkey, 'to_act', 'status', 'players', 'decision_seconds')
-  local acting = {}
-  if f[2] == 'playing' then
-    for _, s in ipairs(cjson.decode(f[1])) do acting[s] = true end
-  end
-  local earliest = nil
-  for s = 0, tonumber(f[3]) - 1 do
-    local key = 'deadline:' .. s
-    if not acting[s] then
-      redis.call('HDEL', tkey, key)
-    else
-      local raw = redis.call('HGET', tkey, key)
-      local at = nil
-      if raw then at = tonumber(raw) end
-      if at == nil or reset == -1 or reset == s then
-        local wait = tonumber(f[4])
-        if redis.call('HGET', tkey, 'kind:' .. s) == 'bot' then
-          wait = bot_s
-        elseif redis.call('HEXISTS', tkey, 'away:' .. s) == 1 then
-          -- Away shortens the wait; it never lengthens a table's own shorter time.
-          wait = math.min(away_s, wait)
-        end
-        at = now + wait
-        redis.call('HSET', tkey, key, string.format('%.3f', at))
-      end
-      if earliest == nil or at < earliest then earliest = at end
-    end
-  end
-  if earliest == nil then
-    redis.call('ZREM', dkey, tid)
-  else
-    redis.call('ZADD', dkey, string.format('%.3f', earliest), tid)
-  end
-end
-"""
-
-# KEYS: table, log, actions, deadlines, live, ratings-pending, finished
-# ARGV: id, expected version, now, bot_s, away_s, actor, mark_away, state, to_act, terminal,
-#       action json, update message, ttl, n events, events..., field, value, ...
-_COMMIT = (
-    _SCHEDULE
-    + """
-local version = redis.call('HGET', KEYS[1], 'version')
-if not version then return {-1, 0} end
-if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return {-2, tonumber(version)} end
-if version ~= ARGV[2] then return {0, tonumber(version)} end
-local new_version = tonumber(version) + 1
-redis.call('HSET', KEYS[1], 'version', new_version, 'state', ARGV[8], 'to_act', ARGV[9])
-local n = tonumber(ARGV[14])
-for i = 1, n do redis.call('RPUSH', KEYS[2], ARGV[14 + i]) end
-for i = 15 + n, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('RPUSH', KEYS[3], ARGV[11])
-local actor = tonumber(ARGV[6])
-if ARGV[7] == '1' then
-  redis.call('HSET', KEYS[1], 'away:' .. actor, '1')
-else
-  redis.call('HDEL', KEYS[1], 'away:' .. actor)
-end
-if ARGV[10] == '1' then
-  redis.call('HSET', KEYS[1], 'status', 'finished')
-  redis.call('SREM', KEYS[5], ARGV[1])
-  if redis.call('HGET', KEYS[1], 'rated') == '1' then redis.call('SADD', KEYS[6], ARGV[1]) end
-  redis.call('ZADD', KEYS[7], tonumber(ARGV[3]), ARGV[1])
-  redis.call('ZREMRANGEBYRANK', KEYS[7], 0, -501)  -- keeps the newest FINISHED_KEEP
-  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[13])) end
-end
-schedule(KEYS[1], KEYS[4], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), actor)
-redis.call('PUBLISH', KEYS[1] .. ':updates', ARGV[12])
-return {1, new_version}
-"""
-)
-
-# KEYS: table, deadlines, open, live, log
-# ARGV: id, seat, token hash, player, now, bot_s, away_s, log entry, player id ('' none)
-_CLAIM = (
-    _SCHEDULE
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('HGET', KEYS[1], 'status') ~= 'waiting' then return -2 end
-local seat = ARGV[2]
-if redis.call('HGET', KEYS[1], 'kind:' .. seat) ~= 'human' then return -3 end
-if redis.call('HEXISTS', KEYS[1], 'token:' .. seat) == 1 then return -4 end
-local n = tonumber(redis.call('HGET', KEYS[1], 'players'))
-if ARGV[9] ~= '' and redis.call('HGET', KEYS[1], 'rated') == '1' then
-  for s = 0, n - 1 do
-    if redis.call('HGET', KEYS[1], 'pid:' .. s) == ARGV[9] then return -5 end
-  end
-end
-redis.call('HSET', KEYS[1], 'token:' .. seat, ARGV[3], 'player:' .. seat, ARGV[4])
-if ARGV[9] ~= '' then redis.call('HSET', KEYS[1], 'pid:' .. seat, ARGV[9]) end
-redis.call('RPUSH', KEYS[5], ARGV[8])
-local started = 1
-for s = 0, tonumber(redis.call('HGET', KEYS[1], 'players')) - 1 do
-  if redis.call('HGET', KEYS[1], 'kind:' .. s) == 'human' and redis.call('HEXISTS', KEYS[1], 'token:' .. s) == 0 then
-    started = 0
-  end
-end
-if started == 1 then
-  redis.call('HSET', KEYS[1], 'status', 'playing')
-  redis.call('PERSIST', KEYS[1])
-  redis.call('PERSIST', KEYS[5])
-  redis.call('SREM', KEYS[3], ARGV[1])
-  redis.call('SADD', KEYS[4], ARGV[1])
-  schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), -1)
-end
-redis.call('PUBLISH', KEYS[1] .. ':updates', '{"seats":true}')
-return 1 + started
-"""
-)
-
-# KEYS: table, deadlines, log
-# ARGV: id, seat, token hash, now, bot_s, away_s, log entry
-_LEAVE = (
-    _SCHEDULE
-    + """
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-local seat = ARGV[2]
-if redis.call('HGET', KEYS[1], 'token:' .. seat) ~= ARGV[3] then return -4 end
-local status = redis.call('HGET', KEYS[1], 'status')
-redis.call('HDEL', KEYS[1], 'token:' .. seat)
-redis.call('RPUSH', KEYS[3], ARGV[7])
-redis.call('PUBLISH', KEYS[1] .. ':updates', '{"seats":true}')
-if status == 'waiting' then
-  redis.call('HDEL', KEYS[1], 'player:' .. seat, 'pid:' .. seat)
-  return 1
-end
-redis.call('HSET', KEYS[1], 'kind:' .. seat, 'bot', 'left:' .. seat, '1')
-schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(seat))
-return 2
-"""
-)
-
-# KEYS: table, deadlines
-# ARGV: id, seat, now, bot_s, away_s
-_PRESENT = (
-    _SCHEDULE
-    + """
-if redis.call('HDEL', KEYS[1], 'away:' .. ARGV[2]) == 1 then
-  schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[2]))
-end
-return 1
-"""
-)
-
-# KEYS: table, deadlines    ARGV: id, now, bot_s, away_s
-_RESCHEDULE = (
-    _SCHEDULE
-    + """
-schedule(KEYS[1], KEYS[2], ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4]), -1)
-return 1
-"""
-)
 
 
 @dataclass
@@ -409,90 +260,23 @@ class Timing:
     away_seconds: float
 
 
-class _Wire:
-    """The two commands every move makes (read the table, commit the move), sent straight
-    through redis-py's `Connection`.
-
-    `Redis.execute_command` wraps each command in pool bookkeeping (a shared lock, a poll
-    of the socket, observability hooks) and a retry closure; on the gateway's hot path that
-    cost more CPU than the command itself. Here a command borrows an idle connection from a
-    plain list and gives it back: `pop` and `append` need no lock, between threads or
-    between gevent's greenlets alike, and the list never holds more connections than
-    commands were ever in flight at once. The command, its encoding and its reply are the
-    same; anything unusual (a connection error, a script Redis has not loaded) is handed
-    to the full client path, which retries and reports exactly as before.
-    """
-
-    # Bumped in a forked child, so it never uses a connection (a socket) of its parent.
-    _generation = 0
-
-    def __init__(self, client: redis.Redis) -> None:
-        self.pool = client.connection_pool
-        self.idle: list[Any] = []
-        self.generation = _Wire._generation
-
-    @classmethod
-    def _after_fork(cls) -> None:
-        cls._generation += 1
-
-    def _borrow(self) -> Any:
-        if self.generation != _Wire._generation:
-            self.idle, self.generation = [], _Wire._generation
-        try:
-            return self.idle.pop()
-        except IndexError:
-            return self.pool.connection_class(**self.pool.connection_kwargs)
-
-    def close(self) -> None:
-        idle, self.idle = self.idle, []
-        for conn in idle:
-            conn.disconnect()
-
-    def call(self, *args: Any) -> Any:
-        """The raw reply, or raises: ResponseError as Redis said it, anything else after
-        dropping the connection (the next call opens another)."""
-        conn = self._borrow()
-        try:
-            conn.send_command(*args)
-            reply = conn.read_response()
-        except redis.ResponseError:
-            self.idle.append(conn)
-            raise
-        except BaseException:
-            conn.disconnect()
-            raise
-        self.idle.append(conn)
-        return reply
-
-
-os.register_at_fork(after_in_child=_Wire._after_fork)
-
-
 class TableStore:
     def __init__(self, client: redis.Redis, timing: Timing, finished_ttl: int) -> None:
         self.redis = client
         self.timing = timing
         self.finished_ttl = finished_ttl
-        self._wire = _Wire(client)
-        self._commit = client.register_script(_COMMIT)
-        self._claim = client.register_script(_CLAIM)
-        self._leave = client.register_script(_LEAVE)
-        self._present = client.register_script(_PRESENT)
-        self._reschedule = client.register_script(_RESCHEDULE)
+        self._commit = client.register_script(lua_script("commit"))
+        self._claim = client.register_script(lua_script("claim"))
+        self._leave = client.register_script(lua_script("leave"))
+        self._present = client.register_script(lua_script("present"))
+        self._reschedule = client.register_script(lua_script("reschedule"))
 
     def close(self) -> None:
-        self._wire.close()
+        """Nothing of its own to close: every command goes through the client's pool."""
 
     # -- reading -------------------------------------------------------------------------
     def load(self, table_id: str) -> Table | None:
-        key = table_key(table_id)
-        try:
-            reply = self._wire.call("HGETALL", key)
-        except (redis.ConnectionError, redis.TimeoutError):
-            raw = self.redis.hgetall(key)  # the client's own retries
-        else:
-            # RESP2 answers a flat [field, value, ...] list, RESP3 a map.
-            raw = reply if isinstance(reply, dict) else dict(zip(reply[::2], reply[1::2], strict=True))
+        raw = self.redis.hgetall(table_key(table_id))
         return _parse_table(table_id, raw) if raw else None
 
     def tables(self, status: str, limit: int) -> list[Table]:
@@ -641,11 +425,8 @@ class TableStore:
             table_key(table.id), log_key(table.id), actions_key(table.id),
             DEADLINES, LIVE_TABLES, RATINGS_PENDING, FINISHED_TABLES,
         ]  # fmt: skip
-        try:
-            outcome, version = self._wire.call("EVALSHA", self._commit.sha, len(keys), *keys, *args)
-        except (redis.ConnectionError, redis.TimeoutError, redis.exceptions.NoScriptError):
-            # Loads the script if Redis lost it (a restart), and retries like any command.
-            outcome, version = self._commit(keys=keys, args=args)
+        # redis-py's Script loads the script again if Redis lost it (a restart).
+        outcome, version = self._commit(keys=keys, args=args)
         return int(outcome), int(version)
 
     def claim(
