@@ -9,7 +9,7 @@ table's watchers, and a reconnecting client resumes from its Last-Event-ID witho
 from __future__ import annotations
 
 import time
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 import orjson
 from flask import Blueprint, Response, jsonify, request
@@ -96,47 +96,72 @@ def act(table_id: str):
 LAST_EVENT_ID = 2**62 - 1
 
 
-class EventsQuery(Body):
-    model_config = ConfigDict(strict=False)  # query strings and headers are text
+# A page of the event log: a whole game's log is a few thousand lines at most, read in a
+# few pages; one reply never carries more than this.
+MAX_EVENTS_PAGE = 1000
+
+
+class StreamQuery(Body):
+    # Query strings and headers are text; a parameter the API does not know is refused
+    # (400), so a misspelt cursor is never silently read as "from the start".
+    model_config = ConfigDict(strict=False, extra="forbid")
 
     after: int = Field(
         -1, ge=-1, le=LAST_EVENT_ID, description="the last event id already seen (-1: from the start)"
     )
 
 
-def _after() -> int:
-    """Where a reader left off: Last-Event-ID (a reconnecting EventSource) or ?after=."""
-    raw = request.headers.get("Last-Event-ID") or request.args.get("after")
-    return validate(EventsQuery, {} if raw is None else {"after": raw}).after
+class EventsQuery(StreamQuery):
+    limit: int = Field(200, ge=1, le=MAX_EVENTS_PAGE, description="most events in one page")
+
+
+Q = TypeVar("Q", bound=StreamQuery)
+
+
+def _query(model: type[Q]) -> Q:
+    """The query, with Last-Event-ID (a reconnecting EventSource) standing for ?after=."""
+    args = request.args.to_dict()
+    resumed = request.headers.get("Last-Event-ID")
+    if resumed is not None:
+        args["after"] = resumed
+    return validate(model, args)
 
 
 @bp.get("/tables/<table_id>/events")
 def events(table_id: str):
-    after = _after()
-    found = current().tables.events(table_id, after)
-    return jsonify({"events": found, "last": found[-1]["id"] if found else after})
+    query = _query(EventsQuery)
+    found, more = current().tables.events(table_id, query.after, query.limit)
+    return jsonify({"events": found, "last": found[-1]["id"] if found else query.after, "more": more})
 
 
 @bp.get("/tables/<table_id>/events/stream")
 def stream(table_id: str):
     gw = current()
-    after = _after()
+    after = _query(StreamQuery).after
     table = gw.tables.get(table_id)
-    # With a seat's token, each move's update also says what `/legal` says for that seat.
+    # With a seat's token, the state and each update also say what `/legal` says for it.
     token = bearer_token()
     seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
     pubsub = gw.redis.pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(updates_channel(table_id))  # before reading the backlog: nothing falls between
+    pubsub.subscribe(updates_channel(table_id))  # before reading anything: nothing falls between
     settings = gw.settings
 
     # Uses only what is captured above, never the request context: the body is streamed
     # after this view has returned.
     def generate():
         cursor = after
-        finished = table.status == "finished"
         stop_at = time.monotonic() + settings.stream_max_seconds
         try:
             yield "retry: 1000\n\n"
+            # First the table as it is now (read after subscribing, so a move made
+            # meanwhile is in it or still comes as an update): a client that connects, or
+            # reconnects, mid-turn learns at once whose turn it is and what it may do.
+            state = gw.tables.stream_state(table_id, seat)
+            if state is None:
+                yield "event: end\ndata: {}\n\n"
+                return
+            yield f"event: state\ndata: {orjson.dumps(state).decode()}\n\n"
+            finished = state["status"] == "finished"
             while True:
                 for entry in gw.store.log(table_id, cursor + 1):
                     cursor += 1
@@ -150,10 +175,13 @@ def stream(table_id: str):
                 if message is None:
                     yield ": keepalive\n\n"
                     continue
-                update = orjson.loads(message["data"])
-                finished = update.get("status") == "finished"
-                if seat is not None and "version" in update:
-                    update = gw.tables.seat_update(table_id, seat, update)
+                # Every change (a move, a seat taken or left) carries the state after it.
+                state = gw.tables.stream_state(table_id, seat)
+                if state is None:
+                    yield "event: end\ndata: {}\n\n"
+                    return
+                update = {**orjson.loads(message["data"]), **state}
+                finished = state["status"] == "finished"
                 yield f"event: update\ndata: {orjson.dumps(update).decode()}\n\n"
         finally:
             pubsub.close()
@@ -213,12 +241,29 @@ class Replay(Body):
 
 class Events(Body):
     events: list[Event]
-    last: int
+    last: int = Field(description="the id to pass as `after` for the next page")
+    more: bool = Field(description="more events follow this page")
 
 
-OPENAPI_SCHEMAS = openapi_components(Move, MoveResult, View, Legal, Replay, Events)
+class StreamState(Body):
+    """A stream's `state` event (its first) and every `update`: the table as it is now.
+    A seat's stream also carries what `/legal` says for that seat, and its deadline."""
 
-[AFTER] = query_parameters(EventsQuery)
+    table: str
+    version: int
+    status: Literal["waiting", "playing", "finished"]
+    to_act: list[int]
+    deadlines: dict[str, float] = Field(description="seat -> unix time its decision is due")
+    view: dict[str, Any] = Field(description="the game's view message: the seat's own, or the public one")
+    seat: int | None = Field(None, description="a seat's stream: that seat")
+    your_turn: bool | None = Field(None, description="a seat's stream: it must decide now")
+    legal_actions: list[Action] | None = Field(None, description="a seat's stream: its choices now")
+    deadline: float | None = Field(None, description="a seat's stream: when its decision is due")
+
+
+OPENAPI_SCHEMAS = openapi_components(Move, MoveResult, View, Legal, Replay, Events, StreamState)
+
+[AFTER, LIMIT] = query_parameters(EventsQuery)
 
 OPENAPI_PATHS = {
     "/api/tables/{table_id}/view": {
@@ -250,15 +295,17 @@ OPENAPI_PATHS = {
     "/api/tables/{table_id}/events": {
         "get": {
             "operationId": "getEvents",
-            "summary": "The public event log after an event id",
-            "parameters": [TABLE_ID, AFTER],
+            "summary": "A page of the public event log after an event id (`more`: another page follows)",
+            "parameters": [TABLE_ID, AFTER, LIMIT],
             "responses": {**ok("events", "Events"), **errors(400, 404)},
         }
     },
     "/api/tables/{table_id}/events/stream": {
         "get": {
-            "summary": "Server-sent events: `log` (one event, with id), `update` (version, to_act, status; "
-            "with a seat token also that seat's `your_turn` and `legal_actions`), `end`",
+            "summary": "Server-sent events: first `state` (a StreamState: the table now, with a seat "
+            "token also that seat's view, `your_turn`, `legal_actions` and deadline), then `log` (one "
+            "event, with id) and `update` (after every change: the StreamState after it, with the "
+            "change's own fields), and `end` once the game is over",
             "security": TOKEN_OPTIONAL,
             "parameters": [
                 TABLE_ID,

@@ -308,8 +308,10 @@ class TableStore:
             self.redis.srem(OPEN_TABLES, *gone)
         return len(gone)
 
-    def log(self, table_id: str, start: int = 0) -> list[dict[str, Any]]:
-        return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, -1)]
+    def log(self, table_id: str, start: int = 0, count: int | None = None) -> list[dict[str, Any]]:
+        """The log from position `start`: all of it, or at most `count` entries."""
+        end = -1 if count is None else start + count - 1
+        return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, end)]
 
     def finished(self, limit: int, offset: int = 0) -> list[tuple[Table, float]]:
         """Recently finished tables with the time each ended, newest first; those already

@@ -31,6 +31,8 @@ log = logging.getLogger("cultists.gateway.tables")
 
 TABLE_ID = re.compile(r"^[0-9a-f]{16}$")
 SEED_LIMIT = 2**63 - 1
+# Views kept per process for streams (TableService._view_of): a few per live table watched.
+VIEW_CACHE_SIZE = 4096
 
 
 def new_table_id() -> str:
@@ -83,6 +85,7 @@ class TableService:
         self.store = store
         self.engines = engines
         self.tasks = tasks
+        self._views: dict[tuple[str, int, int], dict[str, Any]] = {}
         self.ratings = ratings
 
     # -- finding and authorising ----------------------------------------------------------
@@ -264,15 +267,43 @@ class TableService:
         table = self.get(table_id)
         return {"table": table.id, **self._seat_now(table, self.seat_of(table, token, player_id))}
 
-    def seat_update(self, table_id: str, seat: int, update: dict[str, Any]) -> dict[str, Any]:
-        """A move's stream update for a seat's own stream: with what `/legal` now says for
-        that seat, so its client learns its turn and its choices without asking. (A
-        table gone meanwhile, its keys expired, gets the plain update.)"""
+    def stream_state(self, table_id: str, seat: int | None) -> dict[str, Any] | None:
+        """Everything a stream's client needs to draw the table and act, as of now: the
+        view (the seat's redacted one, or the public one for a spectator's stream), and
+        for a seat what `/legal` says, with the seat's deadline. Sent as a stream's first
+        event and with every update, so a client never needs a `GET /view` and never
+        misses a turn that began before it connected. None: the table is gone (its keys
+        expired)."""
         table = self.store.load(table_id)
         if table is None:
-            return update
-        # The version is the list's own; a later move sends its own update.
-        return {**update, **self._seat_now(table, seat)}
+            return None
+        out: dict[str, Any] = {
+            "table": table.id,
+            "version": table.version,
+            "status": table.status,
+            "to_act": table.to_act,
+            "deadlines": {str(s.index): s.deadline for s in table.seats if s.deadline is not None},
+        }
+        if seat is not None:
+            out.update(self._seat_now(table, seat))
+            out["deadline"] = table.seats[seat].deadline
+        out["view"] = self._view_of(table, -1 if seat is None else seat)
+        return out
+
+    def _view_of(self, table: Table, seat: int) -> dict[str, Any]:
+        """The view's JSON at the table's version, kept per process for the last few
+        (table, version, seat): every spectator stream of a table asks for the same one
+        after each move, and a View is an engine call."""
+        key = (table.id, table.version, seat)
+        found = self._views.get(key)
+        if found is None:
+            found = self.engines.view_json(table.game, self.engines.view(table.game, table.state, seat))[
+                "view"
+            ]
+            if len(self._views) >= VIEW_CACHE_SIZE:
+                self._views.pop(next(iter(self._views)))
+            self._views[key] = found
+        return found
 
     def _seat_now(self, table: Table, seat: int) -> dict[str, Any]:
         """What `/legal` says for `seat` at the table's stored version."""
@@ -294,9 +325,12 @@ class TableService:
         view = self.engines.view(game, state, seat)
         return [self.engines.action_json(game, a) for a in view.legal_actions]
 
-    def events(self, table_id: str, after: int) -> list[dict[str, Any]]:
+    def events(self, table_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
+        """Up to `limit` log entries after the id `after`, and whether more follow."""
         self.get(table_id)
-        return [{"id": after + 1 + i, **e} for i, e in enumerate(self.store.log(table_id, after + 1))]
+        found = self.store.log(table_id, after + 1, limit + 1)
+        page = [{"id": after + 1 + i, **e} for i, e in enumerate(found[:limit])]
+        return page, len(found) > limit
 
     def replay(self, table_id: str) -> dict[str, Any]:
         """Exactly what `cultists replay` takes: config + seed + actions rebuild the game (G-2)."""
