@@ -246,13 +246,22 @@ class TableService:
     # -- looking -------------------------------------------------------------------------------
     def view(self, table_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         """A seat's redacted view with its token, else the public view (spectators)."""
+        return self.look(table_id, token, player_id)[1]
+
+    def look(
+        self, table_id: str, token: str | None, player_id: str | None = None
+    ) -> tuple[Table, dict[str, Any]]:
+        """The table record and the view made from that very record: whatever else a
+        caller shows beside the view (the last move, the log) must come from the same
+        version, or a move landing in between pairs one version's board with the next
+        one's words."""
         table = self.get(table_id)
         seat = -1 if token is None else self.seat_of(table, token, player_id)
         if seat >= 0 and table.seats[seat].away and table.status == "playing":
             self.store.mark_present(table.id, seat, time.time())
             table = self.get(table_id)
         view = self.engines.view_json(table.game, self.engines.view(table.game, table.state, seat))
-        return {
+        return table, {
             "table": table.id,
             "version": table.version,
             "status": table.status,

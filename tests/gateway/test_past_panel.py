@@ -78,3 +78,63 @@ def test_finished_games_are_listed_for_replays(client, table_worker):
     assert f'data-table="{tid}"' not in client.get("/replays?game=trash_cult").get_data(as_text=True)
     assert f'data-table="{tid}"' in client.get(f"/replays?game={GAME}").get_data(as_text=True)
     assert client.get("/replay").status_code == 302
+
+
+def _panel_version_and_words(html: str) -> tuple[int, int | None, str | None]:
+    panel = int(re.search(r'data-testid="panel"[^>]*data-version="(\d+)"', html).group(1))
+    found = re.search(r'data-testid="move-words" data-version="(\d+)"[^>]*>([^<]*)<', html)
+    return panel, (int(found.group(1)) if found else None), (found.group(2).strip() if found else None)
+
+
+def test_a_live_panel_words_belong_to_its_own_version(client, table_worker):
+    """The bug: a live panel read its view at version V, then the table again, and told
+    the move of V+1 when a bot moved in between. Fetched again and again while bots play,
+    every panel's "last move" is the move of its own version, as the past panel of that
+    version (built from the record, already right) tells it."""
+    tid = _table(client, [{"kind": "bot", "bot": "random"}] * 4)
+    seen: dict[int, str] = {}
+    while client.get(f"/api/tables/{tid}").get_json()["status"] != "finished":
+        panel, version, words = _panel_version_and_words(
+            client.get(f"/tables/{tid}/panel").get_data(as_text=True)
+        )
+        if panel > 0:
+            assert version == panel, f"panel {panel} tells the move of version {version}"
+            seen[panel] = words
+    assert len(seen) >= 5, "bots moved while the panels were fetched"
+    for version, words in seen.items():
+        _, past_version, past_words = _panel_version_and_words(
+            client.get(f"/tables/{tid}/panel?at={version}").get_data(as_text=True)
+        )
+        assert (past_version, past_words) == (version, words)
+
+
+def test_the_last_move_of_a_record_read_before_a_move_is_its_own(client):
+    """The same race, set up exactly: the record is read, then a move lands, then the
+    panel's line is made from the record read first."""
+    from services.gateway.pages import past_states
+    from services.gateway.pages.history import last_move
+
+    tid = _table(client, [{"kind": "human"}] * 4)
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in range(4)]
+
+    def move() -> None:
+        table = client.get(f"/api/tables/{tid}").get_json()
+        seat = table["to_act"][0]
+        legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+        body = {"action": legal["legal_actions"][0]["id"], "version": legal["version"]}
+        assert (
+            client.post(f"/api/tables/{tid}/actions", json=body, headers=bearer(tokens[seat])).status_code
+            == 200
+        )
+
+    move()
+    with client.application.app_context():
+        platform = current()
+        before = platform.tables.get(tid)
+        move()
+        line = last_move(platform.store, past_states(), before)
+        now = platform.tables.get(tid)
+        latest = last_move(platform.store, past_states(), now)
+    assert before.version == 1 and now.version == 2
+    assert line is not None and line["version"] == 1 and latest is not None and latest["version"] == 2
+    assert all(e["version"] == 1 for e in line["events"])

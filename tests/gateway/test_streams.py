@@ -118,7 +118,7 @@ def test_a_stream_opened_while_waiting_hears_the_game_begin(client):
 
 def test_the_event_log_pages_and_refuses_unknown_parameters(client):
     game = GAMES[0]
-    tid, tokens = _table(client, game)
+    tid, _tokens = _table(client, game)
     everything = client.get(f"/api/tables/{tid}/events?limit=1000").get_json()
     assert not everything["more"] and len(everything["events"]) >= 2
     first = client.get(f"/api/tables/{tid}/events?limit=1").get_json()

@@ -36,7 +36,7 @@ from services.platform.errors import PlatformError
 from ..auth import player_id
 from ..errors import bearer_token
 from ..schemas import Body, validate
-from .history import PastStates, last_move, last_trick, past_move
+from .history import PastStates, last_move, last_trick, past_move, upto
 from .present import display_names, register_filters
 from .replay import Replay, Replays, view_json
 
@@ -128,8 +128,7 @@ def table_panel(table_id: str):
     token = bearer_token()
     if request.args.get("at") is not None:
         return _past_panel(gw, table_id, token)
-    view = gw.tables.view(table_id, token, player_id())
-    table = gw.tables.get(table_id)
+    table, view = gw.tables.look(table_id, token, player_id())
     return render_template(
         "panel.html",
         game=table.game,
@@ -141,7 +140,7 @@ def table_panel(table_id: str):
         now=time.time(),
         move=last_move(gw.store, past_states(), table) if table.version > 0 else None,
         past=False,
-        last_trick=last_trick(table.game, view["view"], gw.store.log_tail(table.id, 40)),
+        last_trick=last_trick(table.game, view["view"], upto(gw.store.log_tail(table.id, 40), table.version)),
     )
 
 
@@ -179,9 +178,7 @@ def _past_panel(gw: Platform, table_id: str, token: str | None) -> str:
         now=time.time(),
         move=move,
         past=True,
-        last_trick=last_trick(
-            table.game, view["view"], [e for e in gw.store.log(table.id) if e.get("version", 0) <= version]
-        ),
+        last_trick=last_trick(table.game, view["view"], upto(gw.store.log(table.id), version)),
     )
 
 

@@ -119,12 +119,19 @@ def move_words(game: str, before: State, seat: int, action: int) -> tuple[str, b
     return "decided", False
 
 
+def upto(log: list[dict[str, Any]], version: int) -> list[dict[str, Any]]:
+    """The log entries of `version` and before: the log is read after the table record,
+    so it may already hold the next moves' lines."""
+    return [e for e in log if e.get("version", 0) <= version]
+
+
 def last_move(store: TableStore, past: PastStates, table: Table) -> dict[str, Any] | None:
-    """The move that made the table's current version, in public words (the live panel's
-    "last move" line)."""
-    actions = store.actions(table.id)
-    version = len(actions)
-    if version == 0:
+    """The move that made `table`'s version, in public words (the live panel's "last move"
+    line). The action list is read after the record and may be longer (a bot moved in
+    between): the move is the record's own, never a later one."""
+    version = table.version
+    actions = store.actions(table.id)[:version]
+    if version == 0 or len(actions) < version:
         return None
     before = past.state_at(table, actions, version - 1)
     seat, action = actions[version - 1]
