@@ -177,7 +177,9 @@ def test_no_circles_above_the_engines() -> None:
     for node in sorted(edges):
         if node not in state:
             visit(node)
-    assert edges["services.platform.metrics"] <= {"services.platform.keys", "services.runtime.broker"}, (
-        "metrics is a leaf: it reads key names only"
-    )
+    assert edges["services.platform.metrics"] <= {
+        "services.platform.keys",
+        "services.platform.store",
+        "services.runtime.broker",
+    }, "metrics only reads: key names and the store's counts"
     assert edges["services.platform.keys"] == set()

@@ -20,6 +20,10 @@ from celery import Celery
 from celery.schedules import crontab
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+# The broker has its own URL (architecture decision 10): a plain Redis, or any broker Celery
+# supports. Outside cluster mode it defaults to the platform's Redis; a Redis Cluster (the
+# live-play store, REDIS_CLUSTER=true) cannot be Celery's broker, so it then must be set.
+BROKER_URL = os.environ.get("CELERY_BROKER_URL") or REDIS_URL
 # How long Redis waits before handing an unacknowledged task (its worker died) to another
 # worker: one hour, longer than any chunk runs, so a slow chunk is never handed out while
 # it still runs. Lost sweep chunks come back much sooner through leases and the reconciler
@@ -28,6 +32,8 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
 # How often beat looks for lost sweep chunks and finish tasks (reconcile.py).
 RECONCILE_SECONDS = float(os.environ.get("SWEEP_RECONCILE_SECONDS", "30"))
+# How often beat refiles live tables whose index entries a crash cut off (platform store).
+TABLES_RECONCILE_SECONDS = float(os.environ.get("TABLES_RECONCILE_SECONDS", "10"))
 
 
 class CultistsCelery(Celery):
@@ -41,8 +47,8 @@ class CultistsCelery(Celery):
 
 app = CultistsCelery(
     "cultists",
-    broker=REDIS_URL,
-    backend=REDIS_URL,
+    broker=BROKER_URL,
+    backend=BROKER_URL,
     include=["workers.tables", "workers.sweeps.tasks", "workers.tune.tasks"],
 )
 
@@ -77,6 +83,12 @@ app.conf.update(
     beat_schedule={
         # Deadlines of live tables live in Redis; this sweep enforces the due ones (issue 6).
         "enforce-table-deadlines": {"task": "workers.tables.enforce_deadlines", "schedule": 1.0},
+        # Tables whose index entries a crash cut off refiled (services/platform/store.py).
+        "reconcile-tables": {
+            "task": "workers.tables.reconcile",
+            "schedule": TABLES_RECONCILE_SECONDS,
+            "options": {"expires": TABLES_RECONCILE_SECONDS},
+        },
         # Lost chunks of running sweeps queued again; lost finish tasks sent again (issue 13).
         "reconcile-sweeps": {
             "task": "workers.sweeps.tasks.reconcile",

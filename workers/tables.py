@@ -42,14 +42,23 @@ def match_queue(game: str, players: int) -> int:
 @app.task(name="workers.tables.enforce_deadlines", ignore_result=True)
 def enforce_deadlines() -> int:
     """Every second (beat): due seats' bots act, waiting queues widen and fill with bots,
-    and finished rated tables whose rating update was interrupted are settled."""
+    tables a matching pass formed but did not write are written, and finished rated
+    tables whose rating update was interrupted are settled."""
     gw = live()
     now = time.time()
     moves = _guarded("deadlines", gw.tables.enforce_deadlines, now) or 0
     for game, players in gw.matchmaking.queues():
         _guarded(f"matchmaking {game}:{players}", gw.matchmaking.match, game, players, now)
+    _guarded("forming tables", gw.matchmaking.finish_forming)
     _guarded("ratings", gw.ratings.settle_pending)
     return moves
+
+
+@app.task(name="workers.tables.reconcile", ignore_result=True)
+def reconcile() -> dict[str, int]:
+    """Beat, every TABLES_RECONCILE_SECONDS: refile tables whose index entries a crash cut
+    off between a table's write and its index's (services/platform/store.py)."""
+    return live().store.reconcile()
 
 
 def _guarded(what: str, job, *args):

@@ -43,7 +43,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     app = Flask(__name__, static_folder=None)
     app.json = OrjsonProvider(app)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_content_length
-    app.extensions["cultists"] = Platform.build(settings, task_client(settings.redis_url, "cultists-gateway"))
+    app.extensions["cultists"] = Platform.build(
+        settings, task_client(settings.task_broker_url, "cultists-gateway")
+    )
     paths: dict = {}
     schemas: dict = {}
     for name in BLUEPRINTS:

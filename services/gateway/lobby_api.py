@@ -69,12 +69,19 @@ class JoinSeat(Body):
 
 
 class TableQuery(Body):
-    model_config = ConfigDict(strict=False)  # query strings are text
+    model_config = ConfigDict(strict=False, extra="forbid")  # query strings are text
 
     status: Literal["waiting", "playing"] = Field(
         "waiting", description="waiting: to join; playing: to watch"
     )
     game: GameName | None = None
+    limit: int = Field(50, ge=1, le=TABLE_LIST_LIMIT, description="tables in one page, newest first")
+    cursor: str | None = Field(
+        None,
+        max_length=64,
+        pattern=r"^[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?:[0-9a-f]{16}$",
+        description="`next` of the page before",
+    )
 
 
 @bp.get("/games")
@@ -92,10 +99,10 @@ def get_game(game: str):
 def list_tables():
     query = validate(TableQuery, request.args.to_dict())
     gw = current()
-    tables = gw.store.tables(query.status, TABLE_LIST_LIMIT)
-    return jsonify(
-        {"tables": [gw.tables.summary(t) for t in tables if query.game is None or t.game == query.game]}
-    )
+    if query.game is not None:
+        gw.engines.require(query.game)
+    tables, cursor, total = gw.store.page(query.status, query.limit, query.cursor, query.game)
+    return jsonify({"tables": [gw.tables.summary(t) for t in tables], "next": cursor, "total": total})
 
 
 @bp.post("/tables")
@@ -226,6 +233,8 @@ class Table(Body):
 
 class Tables(Body):
     tables: list[Table]
+    next: str | None = Field(description="the `cursor` of the next page; null on the last")
+    total: int = Field(description="how many tables there are in this status (and game)")
 
 
 class SeatClaim(Body):

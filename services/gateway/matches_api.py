@@ -16,7 +16,7 @@ from flask import Blueprint, Response, jsonify, request
 from pydantic import ConfigDict, Field
 
 from services.gateway.context import current
-from services.platform.store import updates_channel
+from services.platform.keys import updates_channel
 
 from .auth import player_id
 from .errors import bearer_token
@@ -143,7 +143,8 @@ def stream(table_id: str):
     token = bearer_token()
     seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
     pubsub = gw.redis.pubsub(ignore_subscribe_messages=True)
-    pubsub.subscribe(updates_channel(table_id))  # before reading anything: nothing falls between
+    # Sharded pub/sub: the channel lives in the table's slot, on one Redis or a cluster.
+    pubsub.ssubscribe(updates_channel(table_id))  # before reading anything: nothing falls between
     settings = gw.settings
 
     # Uses only what is captured above, never the request context: the body is streamed
@@ -171,7 +172,7 @@ def stream(table_id: str):
                     return
                 if time.monotonic() > stop_at:
                     return  # the client reconnects with Last-Event-ID
-                message = pubsub.get_message(timeout=settings.stream_heartbeat_seconds)
+                message = pubsub.get_sharded_message(timeout=settings.stream_heartbeat_seconds)
                 if message is None:
                     yield ": keepalive\n\n"
                     continue

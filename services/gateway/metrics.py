@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import os
 
-import redis
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, generate_latest, multiprocess
 
 from services.platform.metrics import FastHistogram, PlatformFacts
+from services.platform.store import TableStore
 
 REQUEST_SECONDS = FastHistogram(
     "cultists_gateway_request_duration_seconds",
@@ -25,7 +25,7 @@ WRITES_REFUSED = Counter(
 )
 
 
-def exposition(client: redis.Redis) -> bytes:
+def exposition(store: TableStore) -> bytes:
     """The /metrics body: this process (or every gunicorn worker) plus the Redis facts."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
@@ -33,5 +33,5 @@ def exposition(client: redis.Redis) -> bytes:
     else:
         registry = REGISTRY
     facts = CollectorRegistry(auto_describe=False)
-    facts.register(PlatformFacts(client))
+    facts.register(PlatformFacts(store))
     return generate_latest(registry) + generate_latest(facts)

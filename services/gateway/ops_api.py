@@ -25,7 +25,7 @@ def healthz():
 
 @bp.get("/metrics")
 def metrics():
-    return Response(exposition(current().redis), mimetype="text/plain; version=0.0.4")
+    return Response(exposition(current().store), mimetype="text/plain; version=0.0.4")
 
 
 @bp.get("/api/openapi.json")

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 
 import redis
 
+from services.runtime.redis_client import connect
+
 from .dispatch import TaskQueue, TaskSender
 from .engines import EngineClients
 from .players import PlayerBook
@@ -36,19 +38,19 @@ class Platform:
     def build(cls, settings: Settings, sender: TaskSender) -> Platform:
         """`sender` queues table tasks by name: the gateway's light Celery client
         (services.runtime.task_client) or a worker's own app."""
-        client = redis.Redis(
-            connection_pool=redis.BlockingConnectionPool.from_url(
-                settings.redis_url,
-                max_connections=settings.redis_max_connections,
-                timeout=settings.redis_wait_seconds,
-                health_check_interval=30,
-            )
+        client = connect(
+            settings.redis_url,
+            settings.redis_cluster,
+            settings.redis_max_connections,
+            settings.redis_wait_seconds,
         )
         engines = EngineClients(settings)
         timing = Timing(settings.bot_grace_seconds, settings.away_seconds)
-        store = TableStore(client, timing, settings.finished_ttl_seconds)
+        store = TableStore(
+            client, timing, settings.finished_ttl_seconds, engines.games, settings.index_grace_seconds
+        )
         tasks = TaskQueue(sender)
-        ratings = RatingBook(client)
+        ratings = RatingBook(client, store)
         tables = TableService(settings, store, engines, tasks, ratings)
         matchmaking = MatchmakingService(client, engines, tables, ratings, tasks, settings.match_policy)
         players = PlayerBook(client, settings.session_ttl_seconds)

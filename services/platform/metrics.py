@@ -19,7 +19,8 @@ from prometheus_client.registry import Collector
 
 from services.runtime.broker import queue_keys
 
-from .keys import LIVE_TABLES, OPEN_TABLES, QUEUES, queue_key
+from .keys import QUEUES, TIME_TO_MATCH_KEY, queue_key
+from .store import TableStore
 
 
 class FastHistogram(Histogram):
@@ -57,7 +58,6 @@ ENGINE_ERRORS = Counter(
 
 # Time to match is observed by whichever process forms the table, so it is kept in Redis
 # as cumulative bucket counters (the Prometheus histogram shape) and read back on scrape.
-TIME_TO_MATCH_KEY = "gw:metrics:time_to_match"
 TIME_TO_MATCH_BUCKETS = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
 
 
@@ -77,15 +77,16 @@ class PlatformFacts(Collector):
     """Gauges and the time-to-match histogram, read from Redis on every scrape (the broker is
     the same Redis, so the Celery queue depths are read here too)."""
 
-    def __init__(self, client: redis.Redis) -> None:
-        self.redis = client
+    def __init__(self, store: TableStore) -> None:
+        self.store = store
+        self.redis = store.redis
 
     def collect(self) -> Iterator[object]:
         tables = GaugeMetricFamily(
             "cultists_gateway_open_tables", "Tables not yet finished, by status.", labels=["status"]
         )
-        tables.add_metric(["waiting"], self.redis.scard(OPEN_TABLES))
-        tables.add_metric(["playing"], self.redis.scard(LIVE_TABLES))
+        tables.add_metric(["waiting"], self.store.count("waiting"))
+        tables.add_metric(["playing"], self.store.count("playing"))
         yield tables
         queued = GaugeMetricFamily(
             "cultists_gateway_queued_tickets",

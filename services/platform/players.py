@@ -1,6 +1,6 @@
 """Players: who is behind a request, kept apart from the name they show (issue 15).
 
-A player is an id the server makes (`gw:player:{id}`), never a name anyone can type.
+A player is an id the server makes (`gw:{p:<id>}`), never a name anyone can type.
 Without friction a browser becomes a *guest*: it makes a random device id once, keeps it,
 and `guest(device)` gives that device's player (the same one every time) and a session.
 A guest may *upgrade* to a username and password (hashed with Argon2id, argon2-cffi);
@@ -10,12 +10,16 @@ is a free label on the player, shown at tables; ratings, seats and tickets hold 
 Sessions are random tokens; only their SHA-256 is stored, with a time to live, so they
 expire on their own, and `revoke` / `revoke_all` end them at once.
 
-    gw:player:{id}            hash    name, kind (guest|account), username, password
+    gw:{p:<id>}               hash    name, kind (guest|account), username, password
                                       (argon2 hash), device (sha256), created
-    gw:player:{id}:sessions   set     session token hashes (to revoke them all)
-    gw:device:{sha256}        string  player id of a guest device
-    gw:username:{name}        string  player id of an account (name lower-cased)
-    gw:session:{sha256}       string  player id, expiring after session_ttl_seconds
+    gw:{p:<id>}:sessions      set     session token hashes (to revoke them all)
+    gw:{d:<sha256>}           string  player id of a guest device
+    gw:{u:<name>}             string  player id of an account (name lower-cased)
+    gw:{s:<sha256>}           string  player id, expiring after session_ttl_seconds
+
+Each key is its own hash tag (keys.py), so one Redis or a cluster holds them alike; a
+change that writes two of them writes them in an order a crash cannot harm (a session
+is listed on its player before it exists, so "sign out everywhere" always finds it).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from .errors import PlatformError
+from .keys import device_key_of, player_key, session_key_of, sessions_key, username_key
 from .store import hash_token
 
 PLAYER_ID = re.compile(r"^[0-9a-f]{16}$")
@@ -51,16 +56,8 @@ def _dummy_hash() -> str:
     return _HASHER.hash("not a password anyone has")
 
 
-def player_key(player_id: str) -> str:
-    return f"gw:player:{player_id}"
-
-
-def sessions_key(player_id: str) -> str:
-    return f"gw:player:{player_id}:sessions"
-
-
 def session_key(token: str) -> str:
-    return f"gw:session:{hash_token(token)}"
+    return session_key_of(hash_token(token))
 
 
 @dataclass
@@ -112,10 +109,10 @@ class PlayerBook:
     def _session(self, player: Player) -> dict[str, Any]:
         token = secrets.token_urlsafe(32)
         digest = hash_token(token)
-        with self.redis.pipeline() as pipe:
-            pipe.set(f"gw:session:{digest}", player.id, ex=self.session_ttl)
+        with self.redis.pipeline(transaction=False) as pipe:  # listed first, then made
             pipe.sadd(sessions_key(player.id), digest)
             pipe.expire(sessions_key(player.id), self.session_ttl)
+            pipe.set(session_key_of(digest), player.id, ex=self.session_ttl)
             pipe.execute()
         return {**player.public(), "token": token, "expires": time.time() + self.session_ttl}
 
@@ -125,7 +122,7 @@ class PlayerBook:
             raise PlatformError(
                 400, "malformed", f"'device' is a random string of {DEVICE_MIN} to {DEVICE_MAX} characters"
             )
-        device_key = f"gw:device:{hash_token(device)}"
+        device_key = device_key_of(hash_token(device))
         candidate = secrets.token_hex(8)
         # SET NX: two first requests from one device make one player.
         self.redis.set(device_key, candidate, nx=True)
@@ -154,21 +151,19 @@ class PlayerBook:
             raise PlatformError(
                 400, "malformed", f"'password' is {PASSWORD_MIN} to {PASSWORD_MAX} characters"
             )
-        if not self.redis.set(f"gw:username:{username.lower()}", player.id, nx=True):
+        if not self.redis.set(username_key(username), player.id, nx=True):
             raise PlatformError(409, "username_taken", f"the username {username!r} is taken")
         digest = _HASHER.hash(password)
-        with self.redis.pipeline() as pipe:
-            pipe.hset(
-                player_key(player.id), mapping={"kind": "account", "username": username, "password": digest}
-            )
-            pipe.execute()
+        self.redis.hset(
+            player_key(player.id), mapping={"kind": "account", "username": username, "password": digest}
+        )
         return Player(player.id, player.name, "account", username)
 
     def login(self, username: Any, password: Any) -> dict[str, Any]:
         """A new session for an account; one answer for a wrong name or password."""
         if not isinstance(username, str) or not isinstance(password, str) or len(password) > PASSWORD_MAX:
             raise PlatformError(400, "malformed", "'username' and 'password' are required")
-        found = self.redis.get(f"gw:username:{username.lower()}") if USERNAME.match(username) else None
+        found = self.redis.get(username_key(username)) if USERNAME.match(username) else None
         stored = self.redis.hget(player_key(found.decode()), "password") if found is not None else None
         try:
             _HASHER.verify(stored.decode() if stored is not None else _dummy_hash(), password)
@@ -189,18 +184,18 @@ class PlayerBook:
 
     def revoke(self, token: str) -> None:
         digest = hash_token(token)
-        player_id = self.redis.get(f"gw:session:{digest}")
-        with self.redis.pipeline() as pipe:
-            pipe.delete(f"gw:session:{digest}")
+        player_id = self.redis.get(session_key_of(digest))
+        with self.redis.pipeline(transaction=False) as pipe:
+            pipe.delete(session_key_of(digest))
             if player_id is not None:
                 pipe.srem(sessions_key(player_id.decode()), digest)
             pipe.execute()
 
     def revoke_all(self, player: Player) -> int:
         digests = [d.decode() for d in self.redis.smembers(sessions_key(player.id))]
-        with self.redis.pipeline() as pipe:
+        with self.redis.pipeline(transaction=False) as pipe:
             for digest in digests:
-                pipe.delete(f"gw:session:{digest}")
+                pipe.delete(session_key_of(digest))
             pipe.delete(sessions_key(player.id))
             pipe.execute()
         return len(digests)

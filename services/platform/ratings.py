@@ -7,20 +7,17 @@ fixed default rating but are never written back: a bot is not a player whose ski
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import orjson
 import redis
 from openskill.models import PlackettLuce
 
-from .store import RATINGS_PENDING, table_key
+from .keys import ratings_key, settled_key, table_key
+from .store import TableStore, lua_source
 
 MODEL = PlackettLuce()
-
-
-def ratings_key(game: str) -> str:
-    """player id -> `mu sigma` (the ratings hash of one game)."""
-    return f"gw:ratings:{game}"
 
 
 DEFAULT = (MODEL.mu, MODEL.sigma)
@@ -42,56 +39,65 @@ def forfeit(returns: Sequence[float], left: Sequence[bool]) -> list[float]:
     return [floor if gone else r for r, gone in zip(returns, left, strict=True)]
 
 
+# How long a table stays marked settled: longer than it can be settled again (its record
+# lives at most finished_ttl_seconds, default 7 days), so the marks never grow without end.
+SETTLED_KEEP_SECONDS = 8 * 24 * 3600
+
+
 class RatingBook:
     """Ratings in Redis, updated exactly once per finished rated table.
 
-    The move that ends a rated game marks the table pending in the same script that writes
-    the final state; `settle` then updates the ratings and clears the mark in one
-    transaction (WATCH on the ratings hash), so a crash in between leaves the mark for the
-    beat task to settle later, and two settlers cannot both count the same game.
+    The move that ends a rated game lists the table to be rated in its index shard
+    (store.py); `settle` reads the result and the players' ratings, then applies the
+    update in one script in the game's ratings slot that also marks the table settled
+    and refuses if a rating changed since it was read (then it reads again). So a crash
+    anywhere leaves the table listed for the beat task to settle later, and two settlers
+    cannot both count the same game, nor lose each other's update.
     """
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: redis.Redis, store: TableStore) -> None:
         self.redis = client
+        self.store = store
+        self._settle = client.register_script(lua_source("settle"))
 
     def get(self, game: str, player: str) -> tuple[float, float]:
         """`player` is a player id (players.py)."""
-        raw = self.redis.hget(ratings_key(game), player)
-        if raw is None:
-            return DEFAULT
-        mu, sigma = raw.split()
-        return float(mu), float(sigma)
+        return _parse(self.redis.hget(ratings_key(game), player))
 
     def settle(self, table_id: str) -> bool:
         """Apply one finished table's result; False if it was already settled or is gone."""
-        with self.redis.pipeline() as pipe:
-            while True:
-                try:
-                    raw = self.redis.hmget(table_key(table_id), "game", "players", "returns")
-                    if raw[0] is None:
-                        self.redis.srem(RATINGS_PENDING, table_id)
-                        return False
-                    game, players = raw[0].decode(), int(raw[1])
-                    key = ratings_key(game)
-                    pipe.watch(key, RATINGS_PENDING)
-                    if not pipe.sismember(RATINGS_PENDING, table_id):
-                        pipe.reset()
-                        return False
-                    ids = pipe.hmget(table_key(table_id), [f"pid:{i}" for i in range(players)])
-                    left = pipe.hmget(table_key(table_id), [f"left:{i}" for i in range(players)])
-                    # Ratings belong to player ids; a seat whose player left is still theirs.
-                    seats = [n.decode() if n else None for n in ids]
-                    before = [self.get(game, n) if n else DEFAULT for n in seats]
-                    after = rate(before, forfeit(orjson.loads(raw[2]), [x is not None for x in left]))
-                    pipe.multi()
-                    updates = {n: f"{mu} {sigma}" for n, (mu, sigma) in zip(seats, after, strict=True) if n}
-                    if updates:
-                        pipe.hset(key, mapping=updates)
-                    pipe.srem(RATINGS_PENDING, table_id)
-                    pipe.execute()
-                    return True
-                except redis.WatchError:
-                    continue
+        players = self.redis.hget(table_key(table_id), "players")
+        if players is None:
+            self.store.rated(table_id)
+            return False
+        n = int(players)
+        fields = ["game", "returns", *(f"pid:{i}" for i in range(n)), *(f"left:{i}" for i in range(n))]
+        raw = self.redis.hmget(table_key(table_id), fields)
+        game, returns = raw[0].decode(), orjson.loads(raw[1])
+        # Ratings belong to player ids; a seat whose player left is still theirs.
+        seats = [p.decode() if p else None for p in raw[2 : 2 + n]]
+        left = [x is not None for x in raw[2 + n :]]
+        while True:
+            stored = self.redis.hmget(ratings_key(game), [p for p in seats if p]) if any(seats) else []
+            before_raw = dict(zip([p for p in seats if p], stored, strict=True))
+            before = [_parse(before_raw[p]) if p else DEFAULT for p in seats]
+            after = rate(before, forfeit(returns, left))
+            args: list[str | float] = [table_id, time.time(), SETTLED_KEEP_SECONDS]
+            for p, (mu, sigma) in zip(seats, after, strict=True):
+                if p:
+                    was = before_raw[p]
+                    args += [p, was.decode() if was is not None else "", f"{mu} {sigma}"]
+            outcome = int(self._settle(keys=[ratings_key(game), settled_key(game)], args=args))
+            if outcome >= 0:
+                self.store.rated(table_id)
+                return outcome == 1
 
     def settle_pending(self) -> int:
-        return sum(self.settle(m.decode()) for m in self.redis.smembers(RATINGS_PENDING))
+        return sum(self.settle(table_id) for table_id in self.store.to_rate())
+
+
+def _parse(raw: bytes | None) -> tuple[float, float]:
+    if raw is None:
+        return DEFAULT
+    mu, sigma = raw.split()
+    return float(mu), float(sigma)

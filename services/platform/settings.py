@@ -23,6 +23,11 @@ def _env_float(name: str, default: float) -> float:
 @dataclass
 class Settings:
     redis_url: str = "redis://127.0.0.1:6379/0"
+    # REDIS_URL names any node of a Redis Cluster (redis_client.py).
+    redis_cluster: bool = False
+    # The Celery broker the table tasks are queued on: its own URL (CELERY_BROKER_URL), by
+    # default the store's Redis outside cluster mode (kombu cannot use a cluster).
+    broker_url: str | None = None
     # Connections one process may hold: every open event stream keeps one (its
     # subscription), so this matches gunicorn's worker_connections. At the limit a request
     # waits up to redis_wait_seconds for one to come back, then fails with 503.
@@ -50,6 +55,9 @@ class Settings:
     # How long a table may wait for its players: past this it is gone (keys expire), so
     # tables opened and abandoned, or opened by the thousand, do not fill Redis.
     waiting_ttl_seconds: int = 2 * 3600
+    # An index entry whose table is missing is dropped once older than this (a creation
+    # lists a table just before writing it: store.py).
+    index_grace_seconds: float = 30.0
     # Largest engine state a table may hold (a normal one is 1-3 KB); a config that deals
     # more is refused when the table is opened.
     max_state_bytes: int = 64 * 1024
@@ -84,6 +92,16 @@ class Settings:
     prometheus_url: str | None = None
     dashboards_cache_seconds: float = 5.0
 
+    @property
+    def task_broker_url(self) -> str:
+        if self.broker_url:
+            return self.broker_url
+        if self.redis_cluster:
+            raise ValueError(
+                "REDIS_CLUSTER=true needs CELERY_BROKER_URL: Celery's broker cannot be a cluster"
+            )
+        return self.redis_url
+
     def engine_address(self, game: str) -> str:
         return self.engine_addresses.get(game) or engine_address(game)
 
@@ -98,6 +116,8 @@ class Settings:
         )
         return cls(
             redis_url=os.environ.get("REDIS_URL", cls.redis_url),
+            redis_cluster=os.environ.get("REDIS_CLUSTER", "").lower() in ("1", "true", "yes"),
+            broker_url=os.environ.get("CELERY_BROKER_URL") or None,
             redis_max_connections=int(
                 os.environ.get("GATEWAY_WORKER_CONNECTIONS") or cls.redis_max_connections
             ),

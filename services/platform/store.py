@@ -1,39 +1,41 @@
-"""Live tables in Redis: the key layout, the table record, and every write as one atomic step.
+"""Live tables in Redis: the table record, every write as one atomic step, and the indexes.
 
 Redis is the only store (architecture decision 6), so any number of gateway processes and
-table workers share it. Every write that must not be seen half-done is a Lua script or a
-MULTI/EXEC transaction: a move writes the state, bumps the version, appends to the event log
-and the action list, and moves the seat deadlines in one script, so a process that dies
-mid-request leaves either the old table or the new one, never a mix. The script also refuses
-a move made at an old version; that is the compare-and-set that turns a lost race into 409.
+table workers share it, on one Redis or a Redis Cluster alike (keys.py: every key of a
+table shares its hash tag). Every change to a table is one Lua script in the table's own
+slot: a move checks the version (the compare-and-set that turns a lost race into 409),
+writes the state, its log lines and its action, and moves the seats' deadlines, so a
+process that dies mid-request leaves either the old table or the new one, never a mix.
 The scripts are the `.lua` files in lua/ beside this module, each a redis-py Script on the
-client's own connection pool (so its limits and health checks apply to every command).
+client's own connection pool.
 
-Layout (`{id}` is a table id; every key of one table shares its prefix):
+The indexes (which tables wait, are played, are due, have finished) are per shard
+(keys.INDEX_SHARDS), each shard's keys in one slot, a table's shard fixed by its id. A
+table and its index entry are two writes in two slots, ordered so that a crash between
+them is repaired by `reconcile` (beat, every few seconds) rather than lost:
 
-    gw:table:{id}          hash   the record: game, players, seed, config, status, version,
-                                  state (engine bytes), to_act, and per seat i: kind:i
-                                  (human|bot), bot:i, player:i, token:i (sha256 of the seat
-                                  token), away:i, deadline:i (unix seconds), legal:i (the
-                                  seat's legal actions at this version, JSON; empty: ask View),
-                                  pid:i (the player id a seat is bound to), left:i (its
-                                  player left during play); seed_source
-    gw:table:{id}:log      list   public event log, JSON lines with the version they belong to
-    gw:table:{id}:actions  list   [seat, action] pairs: the replay record's action list
-    gw:table:{id}:updates  pubsub a nudge after every change, fanned out to event streams
-    gw:deadlines           zset   table id -> earliest deadline among the seats to act
-    gw:tables:open         set    tables waiting for players
-    gw:tables:live         set    tables being played
-    gw:ratings:{game}      hash   player -> "mu sigma"
-    gw:ratings:pending     set    finished rated tables whose ratings are not yet updated
+- a new table is listed in its shard first, then written: a crash leaves an index entry
+  without a table, which the reconciler drops once it is older than a creation takes;
+- a change is written to the table first, then filed in the index (its earliest deadline
+  is also kept in the record, field `due`): the reconciler walks each shard's live tables
+  and refiles any whose index entry disagrees with its record. So a live table is never
+  left without its deadline for longer than one reconciling pass.
+
+The record (`gw:{t:<id>}`): game, players, seed, config, status, version, state (engine
+bytes), to_act, due, and per seat i: kind:i (human|bot), bot:i, player:i, token:i (sha256
+of the seat token), away:i ('1' or empty), deadline:i (unix seconds or empty), legal:i
+(the seat's legal actions at this version, JSON; empty: ask View), pid:i (the player id a
+seat is bound to), left:i (its player left during play); seed_source; once finished,
+finished_at and scores.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import heapq
 import hmac
-from collections.abc import Callable, Iterable
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,38 +43,25 @@ from typing import Any
 import orjson
 import redis
 
-from .keys import LIVE_TABLES, OPEN_TABLES
+from .keys import INDEX_SHARDS, actions_key, index_key, log_key, shard_of, table_key, updates_channel
 
-DEADLINES = "gw:deadlines"
-RATINGS_PENDING = "gw:ratings:pending"
-FINISHED_TABLES = "gw:tables:finished"  # zset: id -> finished_at, the Replays page's list
-FINISHED_KEEP = 500
-
-
-def table_key(table_id: str) -> str:
-    return f"gw:table:{table_id}"
-
-
-def log_key(table_id: str) -> str:
-    return f"gw:table:{table_id}:log"
-
-
-def actions_key(table_id: str) -> str:
-    return f"gw:table:{table_id}:actions"
-
-
-def updates_channel(table_id: str) -> str:
-    return f"gw:table:{table_id}:updates"
-
+# A status's index (the lobby lists and the counts read these).
+STATUS_INDEX = {"waiting": "open", "playing": "live", "finished": "finished"}
 
 LUA = Path(__file__).with_name("lua")
 
 
 @functools.cache
+def lua_source(name: str) -> str:
+    """A script of lua/ as it is."""
+    return (LUA / f"{name}.lua").read_text()
+
+
+@functools.cache
 def lua_script(name: str) -> str:
-    """A script of lua/, after schedule.lua's shared `schedule` function (the rule for seat
+    """A table script of lua/, after schedule.lua's shared functions (the rule for seat
     deadlines, which every script that changes who must act calls)."""
-    return (LUA / "schedule.lua").read_text() + "\n" + (LUA / f"{name}.lua").read_text()
+    return lua_source("schedule") + "\n" + lua_source(name)
 
 
 def hash_token(token: str) -> str:
@@ -140,8 +129,9 @@ class Table:
     # most one human sits) or "mixed" (chosen, then mixed with a server secret); shown to
     # everyone who looks, so nobody joins a table unaware (see tables.table_seed).
     seed_source: str = "server"
-    # Once finished: each seat's final score and what made it (store.final_scores).
+    # Once finished: each seat's final score and what made it (store.final_scores), and when.
     scores: list[dict[str, Any]] = field(default_factory=list)
+    finished_at: float | None = None
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -221,7 +211,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
                 bot=get(bot, b"").decode(),
                 player=name.decode() or None if name is not None else None,
                 token_hash=token_hash.decode() or None if token_hash is not None else None,
-                away=away in raw,
+                away=get(away) == b"1",
                 deadline=float(at) if at else None,
                 legal=get(actions),
                 player_id=owner.decode() if owner else None,
@@ -249,6 +239,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         seats=seats,
         seed_source=get(b"seed_source", b"server").decode(),
         scores=orjson.loads(get(b"scores", b"[]")),
+        finished_at=float(raw[b"finished_at"]) if b"finished_at" in raw else None,
     )
 
 
@@ -260,11 +251,24 @@ class Timing:
     away_seconds: float
 
 
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
 class TableStore:
-    def __init__(self, client: redis.Redis, timing: Timing, finished_ttl: int) -> None:
+    def __init__(
+        self, client: redis.Redis, timing: Timing, finished_ttl: int, games: list[str], grace: float = 30.0
+    ) -> None:
         self.redis = client
         self.timing = timing
         self.finished_ttl = finished_ttl
+        # An index entry whose table does not exist is dropped only once older than this:
+        # a creation lists the table first and writes it a moment later.
+        self.grace = grace
+        # The lists (open, live, finished) are per shard and game, so a lobby page of one
+        # game reads that game's lists only.
+        self.games = list(games)
+        self._create = client.register_script(lua_script("create"))
         self._commit = client.register_script(lua_script("commit"))
         self._claim = client.register_script(lua_script("claim"))
         self._leave = client.register_script(lua_script("leave"))
@@ -279,54 +283,84 @@ class TableStore:
         raw = self.redis.hgetall(table_key(table_id))
         return _parse_table(table_id, raw) if raw else None
 
-    def tables(self, status: str, limit: int) -> list[Table]:
-        ids = sorted(
-            m.decode() for m in self.redis.smembers(OPEN_TABLES if status == "waiting" else LIVE_TABLES)
-        )
-        found: list[Table] = []
-        while ids and len(found) < limit:
-            batch, ids = ids[: limit - len(found)], ids[limit - len(found) :]
-            with self.redis.pipeline(transaction=False) as pipe:
-                for table_id in batch:
-                    pipe.hgetall(table_key(table_id))
-                raws = pipe.execute()
-            found += [_parse_table(i, raw) for i, raw in zip(batch, raws, strict=True) if raw]
-            gone = [i for i, raw in zip(batch, raws, strict=True) if not raw]
-            if gone:  # waiting tables that expired: their ids leave the index too
-                self.redis.srem(OPEN_TABLES if status == "waiting" else LIVE_TABLES, *gone)
-        return found
-
-    def prune_open(self) -> int:
-        """Drop the ids of expired waiting tables from the open index; how many went."""
-        ids = [m.decode() for m in self.redis.smembers(OPEN_TABLES)]
+    def load_many(self, ids: list[str]) -> list[Table | None]:
         with self.redis.pipeline(transaction=False) as pipe:
             for table_id in ids:
-                pipe.exists(table_key(table_id))
-            alive = pipe.execute()
-        gone = [i for i, here in zip(ids, alive, strict=True) if not here]
-        if gone:
-            self.redis.srem(OPEN_TABLES, *gone)
-        return len(gone)
+                pipe.hgetall(table_key(table_id))
+            raws = pipe.execute()
+        return [_parse_table(i, raw) if raw else None for i, raw in zip(ids, raws, strict=True)]
+
+    def _lists(self, status: str, game: str | None) -> list[tuple[int, str]]:
+        """(shard, key) of every list of `status` tables, of one game or all."""
+        name = STATUS_INDEX[status]
+        games = self.games if game is None else [game]
+        return [(shard, index_key(shard, f"{name}:{g}")) for g in games for shard in range(INDEX_SHARDS)]
+
+    def page(
+        self, status: str, limit: int, cursor: str | None = None, game: str | None = None
+    ) -> tuple[list[Table], str | None, int]:
+        """Newest first, one page of the tables in `status` (of `game`, or every game)
+        over every shard: (tables, the cursor of the next page or None, how many there
+        are in all). Each list gives at most a page, so the cost is the page's, not the
+        platform's."""
+        lists = self._lists(status, game)
+        top: float = float("inf")
+        after_id = ""
+        if cursor:
+            score, _, after_id = cursor.partition(":")
+            top = float(score)
+        found: list[tuple[float, str]] = []
+        tables: list[Table] = []
+        old = time.time() - self.grace
+        gone: dict[int, list[str]] = {}
+        while True:
+            with self.redis.pipeline(transaction=False) as pipe:
+                for _shard, key in lists:
+                    pipe.zrevrangebyscore(key, top, "-inf", 0, limit + 1, withscores=True)
+                    pipe.zcard(key)
+                replies = pipe.execute()
+            total = sum(replies[1::2])
+            merged = heapq.merge(
+                *([(score, m.decode()) for m, score in reply] for reply in replies[0::2]),
+                key=lambda item: (-item[0], _desc(item[1])),
+            )
+            found = [
+                (score, table_id)
+                for score, table_id in merged
+                if score < top or (score == top and table_id < after_id) or not cursor
+            ][: limit + 1]
+            loaded = self.load_many([table_id for _, table_id in found[:limit]])
+            for (listed, table_id), table in zip(found[:limit], loaded, strict=True):
+                if table is None and status == "waiting" and listed < old:
+                    gone.setdefault(shard_of(table_id), []).append(table_id)  # expired unstarted
+                elif table is not None:
+                    tables.append(table)
+            if not gone:
+                break
+            for shard, key in lists:  # drop them, then read the page again
+                ids = gone.get(shard)
+                if ids:
+                    self.redis.zrem(key, *ids)
+            gone, tables = {}, []
+        more = len(found) > limit
+        next_cursor = f"{found[limit - 1][0]!r}:{found[limit - 1][1]}" if more else None
+        return tables, next_cursor, int(total)
+
+    def count(self, status: str, game: str | None = None) -> int:
+        with self.redis.pipeline(transaction=False) as pipe:
+            for _shard, key in self._lists(status, game):
+                pipe.zcard(key)
+            return int(sum(pipe.execute()))
+
+    def finished(self, limit: int) -> list[tuple[Table, float]]:
+        """Recently finished tables still in Redis with the time each ended, newest first."""
+        tables, _cursor, _total = self.page("finished", limit)
+        return [(t, float(t.finished_at or t.created)) for t in tables]
 
     def log(self, table_id: str, start: int = 0, count: int | None = None) -> list[dict[str, Any]]:
         """The log from position `start`: all of it, or at most `count` entries."""
         end = -1 if count is None else start + count - 1
         return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, end)]
-
-    def finished(self, limit: int, offset: int = 0) -> list[tuple[Table, float]]:
-        """Recently finished tables with the time each ended, newest first; those already
-        expired are dropped from the list."""
-        found = self.redis.zrevrange(FINISHED_TABLES, offset, offset + limit - 1, withscores=True)
-        ids = [m.decode() for m, _ in found]
-        ended = {m.decode(): score for m, score in found}
-        with self.redis.pipeline(transaction=False) as pipe:
-            for table_id in ids:
-                pipe.hgetall(table_key(table_id))
-            raws = pipe.execute()
-        gone = [i for i, raw in zip(ids, raws, strict=True) if not raw]
-        if gone:
-            self.redis.zrem(FINISHED_TABLES, *gone)
-        return [(_parse_table(i, raw), ended[i]) for i, raw in zip(ids, raws, strict=True) if raw]
 
     def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
         """The newest `count` log entries (a page's last-trick line needs only those)."""
@@ -336,14 +370,18 @@ class TableStore:
         return [orjson.loads(line) for line in self.redis.lrange(actions_key(table_id), 0, -1)]
 
     def due_tables(self, now: float, limit: int = 500) -> list[str]:
-        return [m.decode() for m in self.redis.zrangebyscore(DEADLINES, "-inf", now, start=0, num=limit)]
+        """Tables with a deadline at or before `now`, over every shard."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for shard in range(INDEX_SHARDS):
+                pipe.zrangebyscore(index_key(shard, "deadlines"), "-inf", now, start=0, num=limit)
+            return [m.decode() for reply in pipe.execute() for m in reply]
 
     def postpone(self, table_id: str, until: float) -> None:
         """Push a table whose due move failed (engine down) back, so it does not spin."""
-        self.redis.zadd(DEADLINES, {table_id: until}, xx=True)
+        self.redis.zadd(index_key(shard_of(table_id), "deadlines"), {table_id: until}, xx=True)
 
     def forget_deadline(self, table_id: str) -> None:
-        self.redis.zrem(DEADLINES, table_id)
+        self.redis.zrem(index_key(shard_of(table_id), "deadlines"), table_id)
 
     # -- writing -------------------------------------------------------------------------
     def create(
@@ -352,42 +390,26 @@ class TableStore:
         record: dict[str, str | bytes | int | float],
         log_entry: dict[str, Any],
         now: float,
-        watch: Iterable[str] = (),
-        check: Callable[[redis.client.Pipeline], bool] | None = None,
-        also: Callable[[redis.client.Pipeline], None] | None = None,
         expire: int | None = None,
     ) -> bool:
-        """Write a new table in one transaction, with `also`'s writes (e.g. matched
-        tickets) when `check` still holds over the `watch`ed keys; False if it no longer did.
+        """Write a new table, listed first in its shard (module docstring); False if a
+        table with this id exists already (a retried creation writes nothing twice).
         `expire`: seconds a waiting table lives unless it starts (the claim that starts it
-        makes its keys persistent).
-        """
-        key = table_key(table_id)
-        with self.redis.pipeline() as pipe:
-            watched = list(watch)
-            if watched:
-                pipe.watch(*watched)
-                if check is not None and not check(pipe):
-                    pipe.reset()
-                    return False
-            pipe.multi()
-            pipe.hset(key, mapping=record)
-            pipe.sadd(OPEN_TABLES if record["status"] == "waiting" else LIVE_TABLES, table_id)
-            pipe.rpush(log_key(table_id), orjson.dumps(log_entry))
-            if expire is not None:
-                pipe.expire(key, expire)
-                pipe.expire(log_key(table_id), expire)
-            if also is not None:
-                also(pipe)
-            self._reschedule(
-                keys=[key, DEADLINES],
-                args=[table_id, now, self.timing.bot_seconds, self.timing.away_seconds],
-                client=pipe,
-            )
-            try:
-                pipe.execute()
-            except redis.WatchError:
-                return False
+        makes its keys persistent)."""
+        shard = shard_of(table_id)
+        index = f"{STATUS_INDEX[str(record['status'])]}:{record['game']}"
+        self.redis.zadd(index_key(shard, index), {table_id: now}, nx=True)
+        fields: list[Any] = [x for pair in record.items() for x in pair]
+        due = self._create(
+            keys=[table_key(table_id), log_key(table_id)],
+            args=[
+                now, self.timing.bot_seconds, self.timing.away_seconds, expire or "",
+                orjson.dumps(log_entry), *fields,
+            ],
+        )  # fmt: skip
+        if due is None:
+            return False
+        self._file_deadline(shard, table_id, due)
         return True
 
     def commit(
@@ -416,19 +438,21 @@ class TableStore:
         for i, actions in enumerate(legal):
             fields += [f"legal:{i}", actions]
         if step.terminal:
-            fields += ["finished_at", now, "scores", orjson.dumps(final_scores(step))]
+            fields += ["scores", orjson.dumps(final_scores(step))]
         args: list[Any] = [
-            table.id, table.version, now, self.timing.bot_seconds, self.timing.away_seconds,
-            actor, int(mark_away), step.state, orjson.dumps(to_act), int(step.terminal),
-            orjson.dumps([actor, action]), orjson.dumps(update), self.finished_ttl,
+            table.version, now, self.timing.bot_seconds, self.timing.away_seconds, actor, int(mark_away),
+            step.state, orjson.dumps(to_act), int(step.terminal), orjson.dumps([actor, action]),
+            orjson.dumps(update), self.finished_ttl, table.players,
             len(events), *(orjson.dumps({**e, "version": new_version}) for e in events), *fields,
         ]  # fmt: skip
-        keys = [
-            table_key(table.id), log_key(table.id), actions_key(table.id),
-            DEADLINES, LIVE_TABLES, RATINGS_PENDING, FINISHED_TABLES,
-        ]  # fmt: skip
-        # redis-py's Script loads the script again if Redis lost it (a restart).
-        outcome, version = self._commit(keys=keys, args=args)
+        keys = [table_key(table.id), log_key(table.id), actions_key(table.id), updates_channel(table.id)]
+        outcome, version, due, rated = self._commit(keys=keys, args=args)
+        if outcome == 1:
+            shard = shard_of(table.id)
+            if step.terminal:
+                self._file_finished(shard, table.id, table.game, now, bool(rated))
+            else:
+                self._file_deadline(shard, table.id, due)
         return int(outcome), int(version)
 
     def claim(
@@ -445,11 +469,14 @@ class TableStore:
         holds another seat of this rated table."""
         entry = {"kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}"}
         args = [
-            table.id, seat, token_hash, player or "", now, self.timing.bot_seconds,
-            self.timing.away_seconds, orjson.dumps({**entry, "version": table.version}), player_id or "",
+            seat, token_hash, player or "", now, self.timing.bot_seconds, self.timing.away_seconds,
+            orjson.dumps({**entry, "version": table.version}), player_id or "", table.players,
         ]  # fmt: skip
-        keys = [table_key(table.id), DEADLINES, OPEN_TABLES, LIVE_TABLES, log_key(table.id)]
-        return int(self._claim(keys=keys, args=args))
+        keys = [table_key(table.id), log_key(table.id), updates_channel(table.id)]
+        outcome, due = self._claim(keys=keys, args=args)
+        if outcome == 2:
+            self._file_started(shard_of(table.id), table.id, table.game, table.created, due)
+        return int(outcome)
 
     def leave(self, table: Table, seat: int, token_hash: str, now: float) -> int:
         """Give up a seat: before the start it is free again (1); during play its bot
@@ -462,22 +489,136 @@ class TableStore:
             "version": table.version,
         }
         args = [
-            table.id, seat, token_hash, now, self.timing.bot_seconds, self.timing.away_seconds,
-            orjson.dumps(entry),
+            seat, token_hash, now, self.timing.bot_seconds, self.timing.away_seconds, orjson.dumps(entry),
+            table.players,
         ]  # fmt: skip
-        return int(self._leave(keys=[table_key(table.id), DEADLINES, log_key(table.id)], args=args))
+        keys = [table_key(table.id), log_key(table.id), updates_channel(table.id)]
+        outcome, due = self._leave(keys=keys, args=args)
+        if outcome == 2:
+            self._file_deadline(shard_of(table.id), table.id, due)
+        return int(outcome)
 
-    def reschedule(self, table_id: str, now: float) -> None:
+    def reschedule(self, table: Table, now: float) -> None:
         """Recompute every seat deadline of a table from its record (as if each seat's
         decision had just changed)."""
-        self._reschedule(
-            keys=[table_key(table_id), DEADLINES],
-            args=[table_id, now, self.timing.bot_seconds, self.timing.away_seconds],
+        due = self._reschedule(
+            keys=[table_key(table.id)],
+            args=[now, self.timing.bot_seconds, self.timing.away_seconds, table.players],
         )
+        if due is not None:
+            self._file_deadline(shard_of(table.id), table.id, due)
 
-    def mark_present(self, table_id: str, seat: int, now: float) -> None:
+    def mark_present(self, table: Table, seat: int, now: float) -> None:
         """A seat that timed out is back: its decisions get the full time again."""
-        self._present(
-            keys=[table_key(table_id), DEADLINES],
-            args=[table_id, seat, now, self.timing.bot_seconds, self.timing.away_seconds],
+        due = self._present(
+            keys=[table_key(table.id)],
+            args=[seat, now, self.timing.bot_seconds, self.timing.away_seconds, table.players],
         )
+        if due is not None:
+            self._file_deadline(shard_of(table.id), table.id, due)
+
+    # -- the indexes ---------------------------------------------------------------------
+    def _file_deadline(self, shard: int, table_id: str, due: Any) -> None:
+        """One command: the table under its earliest deadline, or out of the deadlines."""
+        if due:
+            self.redis.zadd(index_key(shard, "deadlines"), {table_id: float(due)})
+        else:
+            self.redis.zrem(index_key(shard, "deadlines"), table_id)
+
+    def _file_started(self, shard: int, table_id: str, game: str, created: float, due: Any) -> None:
+        with self.redis.pipeline(transaction=True) as pipe:  # one slot: the shard's
+            pipe.zadd(index_key(shard, f"live:{game}"), {table_id: created})
+            if due:
+                pipe.zadd(index_key(shard, "deadlines"), {table_id: float(due)})
+            pipe.zrem(index_key(shard, f"open:{game}"), table_id)
+            pipe.execute()
+
+    def _file_finished(self, shard: int, table_id: str, game: str, ended: float, rated: bool) -> None:
+        with self.redis.pipeline(transaction=True) as pipe:  # one slot: the shard's
+            pipe.zadd(index_key(shard, f"finished:{game}"), {table_id: ended})
+            if rated:
+                pipe.sadd(index_key(shard, "rate"), table_id)
+            pipe.zrem(index_key(shard, "deadlines"), table_id)
+            pipe.zrem(index_key(shard, f"live:{game}"), table_id)
+            pipe.zrem(index_key(shard, f"open:{game}"), table_id)
+            pipe.execute()
+
+    def to_rate(self) -> list[str]:
+        """Finished rated tables whose ratings are not yet updated (ratings.py)."""
+        with self.redis.pipeline(transaction=False) as pipe:
+            for shard in range(INDEX_SHARDS):
+                pipe.smembers(index_key(shard, "rate"))
+            return sorted(m.decode() for reply in pipe.execute() for m in reply)
+
+    def rated(self, table_id: str) -> None:
+        self.redis.srem(index_key(shard_of(table_id), "rate"), table_id)
+
+    def reconcile(self, now: float | None = None, batch: int = 500) -> dict[str, int]:
+        """Refile every table whose index entries disagree with its record (the module
+        docstring says how they can); idempotent, so any process may run it at any time.
+        Returns how many entries of each kind were repaired."""
+        now = time.time() if now is None else now
+        fixed = {"gone": 0, "started": 0, "finished": 0, "deadlines": 0}
+        for shard in range(INDEX_SHARDS):
+            for game in self.games:
+                for name in ("open", "live"):
+                    key = index_key(shard, f"{name}:{game}")
+                    members = self.redis.zrange(key, 0, -1, withscores=True)
+                    for start in range(0, len(members), batch):
+                        part = [(m.decode(), score) for m, score in members[start : start + batch]]
+                        self._reconcile_part(shard, game, key, part, now, fixed)
+            filed = [m.decode() for m in self.redis.zrange(index_key(shard, "deadlines"), 0, -1)]
+            for start in range(0, len(filed), batch):
+                part = filed[start : start + batch]
+                with self.redis.pipeline(transaction=False) as pipe:
+                    for table_id in part:
+                        pipe.hget(table_key(table_id), "status")
+                    statuses = pipe.execute()
+                dangling = [t for t, status in zip(part, statuses, strict=True) if status != b"playing"]
+                if dangling:  # gone, or finished with the rest of its filing cut off
+                    self.redis.zrem(index_key(shard, "deadlines"), *dangling)
+                    fixed["deadlines"] += len(dangling)
+        return fixed
+
+    def _reconcile_part(
+        self,
+        shard: int,
+        game: str,
+        key: str,
+        part: list[tuple[str, float]],
+        now: float,
+        fixed: dict[str, int],
+    ) -> None:
+        with self.redis.pipeline(transaction=False) as pipe:
+            for table_id, _ in part:
+                pipe.hmget(table_key(table_id), "status", "due", "rated", "finished_at", "created")
+                pipe.zscore(index_key(shard, "deadlines"), table_id)
+            replies = pipe.execute()
+        listed_open = key.endswith(f":open:{game}")
+        for (table_id, listed), record, filed in zip(part, replies[0::2], replies[1::2], strict=True):
+            status, due, rated, finished_at, created = (_text(v) if v is not None else None for v in record)
+            if status is None:
+                if now - listed > self.grace:  # expired, or its creation died
+                    with self.redis.pipeline(transaction=True) as pipe:
+                        pipe.zrem(key, table_id)
+                        pipe.zrem(index_key(shard, "deadlines"), table_id)
+                        pipe.execute()
+                    fixed["gone"] += 1
+            elif status == "finished":
+                self._file_finished(shard, table_id, game, float(finished_at or now), rated == "1")
+                fixed["finished"] += 1
+            elif status == "playing" and listed_open:
+                self._file_started(shard, table_id, game, float(created or listed), due)
+                fixed["started"] += 1
+            elif status == "playing":
+                want = float(due) if due else None
+                if (want is None) != (filed is None) or (
+                    want is not None and filed is not None and abs(want - filed) > 0.001
+                ):
+                    self._file_deadline(shard, table_id, due)
+                    fixed["deadlines"] += 1
+
+
+def _desc(table_id: str) -> tuple[int, ...]:
+    """A sort key that orders ids descending inside an ascending merge."""
+    return tuple(-ord(c) for c in table_id)

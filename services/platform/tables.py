@@ -8,16 +8,16 @@ No rules live here: legality, views and bot choices are the engine's (architectu
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import logging
 import re
 import secrets
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
-import redis
 
 from .bounds import check_bot, check_config
 from .dispatch import TaskQueue
@@ -66,6 +66,34 @@ def table_seed(chosen: int | None, humans: int) -> tuple[int, str]:
     secret = secrets.token_bytes(16)
     digest = hashlib.blake2b(f"{chosen}".encode(), key=secret, digest_size=8).digest()
     return int.from_bytes(digest, "big") & SEED_LIMIT, "mixed"
+
+
+@dataclass
+class TablePlan:
+    """A table's record made but not yet written (TableService.plan_table)."""
+
+    table_id: str
+    record: dict[str, Any]
+    created: float
+    expire: int | None
+
+    def to_json(self) -> bytes:
+        """For keeping beside matchmaking's tickets: bytes (the state, legal lists) as base64."""
+        record = {
+            k: {"b64": base64.b64encode(v).decode()} if isinstance(v, bytes) else v
+            for k, v in self.record.items()
+        }
+        return orjson.dumps(
+            {"table": self.table_id, "record": record, "created": self.created, "expire": self.expire}
+        )
+
+    @classmethod
+    def from_json(cls, raw: bytes) -> TablePlan:
+        doc = orjson.loads(raw)
+        record = {
+            k: base64.b64decode(v["b64"]) if isinstance(v, dict) else v for k, v in doc["record"].items()
+        }
+        return cls(doc["table"], record, doc["created"], doc["expire"])
 
 
 def _events(step: Any) -> list[dict[str, Any]]:
@@ -128,14 +156,29 @@ class TableService:
         claims: dict[int, tuple[str, str | None, str | None]] | None = None,
         rated: bool = False,
         source: str = "lobby",
-        table_id: str | None = None,
-        watch: list[str] | None = None,
-        check: Callable[[redis.client.Pipeline], bool] | None = None,
-        also: Callable[[redis.client.Pipeline], None] | None = None,
-    ) -> Table | None:
-        """Start a game on the engine and write the table. `bots[i]` names seat i's bot, or
-        None for a human seat; `claims` are human seats already taken (seat -> token hash,
-        display name, player id). None when `check` failed under `watch` (matchmaking lost a ticket)."""
+    ) -> Table:
+        """Start a game on the engine and write the table (see `plan_table`)."""
+        plan = self.plan_table(game, players, config, bots, decision_seconds, seed, claims, rated, source)
+        self.write_table(plan)
+        return self.get(plan.table_id)
+
+    def plan_table(
+        self,
+        game: str,
+        players: int | None,
+        config: dict[str, Any],
+        bots: list[str | None] | None,
+        decision_seconds: float,
+        seed: int | None = None,
+        claims: dict[int, tuple[str, str | None, str | None]] | None = None,
+        rated: bool = False,
+        source: str = "lobby",
+    ) -> TablePlan:
+        """Start a game on the engine and make the table's record, not yet written.
+        `bots[i]` names seat i's bot, or None for a human seat; `claims` are human seats
+        already taken (seat -> token hash, display name, player id). Matchmaking keeps the
+        plan beside its tickets before writing it, so a crash in between is finished later
+        (tickets.py)."""
         desc = self.engines.describe(game)
         players = players or (len(bots) if bots else desc.default_players)
         # A variant may seat fewer than the default rules (CC-2's two_players): the range
@@ -159,13 +202,12 @@ class TableService:
         step = self.engines.new_game(game, config, players, seed)
         self._check_state_size(step.state, "that config")
         now = time.time()
-        table_id = table_id or new_table_id()
         waiting = any(b is None and i not in claims for i, b in enumerate(bots))
         record: dict[str, Any] = {
-            "game": game, "players": players, "seed": seed, "config": orjson.dumps(config),
+            "game": game, "players": players, "seed": seed, "config": orjson.dumps(config).decode(),
             "rated": int(rated), "source": source, "decision_seconds": decision_seconds,
             "created": now, "status": "waiting" if waiting else "playing", "version": 0,
-            "state": step.state, "to_act": orjson.dumps(list(step.to_act)),
+            "state": step.state, "to_act": orjson.dumps(list(step.to_act)).decode(),
             "turn": step.turn, "decisions": step.decisions, "seed_source": seed_source,
         }  # fmt: skip
         for i, legal in enumerate(self.engines.legal_json(game, step, players)):
@@ -180,13 +222,24 @@ class TableService:
                     record[f"player:{i}"] = player
                 if player_id:
                     record[f"pid:{i}"] = player_id
+        return TablePlan(
+            table_id=new_table_id(),
+            record=record,
+            created=now,
+            expire=self.settings.waiting_ttl_seconds if waiting else None,
+        )
+
+    def write_table(self, plan: TablePlan) -> bool:
+        """Write a planned table (once: False if it was already written), then let its
+        bots start if a bot acts first."""
+        players = int(plan.record["players"])
         entry = {"kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0}
-        expire = self.settings.waiting_ttl_seconds if waiting else None
-        if not self.store.create(table_id, record, entry, now, watch or (), check, also, expire):
-            return None
-        table = self.get(table_id)
-        self._after_change(table)
-        return table
+        created = self.store.create(plan.table_id, plan.record, entry, plan.created, plan.expire)
+        if created:
+            table = self.store.load(plan.table_id)
+            if table is not None:
+                self._after_change(table)
+        return created
 
     # -- seats -------------------------------------------------------------------------------
     def join(
@@ -258,7 +311,7 @@ class TableService:
         table = self.get(table_id)
         seat = -1 if token is None else self.seat_of(table, token, player_id)
         if seat >= 0 and table.seats[seat].away and table.status == "playing":
-            self.store.mark_present(table.id, seat, time.time())
+            self.store.mark_present(table, seat, time.time())
             table = self.get(table_id)
         view = self.engines.view_json(table.game, self.engines.view(table.game, table.state, seat))
         return table, {

@@ -1,23 +1,25 @@
 """Matchmaking tickets in Redis, and turning the groups `matchmaking.group_tickets` forms
 into tables.
 
-    gw:ticket:{id}           hash  game, players, player (display name), player_id, rating,
-                                   created, token (sha256),
-                                   status (queued|matched|cancelled), table, seat, matched_at
-    gw:mm:{game}:{players}   zset  queued ticket ids by time queued
-    gw:mm:queues             set   "game:players" of every queue that ever held a ticket
-    gw:mm:held:{player}      string the player's one queued ticket (expires with it)
+Every key of one queue (one game and table size) shares the queue's hash tag (keys.py):
+its zset of queued tickets, the tickets (game, players, player (display name), player_id,
+rating, created, token (sha256), status (queued|matched|cancelled), table, seat,
+matched_at), its lock and the tables it formed but has not yet written. A ticket's id
+names its queue (`<game>.<players>.<hex>`), so a ticket is found without a lookup.
 
 A ticket's secret token becomes its seat token when it is matched, so the player holds one
-secret and the gateway stores only its hash. A group is seated in one transaction that
-WATCHes its tickets: a ticket cancelled meanwhile voids the group, nothing is written, and
-the rest wait for the next pass. One pass runs per queue at a time (a Redis lock), so two
+secret and the gateway stores only its hash. A group is seated in one script in the
+queue's slot (lua/seat_group.lua): a ticket cancelled meanwhile voids the group, nothing
+is written, and the rest wait for the next pass; the formed table's plan is kept there
+until the table is written in its own slot, so a crash in between is finished by the
+next pass (`finish_forming`). One pass runs per queue at a time (a Redis lock), so two
 workers never form two tables from the same tickets.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import secrets
 import time
 from typing import Any
@@ -27,24 +29,21 @@ import redis
 from .dispatch import TaskQueue
 from .engines import EngineClients
 from .errors import PlatformError
-from .keys import QUEUES, queue_key
+from .keys import QUEUES, forming_key, held_key, queue_key, queue_lock_key, ticket_key
 from .matchmaking import Group, MatchPolicy, Ticket, group_tickets
 from .metrics import observe_time_to_match
 from .ratings import RatingBook
-from .store import hash_token
-from .tables import TableService, default_bot, new_table_id
+from .store import hash_token, lua_source
+from .tables import TablePlan, TableService, default_bot
 
 TICKET_TTL = 24 * 3600
-TICKET_ID_LENGTH = 24
+TICKET_ID = re.compile(r"^(?P<game>[a-z][a-z0-9_]{0,39})\.(?P<players>[1-9][0-9]?)\.[0-9a-f]{24}$")
 
 
-def ticket_key(ticket_id: str) -> str:
-    return f"gw:ticket:{ticket_id}"
-
-
-def held_key(player_id: str) -> str:
-    """The one ticket a player may have queued at a time."""
-    return f"gw:mm:held:{player_id}"
+def _ticket_key(ticket_id: str) -> str | None:
+    """The key of a ticket from its id (which names its queue); None for an id no ticket has."""
+    found = TICKET_ID.match(ticket_id)
+    return ticket_key(found["game"], int(found["players"]), ticket_id) if found else None
 
 
 class MatchmakingService:
@@ -63,6 +62,8 @@ class MatchmakingService:
         self.ratings = ratings
         self.tasks = tasks
         self.policy = policy
+        self._seat_group = client.register_script(lua_source("seat_group"))
+        self._cancel = client.register_script(lua_source("cancel_ticket"))
 
     # -- tickets ---------------------------------------------------------------------------
     def enqueue(self, game: str, players: int | None, player_id: str, name: str) -> dict[str, Any]:
@@ -80,12 +81,13 @@ class MatchmakingService:
         # (Crazy Cultists' 2 players, a sweep variant: CC-2) is refused now, in the engine's
         # words, rather than when a match is found.
         self.engines.new_game(game, {}, players, 0)
-        ticket_id = secrets.token_hex(TICKET_ID_LENGTH // 2)
+        ticket_id = f"{game}.{players}.{secrets.token_hex(12)}"
         token = secrets.token_urlsafe(32)
         held = held_key(player_id)
         if not self.redis.set(held, ticket_id, nx=True, ex=TICKET_TTL):
             other = self.redis.get(held)
-            status = self.redis.hget(ticket_key(other.decode()), "status") if other else None
+            key = _ticket_key(other.decode()) if other else None
+            status = self.redis.hget(key, "status") if key else None
             if status == b"queued":
                 raise PlatformError(
                     409, "already_queued", f"you already wait with ticket {other.decode()}; cancel it first"
@@ -97,18 +99,20 @@ class MatchmakingService:
             "game": game, "players": players, "player": name, "player_id": player_id, "rating": mu,
             "sigma": sigma, "created": now, "token": hash_token(token), "status": "queued",
         }  # fmt: skip
-        with self.redis.pipeline() as pipe:
-            pipe.hset(ticket_key(ticket_id), mapping=record)
-            pipe.expire(ticket_key(ticket_id), TICKET_TTL)
+        key = ticket_key(game, players, ticket_id)
+        with self.redis.pipeline(transaction=True) as pipe:  # one slot: the queue's
+            pipe.hset(key, mapping=record)
+            pipe.expire(key, TICKET_TTL)
             pipe.zadd(queue_key(game, players), {ticket_id: now})
-            pipe.sadd(QUEUES, f"{game}:{players}")
             pipe.execute()
+        self.redis.sadd(QUEUES, f"{game}:{players}")
         self.tasks.match(game, players)
         return {**self._public(ticket_id, record, now), "token": token}
 
     def _load(self, ticket_id: str, token: str | None, player_id: str | None) -> dict[str, str]:
         """The ticket, for its token held by its own player (both are needed)."""
-        raw = self.redis.hgetall(ticket_key(ticket_id)) if len(ticket_id) == TICKET_ID_LENGTH else {}
+        key = _ticket_key(ticket_id)
+        raw = self.redis.hgetall(key) if key else {}
         if not raw:
             raise PlatformError(404, "unknown_ticket", f"no ticket {ticket_id!r}")
         ticket = {k.decode(): v.decode() for k, v in raw.items()}
@@ -150,26 +154,14 @@ class MatchmakingService:
 
     def cancel(self, ticket_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         ticket = self._load(ticket_id, token, player_id)
-        key = ticket_key(ticket_id)
-        with self.redis.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(key)
-                    current = pipe.hget(key, "status")
-                    if current != b"queued":
-                        pipe.reset()
-                        raise PlatformError(
-                            409, "not_queued", f"the ticket is {current.decode() if current else 'gone'}"
-                        )
-                    pipe.multi()
-                    pipe.hset(key, "status", "cancelled")
-                    pipe.zrem(queue_key(ticket["game"], int(ticket["players"])), ticket_id)
-                    if ticket.get("player_id"):
-                        pipe.delete(held_key(ticket["player_id"]))
-                    pipe.execute()
-                    break
-                except redis.WatchError:
-                    continue
+        game, players = ticket["game"], int(ticket["players"])
+        outcome = self._cancel(
+            keys=[ticket_key(game, players, ticket_id), queue_key(game, players)], args=[ticket_id]
+        )
+        if outcome != b"ok":
+            raise PlatformError(409, "not_queued", f"the ticket is {outcome.decode() or 'gone'}")
+        if ticket.get("player_id"):
+            self.redis.delete(held_key(ticket["player_id"]))
         return self._public(ticket_id, {**ticket, "status": "cancelled"}, time.time())
 
     # -- forming tables ----------------------------------------------------------------------
@@ -182,7 +174,7 @@ class MatchmakingService:
 
     def match(self, game: str, players: int, now: float | None = None) -> list[str]:
         """One matchmaking pass over a queue; returns the tables it opened."""
-        lock = self.redis.lock(f"gw:mm:lock:{game}:{players}", timeout=60, blocking=False)
+        lock = self.redis.lock(queue_lock_key(game, players), timeout=60, blocking=False)
         if not lock.acquire():
             return []
         try:
@@ -201,7 +193,7 @@ class MatchmakingService:
         ids = [m.decode() for m in self.redis.zrange(queue_key(game, players), 0, -1)]
         with self.redis.pipeline(transaction=False) as pipe:
             for ticket_id in ids:
-                pipe.hmget(ticket_key(ticket_id), "rating", "created")
+                pipe.hmget(ticket_key(game, players, ticket_id), "rating", "created")
             rows = pipe.execute()
         return {
             i: Ticket(i, float(rating), float(created))
@@ -214,8 +206,7 @@ class MatchmakingService:
         order: list[str | None] = [*group.tickets, *([None] * group.bots)]
         random.Random(seed).shuffle(order)  # no ticket always gets the first seat
         bot = default_bot(list(self.engines.describe(game).bots))
-        table_id = new_table_id()
-        keys = {t: ticket_key(t) for t in group.tickets}
+        keys = {t: ticket_key(game, players, t) for t in group.tickets}
         claims: dict[int, tuple[str, str | None, str | None]] = {}
         seats_of: dict[str, int] = {}
         owners: list[str] = []
@@ -230,25 +221,39 @@ class MatchmakingService:
                     owners.append(owner.decode())
         if len(set(owners)) < len(owners):
             return None  # one player in two seats of a rated table: never (enqueue refuses it too)
-
-        def still_queued(pipe: redis.client.Pipeline) -> bool:
-            return all(pipe.hget(k, "status") == b"queued" for k in keys.values())
-
-        def mark_matched(pipe: redis.client.Pipeline) -> None:
-            now = time.time()
-            pipe.zrem(queue_key(game, players), *group.tickets)
-            for ticket_id, seat in seats_of.items():
-                pipe.hset(
-                    keys[ticket_id],
-                    mapping={"status": "matched", "table": table_id, "seat": seat, "matched_at": now},
-                )
-                observe_time_to_match(pipe, now - queued[ticket_id].enqueued_at)
-            for owner in owners:
-                pipe.delete(held_key(owner))
-
-        table = self.tables.open_table(
+        plan = self.tables.plan_table(
             game, players, {}, [None if t else bot for t in order], self.tables.settings.decision_seconds,
             seed=seed, claims=claims, rated=True, source="matchmaking",
-            table_id=table_id, watch=list(keys.values()), check=still_queued, also=mark_matched,
         )  # fmt: skip
-        return table.id if table is not None else None
+        now = time.time()
+        args: list[Any] = [plan.table_id, plan.to_json(), now]
+        for ticket_id in group.tickets:
+            args += [ticket_id, seats_of[ticket_id]]
+        seated = self._seat_group(
+            keys=[queue_key(game, players), forming_key(game, players), *(keys[t] for t in group.tickets)],
+            args=args,
+        )
+        if not seated:
+            return None
+        self._write_formed(game, players, plan)
+        with self.redis.pipeline(transaction=False) as pipe:
+            for owner in owners:
+                pipe.delete(held_key(owner))
+            for ticket_id in group.tickets:
+                observe_time_to_match(pipe, now - queued[ticket_id].enqueued_at)
+            pipe.execute()
+        return plan.table_id
+
+    def _write_formed(self, game: str, players: int, plan: TablePlan) -> None:
+        """Write a formed table (once, whoever gets there first), then forget its plan."""
+        self.tables.write_table(plan)
+        self.redis.hdel(forming_key(game, players), plan.table_id)
+
+    def finish_forming(self) -> int:
+        """Write the tables a matching pass formed but died before writing (beat); how many."""
+        done = 0
+        for game, players in self.queues():
+            for raw in self.redis.hvals(forming_key(game, players)):
+                self._write_formed(game, players, TablePlan.from_json(raw))
+                done += 1
+        return done

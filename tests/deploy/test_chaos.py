@@ -191,7 +191,7 @@ def test_every_part_comes_back_after_kill_9(platform):
 
     import redis
 
-    from services.platform.store import actions_key, table_key
+    from services.platform.keys import actions_key, table_key
 
     client = redis.Redis.from_url(facts["redis_url"])
     for table in tables:

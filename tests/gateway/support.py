@@ -10,7 +10,7 @@ import grpc
 from cultists.v1 import engine_pb2, engine_pb2_grpc
 
 from services.engines.core.messages import load_messages, message_to_dict
-from services.platform.store import table_key
+from services.platform.keys import table_key
 
 
 def two_player_config(game: str) -> dict[str, Any]:

@@ -22,8 +22,8 @@ from cultists.v1 import engine_pb2
 
 from services.gateway import create_app, offload
 from services.gateway.metrics import WRITES_REFUSED
+from services.platform.keys import table_key
 from services.platform.settings import Settings
-from services.platform.store import OPEN_TABLES, table_key
 
 from .conftest import bearer
 from .support import EngineProbe, stored, wait_for
@@ -120,7 +120,7 @@ def test_bot_parameters_are_bounded_in_every_api(client):
         assert (
             client.post("/api/tables", json={"game": CRAZY, "seats": seats, "config": TWO}).status_code == 400
         ), bad
-    assert client.get("/api/tables").get_json() == {"tables": []}, "nothing was opened"
+    assert client.get("/api/tables").get_json()["total"] == 0, "nothing was opened"
     sweep = {"game": CRAZY, "games": 1, "players": [2], "config": TWO, "lineups": [flood]}
     _error(client.post("/api/sweeps", json=sweep), 400, "bot_limit")
     # Within the bounds, a bot with parameters is taken wherever bot names are (README).
@@ -172,7 +172,7 @@ def test_state_size_is_capped(gateway_settings, clean):
     try:
         error = _error(app.test_client().post("/api/tables", json={"game": CRAZY}), 400, "state_too_large")
         assert "300" in error["message"]
-        assert not list(gw.redis.scan_iter("gw:table:*")), "nothing was written"
+        assert not list(gw.redis.scan_iter("gw:{t:*")), "nothing was written"
     finally:
         gw.close()
 
@@ -531,26 +531,26 @@ def test_a_held_writer_waits_and_is_not_refused_once_its_window_reset():
 
 # -- expiry -----------------------------------------------------------------------------------------
 def test_a_thousand_waiting_tables_expire(gateway_settings, clean):
-    app = _app(gateway_settings, waiting_ttl_seconds=2)
+    app = _app(gateway_settings, waiting_ttl_seconds=2, index_grace_seconds=1)
     gw = app.extensions["cultists"]
     client = app.test_client()
     try:
+        opened = []
         for _ in range(1000):
-            assert (
-                client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO}).status_code
-                == 201
-            )
-        assert gw.redis.scard(OPEN_TABLES) == 1000
+            reply = client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO})
+            assert reply.status_code == 201
+            opened.append(reply.get_json()["table"])
+        assert gw.store.count("waiting") == 1000
         started = client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO}).get_json()[
             "table"
         ]
         for seat in (0, 1):
             client.post(f"/api/tables/{started}/seats/{seat}")
-        wait_for(lambda: not gw.redis.exists(table_key(next(iter(gw.redis.smembers(OPEN_TABLES))).decode())),
+        wait_for(lambda: not any(gw.redis.exists(table_key(t)) for t in opened[:: 50]),
                  timeout=30, what="waiting tables to expire")  # fmt: skip
-        wait_for(lambda: client.get("/api/tables").get_json() == {"tables": []}, timeout=30, what="expiry")
-        assert gw.store.prune_open() == 0 and gw.redis.scard(OPEN_TABLES) == 0, "their ids left the index"
-        left = {k.decode() for k in gw.redis.scan_iter("gw:table:*", count=1000)}
+        wait_for(lambda: client.get("/api/tables").get_json()["tables"] == [], timeout=30, what="expiry")
+        assert gw.store.count("waiting") == 0, "their ids left the index"
+        left = {k.decode() for k in gw.redis.scan_iter("gw:{t:*", count=1000)}
         assert left == {table_key(started), f"{table_key(started)}:log"}, "a started table stays"
         assert gw.redis.ttl(table_key(started)) == -1
     finally:
@@ -573,7 +573,7 @@ def test_being_away_never_lengthens_a_short_decision_time(gateway_settings, clea
         seat = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
         gw.redis.hset(table_key(tid), f"away:{seat}", "1")
         now = time.time()
-        gw.store.reschedule(tid, now)
+        gw.store.reschedule(gw.tables.get(tid), now)
         deadline = float(gw.redis.hget(table_key(tid), f"deadline:{seat}"))
         assert deadline - now <= 1.01, "away: the shorter of away_seconds and the table's own time"
     finally:

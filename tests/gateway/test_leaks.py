@@ -20,7 +20,7 @@ import pytest
 
 from services.engines.core.rng import Rng
 from services.engines.core.serial import json_from_bytes, state_from_bytes, state_to_bytes
-from services.platform.store import table_key
+from services.platform.keys import table_key
 
 from .conftest import bearer
 from .support import EngineProbe

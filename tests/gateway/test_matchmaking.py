@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from services.engines.registry import available_games
+from services.platform.keys import queue_key, ticket_key
 from services.platform.matchmaking import MatchPolicy, Ticket, group_tickets
 from services.platform.ratings import DEFAULT
 
@@ -148,13 +149,13 @@ def test_a_table_size_the_default_rules_refuse_is_refused_when_queued(client, ap
         headers=sign_in_guest(client, "ivy")["headers"],
     )
     assert reply.status_code == 400 and "two_players" in reply.get_json()["error"]["message"]
-    assert not gw.redis.exists("gw:mm:crazy_cultists:2"), "nothing was queued"
+    assert not gw.redis.exists(queue_key("crazy_cultists", 2)), "nothing was queued"
 
 
 def test_bots_fill_a_waiting_ticket_and_the_rating_updates_at_the_end(client, app, table_worker):
     gw = app.extensions["cultists"]
     t = _ticket(client, "eve")
-    created = gw.redis.hget(f"gw:ticket:{t['ticket']}", "created")
+    created = gw.redis.hget(ticket_key(GAME, PLAYERS, t["ticket"]), "created")
     assert gw.matchmaking.match(GAME, PLAYERS, float(created) + 1) == []
     assert (
         client.get(f"/api/matchmaking/tickets/{t['ticket']}", headers=t["headers"]).get_json()["status"]
@@ -183,7 +184,7 @@ def test_bots_fill_a_waiting_ticket_and_the_rating_updates_at_the_end(client, ap
 
     rating = wait_for(rated, timeout=15, what="eve's rating to be settled")
     assert rating["sigma"] < DEFAULT[1], "a rated game makes the rating more certain"
-    assert not gw.redis.smembers("gw:ratings:pending")
+    assert gw.store.to_rate() == []
 
 
 def test_a_new_ticket_triggers_matching_on_the_worker(client, table_worker):

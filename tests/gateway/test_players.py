@@ -7,10 +7,9 @@ from __future__ import annotations
 import time
 
 from services.gateway import create_app
-from services.platform.players import player_key
+from services.platform.keys import player_key, table_key
 from services.platform.ratings import DEFAULT, forfeit
 from services.platform.settings import Settings
-from services.platform.store import table_key
 
 from .conftest import bearer
 from .support import sign_in_guest, wait_for
@@ -195,7 +194,7 @@ def test_leaving_a_rated_game_early_lowers_the_leavers_rating(client, app, table
             break
         move = {"action": view["legal_actions"][0]["id"], "version": view["version"]}
         client.post(f"/api/tables/{tid}/actions", json=move, headers=headers)
-    wait_for(lambda: not gw.redis.sismember("gw:ratings:pending", tid), timeout=15, what="the rating update")
+    wait_for(lambda: tid not in gw.store.to_rate(), timeout=15, what="the rating update")
     lost = client.get(f"/api/matchmaking/ratings/{GAME}/{quitter['player']}").get_json()
     won = client.get(f"/api/matchmaking/ratings/{GAME}/{stayer['player']}").get_json()
     assert lost["mu"] < DEFAULT[0] < won["mu"], "whatever its bot did, the seat that left lost"

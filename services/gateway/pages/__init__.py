@@ -85,8 +85,8 @@ def lobby():
 
 
 def _tables_lists(gw: Platform) -> dict[str, Any]:
-    waiting = gw.store.tables("waiting", 50)
-    playing = gw.store.tables("playing", 50)
+    waiting, _, _ = gw.store.page("waiting", 50)
+    playing, _, _ = gw.store.page("playing", 50)
     titles = {g: _title(gw, g) for g in {t.game for t in waiting + playing}}
     return {
         "waiting": [t.summary() for t in waiting],

@@ -1,31 +1,48 @@
--- KEYS: table, log, actions, deadlines, live, ratings-pending, finished
--- ARGV: id, expected version, now, bot_s, away_s, actor, mark_away, state, to_act, terminal,
---       action json, update message, ttl, n events, events..., field, value, ...
--- Runs after schedule.lua (prepended by the loader, store.py).
-local version = redis.call('HGET', KEYS[1], 'version')
-if not version then return {-1, 0} end
-if redis.call('HGET', KEYS[1], 'status') ~= 'playing' then return {-2, tonumber(version)} end
-if version ~= ARGV[2] then return {0, tonumber(version)} end
-local new_version = tonumber(version) + 1
-redis.call('HSET', KEYS[1], 'version', new_version, 'state', ARGV[8], 'to_act', ARGV[9])
+-- A move: compare-and-set on the version, then the new state, its log lines, its action and
+-- the seats' deadlines, all in the table's own slot. Six commands with this EVALSHA itself:
+-- HMGET, HSET, RPUSH (log), RPUSH (actions), SPUBLISH. The caller then files the table
+-- under the returned deadline in its index shard (store.py).
+-- KEYS: table, log, actions, updates channel
+-- ARGV: 1 expected version, 2 now, 3 bot_s, 4 away_s, 5 actor, 6 mark_away, 7 state,
+--       8 to_act json, 9 terminal, 10 action json, 11 update message, 12 finished ttl,
+--       13 players, 14 n events, events..., field, value, ...
+-- Returns {outcome, version, due, rated}: outcome 1 committed, 0 stale, -1 no table,
+-- -2 not being played.
+local players = tonumber(ARGV[13])
+local f = redis.call('HMGET', KEYS[1], unpack(seat_fields({'version', 'status', 'decision_seconds', 'rated'}, players)))
+if not f[1] then return {-1, 0, '', 0} end
+if f[2] ~= 'playing' then return {-2, tonumber(f[1]), '', 0} end
+if f[1] ~= ARGV[1] then return {0, tonumber(f[1]), '', 0} end
+local new_version = tonumber(f[1]) + 1
+local actor = tonumber(ARGV[5])
+local away = ''
+if ARGV[6] == '1' then away = '1' end
+-- The actor's own away flag as this move leaves it, for its deadline below.
+f[4 + 3 * actor + 2] = away
+local out = {'version', new_version, 'state', ARGV[7], 'to_act', ARGV[8], 'away:' .. actor, away}
 local n = tonumber(ARGV[14])
-for i = 1, n do redis.call('RPUSH', KEYS[2], ARGV[14 + i]) end
-for i = 15 + n, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('RPUSH', KEYS[3], ARGV[11])
-local actor = tonumber(ARGV[6])
-if ARGV[7] == '1' then
-  redis.call('HSET', KEYS[1], 'away:' .. actor, '1')
+for i = 15 + n, #ARGV, 2 do
+  out[#out + 1] = ARGV[i]
+  out[#out + 1] = ARGV[i + 1]
+end
+local due = ''
+if ARGV[9] == '1' then
+  out[#out + 1] = 'status'
+  out[#out + 1] = 'finished'
+  out[#out + 1] = 'finished_at'
+  out[#out + 1] = ARGV[2]
+  schedule(f, 4, players, {}, 0, 0, 0, 0, -1, out)
 else
-  redis.call('HDEL', KEYS[1], 'away:' .. actor)
+  due = schedule(f, 4, players, cjson.decode(ARGV[8]), tonumber(f[3]), tonumber(ARGV[2]),
+    tonumber(ARGV[3]), tonumber(ARGV[4]), actor, out)
 end
-if ARGV[10] == '1' then
-  redis.call('HSET', KEYS[1], 'status', 'finished')
-  redis.call('SREM', KEYS[5], ARGV[1])
-  if redis.call('HGET', KEYS[1], 'rated') == '1' then redis.call('SADD', KEYS[6], ARGV[1]) end
-  redis.call('ZADD', KEYS[7], tonumber(ARGV[3]), ARGV[1])
-  redis.call('ZREMRANGEBYRANK', KEYS[7], 0, -501)  -- keeps the newest FINISHED_KEEP
-  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[13])) end
+out[#out + 1] = 'due'
+out[#out + 1] = due
+redis.call('HSET', KEYS[1], unpack(out))
+if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 15, 14 + n)) end
+redis.call('RPUSH', KEYS[3], ARGV[10])
+if ARGV[9] == '1' then
+  for i = 1, 3 do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[12])) end
 end
-schedule(KEYS[1], KEYS[4], ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5]), actor)
-redis.call('PUBLISH', KEYS[1] .. ':updates', ARGV[12])
-return {1, new_version}
+redis.call('SPUBLISH', KEYS[4], ARGV[11])
+return {1, new_version, due, tonumber(f[4]) or 0}
