@@ -24,6 +24,17 @@ REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 # supports. Outside cluster mode it defaults to the platform's Redis; a Redis Cluster (the
 # live-play store, REDIS_CLUSTER=true) cannot be Celery's broker, so it then must be set.
 BROKER_URL = os.environ.get("CELERY_BROKER_URL") or REDIS_URL
+# Sweeps and tunes keep their state in the platform's Redis (REDIS_URL), one server or a
+# Redis Cluster (REDIS_CLUSTER=true).
+STORE_CLUSTER = os.environ.get("REDIS_CLUSTER", "").lower() in ("1", "true", "yes")
+
+
+def store_url() -> str:
+    """The platform's Redis: REDIS_URL, else (no environment, as in a test driving tasks in
+    its own process) the broker the app was pointed at."""
+    return os.environ.get("REDIS_URL") or app.conf.broker_url
+
+
 # How long Redis waits before handing an unacknowledged task (its worker died) to another
 # worker: one hour, longer than any chunk runs, so a slow chunk is never handed out while
 # it still runs. Lost sweep chunks come back much sooner through leases and the reconciler

@@ -11,11 +11,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-import redis
 from celery import Celery
 from flask import current_app
 
 from services.balance.sweeps.store import SweepStore
+from services.runtime.redis_client import connect
 from services.runtime.task_client import task_client
 
 
@@ -40,7 +40,10 @@ def balance_clients() -> BalanceClients:
     clients = current_app.extensions.get("cultists.sweeps")
     if clients is None:
         url = _redis_url()
-        store = SweepStore(redis.Redis.from_url(url, health_check_interval=30))
-        clients = BalanceClients(store, task_client(url, "cultists-sweeps-client"))
+        settings = getattr(current_app.extensions.get("cultists"), "settings", None)
+        cluster = bool(getattr(settings, "redis_cluster", False))
+        broker = settings.task_broker_url if settings is not None else url
+        store = SweepStore(connect(url, cluster))
+        clients = BalanceClients(store, task_client(broker, "cultists-sweeps-client"))
         current_app.extensions["cultists.sweeps"] = clients
     return clients

@@ -100,6 +100,14 @@ def _body_size(app: Flask, limit: int) -> None:
         del environ["HTTP_TRANSFER_ENCODING"]  # Werkzeug ignores the length of a chunked body
 
 
+def _limits_storage(settings: Settings) -> str:
+    """The limits' counters live in the platform's Redis: on a cluster, through the
+    `limits` library's own cluster storage (each counter is one key, so any slot does)."""
+    if settings.redis_cluster:
+        return "redis+cluster://" + settings.redis_url.split("://", 1)[1].split("/", 1)[0]
+    return settings.redis_url
+
+
 def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
     if not settings.rate_limit_address and not settings.rate_limit_player:
         return None
@@ -107,7 +115,7 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
     limiter = Limiter(
         get_remote_address,
         app=app,
-        storage_uri=settings.redis_url,
+        storage_uri=_limits_storage(settings),
         key_prefix="gw:limit",
         strategy="fixed-window",
         # No X-RateLimit-* headers: each costs the window's count and expiry from Redis

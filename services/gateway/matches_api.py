@@ -17,6 +17,7 @@ from pydantic import ConfigDict, Field
 
 from services.gateway.context import current
 from services.platform.keys import updates_channel
+from services.runtime.redis_client import channel_pubsub
 
 from .auth import player_id
 from .errors import bearer_token
@@ -142,8 +143,8 @@ def stream(table_id: str):
     # With a seat's token, the state and each update also say what `/legal` says for it.
     token = bearer_token()
     seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
-    pubsub = gw.redis.pubsub(ignore_subscribe_messages=True)
     # Sharded pub/sub: the channel lives in the table's slot, on one Redis or a cluster.
+    pubsub = channel_pubsub(gw.redis, updates_channel(table_id))
     pubsub.ssubscribe(updates_channel(table_id))  # before reading anything: nothing falls between
     settings = gw.settings
 

@@ -1,5 +1,11 @@
 """Gateway fixtures: the real Flask app on real Redis and real engine gRPC servers, and a
-real Celery worker on the `tables` queue for bot seats and deadlines. No mocks."""
+real Celery worker on the `tables` queue for bot seats and deadlines. No mocks.
+
+Every test of this package that touches live play runs twice: on one Redis, and on a real
+3-master Redis Cluster (issue 28's promise: the same code, the same behaviour). `live_store`
+is package-scoped and parametrized, so pytest runs the whole package on one, then on the
+other, starting the workers once for each.
+"""
 
 from __future__ import annotations
 
@@ -8,9 +14,10 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import pytest
-from kombu.transport.redis import PRIORITY_STEPS, Channel
+import redis
 
 from services.balance.sweeps.control import QUEUE as SWEEP_QUEUE
 from services.balance.sweeps.store import PREFIX as SWEEP_PREFIX
@@ -18,6 +25,8 @@ from services.balance.tune.driver import QUEUE as TUNE_QUEUE
 from services.balance.tune.store import PREFIX as TUNE_PREFIX
 from services.gateway import create_app
 from services.platform.settings import Settings
+from services.runtime.broker import queue_keys
+from services.runtime.embedded_cluster import EmbeddedCluster, start_cluster
 from tests.support.celery_worker import ROOT, start_worker, stop_worker
 
 # The worker's timing, short so timer tests take seconds: a timed-out seat's next
@@ -30,10 +39,48 @@ def engine_env(engines: dict) -> dict[str, str]:
     return {f"ENGINE_ADDR_{g.upper()}": f"127.0.0.1:{e.port}" for g, e in engines.items()}
 
 
+@dataclass(frozen=True)
+class LiveStore:
+    """Where live play keeps its tables: one Redis, or a cluster (then Celery's broker is
+    the session's plain Redis, as a deployment would have it)."""
+
+    kind: str
+    url: str
+    cluster: bool
+    broker_url: str
+
+    def env(self) -> dict[str, str]:
+        """What a worker or gunicorn process is started with to use this store."""
+        return {
+            "REDIS_URL": self.url,
+            "REDIS_CLUSTER": "true" if self.cluster else "",
+            "CELERY_BROKER_URL": self.broker_url,
+        }
+
+
+@pytest.fixture(scope="session")
+def redis_cluster() -> Iterator[EmbeddedCluster]:
+    cluster = start_cluster(3)
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="package", params=["single", "cluster"])
+def live_store(request, redis_url: str) -> LiveStore:
+    if request.param == "single":
+        return LiveStore("single", redis_url, False, redis_url)
+    cluster = request.getfixturevalue("redis_cluster")
+    return LiveStore("cluster", cluster.url, True, redis_url)
+
+
 @pytest.fixture(scope="package")
-def gateway_settings(redis_url: str, engines: dict) -> Settings:
+def gateway_settings(live_store: LiveStore, engines: dict) -> Settings:
     return Settings(
-        redis_url=redis_url,
+        redis_url=live_store.url,
+        redis_cluster=live_store.cluster,
+        broker_url=live_store.broker_url,
         engine_addresses={g: f"127.0.0.1:{e.port}" for g, e in engines.items()},
         bot_grace_seconds=BOT_GRACE_SECONDS,
         away_seconds=AWAY_SECONDS,
@@ -44,21 +91,23 @@ def gateway_settings(redis_url: str, engines: dict) -> Settings:
     )
 
 
-def _forget_gateway_keys(client) -> None:
-    """Tables, tickets and ratings (gw:*), and sweeps and tunes (their APIs are the gateway's too)."""
+def _forget_gateway_keys(client, broker_url: str) -> None:
+    """Tables, tickets and ratings (gw:*), and sweeps and tunes (their APIs are the gateway's
+    too); one key at a time, which a cluster takes as well."""
     for key in client.scan_iter("gw:*", count=1000):
         client.delete(key)
-    forget_sweeps_and_tunes(client)
+    forget_sweeps_and_tunes(client, redis.Redis.from_url(broker_url))
 
 
-def forget_sweeps_and_tunes(client) -> None:
-    """Sweeps and tunes, and the tasks their APIs queued: no worker here runs them, and a
-    later package's workers (tests/sweeps) must not be handed chunks of sweeps now gone."""
-    for pattern in (f"{SWEEP_PREFIX}*", f"{TUNE_PREFIX}*"):
+def forget_sweeps_and_tunes(client, broker=None) -> None:
+    """Sweeps and tunes, and the tasks their APIs queued (on `broker`, else `client`): no
+    worker here runs them, and a later package's workers (tests/sweeps) must not be
+    handed chunks of sweeps now gone."""
+    for pattern in (f"{SWEEP_PREFIX}*", f"{TUNE_PREFIX}*", "cultists:{sweeps}*", "cultists:{tunes}*"):
         for key in client.scan_iter(pattern, count=1000):
             client.delete(key)
     for queue in (SWEEP_QUEUE, TUNE_QUEUE):
-        client.delete(*(f"{queue}{Channel.sep}{step}" if step else queue for step in PRIORITY_STEPS))
+        (broker or client).delete(*queue_keys(queue))
 
 
 @pytest.fixture()
@@ -67,9 +116,9 @@ def app(gateway_settings: Settings):
     database: a flush would also drop the queue bindings the running worker relies on."""
     app = create_app(gateway_settings)
     gw = app.extensions["cultists"]
-    _forget_gateway_keys(gw.redis)
+    _forget_gateway_keys(gw.redis, gateway_settings.task_broker_url)
     yield app
-    _forget_gateway_keys(gw.redis)
+    _forget_gateway_keys(gw.redis, gateway_settings.task_broker_url)
     gw.close()
 
 
@@ -79,28 +128,31 @@ def client(app):
 
 
 @pytest.fixture(scope="package")
-def table_worker(redis_url: str, engines: dict) -> Iterator[subprocess.Popen]:
+def table_worker(live_store: LiveStore, engines: dict) -> Iterator[subprocess.Popen]:
     """A real `celery worker -Q tables` pointed at the in-process engines."""
     env = {
+        **live_store.env(),
         **engine_env(engines),
         "GATEWAY_AWAY_SECONDS": str(AWAY_SECONDS),
         "GATEWAY_BOT_GRACE_SECONDS": str(BOT_GRACE_SECONDS),
         "MATCH_FILL_WITH_BOTS_AFTER": "2",
     }
-    proc = start_worker(redis_url, queues="tables", concurrency=2, name="gateway-tables", extra_env=env)
+    proc = start_worker(
+        live_store.broker_url, queues="tables", concurrency=2, name="gateway-tables", extra_env=env
+    )
     yield proc
     stop_worker(proc)
 
 
 @pytest.fixture(scope="package")
-def beat(redis_url: str, table_worker) -> Iterator[subprocess.Popen]:
+def beat(live_store: LiveStore, table_worker) -> Iterator[subprocess.Popen]:
     """Real celery beat: sends `workers.tables.enforce_deadlines` every second."""
     workdir = tempfile.mkdtemp(prefix="cultists-beat-")
     log = open(os.path.join(workdir, "beat.log"), "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "workers.app", "beat", "-s", os.path.join(workdir, "schedule"),
          "--loglevel", "INFO"],
-        cwd=ROOT, env={**os.environ, "REDIS_URL": redis_url}, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, env={**os.environ, **live_store.env()}, stdout=log, stderr=subprocess.STDOUT,
         start_new_session=True,
     )  # fmt: skip
     yield proc

@@ -3,13 +3,14 @@ version, state and log are the same after it as before."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from services.engines.registry import available_games
 from services.gateway import create_app
 from services.gateway.matches_api import LAST_EVENT_ID
 from services.platform.keys import log_key, table_key
-from services.platform.settings import Settings
 from services.runtime.ports import free_port
 
 from .conftest import bearer
@@ -159,11 +160,7 @@ def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
     legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
     assert legal["legal_actions"]
     before = snapshot(app, tid)
-    dead = Settings(
-        redis_url=gateway_settings.redis_url,
-        engine_addresses={GAME: f"127.0.0.1:{free_port()}"},
-        engine_timeout=1.0,
-    )
+    dead = replace(gateway_settings, engine_addresses={GAME: f"127.0.0.1:{free_port()}"}, engine_timeout=1.0)
     down = create_app(dead)
     try:
         c = down.test_client()

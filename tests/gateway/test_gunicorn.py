@@ -21,7 +21,7 @@ from services.engines.registry import available_games
 from services.runtime.ports import free_port, wait_for_port
 from tests.support.celery_worker import ROOT
 
-from .conftest import bearer, engine_env
+from .conftest import LiveStore, bearer, engine_env
 from .support import two_player_config
 
 GAME = available_games()[0]
@@ -44,11 +44,11 @@ def _answering(url: str, timeout: float) -> None:
 
 @contextlib.contextmanager
 def serve(
-    redis_url: str, engines: dict, tmp_path, workers: int = 2
+    live_store: LiveStore, engines: dict, tmp_path, workers: int = 2
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     port = free_port()
     env = {
-        **os.environ, **engine_env(engines), "REDIS_URL": redis_url, "GATEWAY_PORT": str(port),
+        **os.environ, **engine_env(engines), **live_store.env(), "GATEWAY_PORT": str(port),
         "GATEWAY_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
         "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5",
     }  # fmt: skip
@@ -67,8 +67,8 @@ def serve(
 
 
 @pytest.fixture()
-def gunicorn(redis_url, engines, tmp_path):
-    with serve(redis_url, engines, tmp_path) as served:
+def gunicorn(live_store, engines, tmp_path):
+    with serve(live_store, engines, tmp_path) as served:
         yield served
 
 
@@ -163,10 +163,10 @@ def test_many_open_streams_do_not_hold_up_moves(gunicorn):
     assert all(event.wait(15) for event in updated), "every stream carried the move"
 
 
-def test_a_long_replay_does_not_stall_its_worker(redis_url, engines, tmp_path):
+def test_a_long_replay_does_not_stall_its_worker(live_store, engines, tmp_path):
     """Rebuilding a sweep game with thinking bots takes seconds of CPU; on the one worker
     there is, other requests are answered meanwhile (the rebuild runs beside the loop)."""
-    with serve(redis_url, engines, tmp_path, workers=1) as (base, _):
+    with serve(live_store, engines, tmp_path, workers=1) as (base, _):
         url = f"{base}/api/replays?game={GAME}&players=2&seed=3&bots=ismcts:ms=25&config={quote(json.dumps(TWO))}"
         replay: dict = {}
         slow = threading.Thread(target=lambda: replay.update(call(url)), daemon=True)
@@ -182,13 +182,13 @@ def test_a_long_replay_does_not_stall_its_worker(redis_url, engines, tmp_path):
         assert answered >= 3, "requests waited for the replay"
 
 
-def test_status_reports_every_part_up(gunicorn, redis_url, engines, table_worker, monkeypatch, capsys):
+def test_status_reports_every_part_up(gunicorn, live_store, engines, table_worker, monkeypatch, capsys):
     from services.cli.main import main as cultists
 
     for name, value in engine_env(engines).items():
         monkeypatch.setenv(name, value)
     base, _ = gunicorn
-    code = cultists(["status", "--redis-url", redis_url, "--gateway", base])
+    code = cultists(["status", "--redis-url", live_store.broker_url, "--gateway", base])
     out = capsys.readouterr().out
     assert code == 0, out
     assert "DOWN" not in out and "gateway-tables" in out and "[tables]" in out

@@ -8,6 +8,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent import futures
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -121,7 +122,7 @@ def _table_with_a_move(client) -> tuple[str, list[str], int, dict[str, int]]:
 
 
 def test_an_engine_that_cancels_a_move_in_flight_is_503_and_the_table_is_unchanged(
-    engines, redis_url, held_engine
+    engines, gateway_settings, held_engine
 ):
     """The engine stops while a move's Apply is in flight and cuts the call off with
     RST_STREAM CANCEL, as a server or proxy shutting down does (what #14 saw reach clients
@@ -130,7 +131,7 @@ def test_an_engine_that_cancels_a_move_in_flight_is_503_and_the_table_is_unchang
     the engine is back on its address."""
     server, port, hold = held_engine
     addresses = {g: f"127.0.0.1:{e.port}" for g, e in engines.items()} | {GAME: f"127.0.0.1:{port}"}
-    app = create_app(Settings(redis_url=redis_url, engine_addresses=addresses, engine_timeout=30))
+    app = create_app(replace(gateway_settings, engine_addresses=addresses, engine_timeout=30))
     gw = app.extensions["cultists"]
     client = app.test_client()
     back = None
@@ -170,8 +171,8 @@ def test_an_engine_that_cancels_a_move_in_flight_is_503_and_the_table_is_unchang
         gw.close()
 
 
-def test_engine_down_answers_retry_after(gateway_settings, redis_url):
-    dead = Settings(redis_url=redis_url, engine_addresses={GAME: "127.0.0.1:1"}, engine_timeout=1.0)
+def test_engine_down_answers_retry_after(gateway_settings):
+    dead = replace(gateway_settings, engine_addresses={GAME: "127.0.0.1:1"}, engine_timeout=1.0)
     app = create_app(dead)
     try:
         reply = app.test_client().post("/api/tables", json={"game": GAME})

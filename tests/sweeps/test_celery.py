@@ -160,7 +160,7 @@ def test_cli_sweep_shows_progress_and_writes_the_report(redis_url, tmp_path):
 
 def test_cli_refuses_a_bad_spec_before_queueing(redis_url, store, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("REDIS_URL", redis_url)
-    queued, sweeps = waiting_messages(store), store.r.zcard(INDEX)
+    queued, sweeps = waiting_messages(store.r), store.r.zcard(INDEX)
     bad = tmp_path / "bad.yaml"
     for body, message in [
         ({"game": "chess", "games": 5}, "unknown game 'chess'"),
@@ -171,7 +171,7 @@ def test_cli_refuses_a_bad_spec_before_queueing(redis_url, store, tmp_path, caps
         bad.write_text(yaml.safe_dump(body))
         assert cli(["sweep", str(bad)]) == 2
         assert message in capsys.readouterr().err
-    assert (waiting_messages(store), store.r.zcard(INDEX)) == (queued, sweeps)
+    assert (waiting_messages(store.r), store.r.zcard(INDEX)) == (queued, sweeps)
 
 
 def test_worker_metrics_count_games_and_chunks(sweep_worker, store, celery_app):

@@ -55,7 +55,7 @@ def _queued_chunk_ids(store: SweepStore) -> list[str]:
 def test_lost_messages_are_queued_again_once_the_queue_is_empty_and_the_sweep_idle(own, app):
     _url, store = own
     sweep_id = control.submit(parse_spec(SPEC), store, app)
-    assert waiting_messages(store) == 3
+    assert waiting_messages(store.r) == 3
     created = float(store.meta(sweep_id)["created"])
     # Queued and waiting: nothing is lost, however long it waits.
     assert reconcile(store, app, now=created + 10 * LEASE_SECONDS)["requeued"] == {}

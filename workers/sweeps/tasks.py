@@ -4,11 +4,13 @@ Crash safety comes from the app's configuration (late acks, reject on worker los
 prefetch 1: workers/app.py) together with idempotent results in jobs.py: a chunk's result
 is keyed by its chunk id and stored at most once, so a chunk redelivered after its worker
 was killed is simply played again and its second result is dropped. The broker is also
-the sweeps' store (`broker_url`).
+Sweeps keep their state in the platform's Redis (REDIS_URL, a Redis Cluster with
+REDIS_CLUSTER=true), apart from Celery's broker (CELERY_BROKER_URL, workers/app.py).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 
@@ -17,10 +19,17 @@ from celery import current_app, shared_task
 from celery.signals import worker_process_shutdown, worker_ready
 
 from services.balance.sweeps import control, jobs, metrics
+from workers.app import STORE_CLUSTER, store_url
 
 
 def _store():
-    return jobs.store_for(current_app.conf.broker_url)
+    return jobs.store_for(store_url(), STORE_CLUSTER)
+
+
+@functools.cache
+def _broker() -> redis.Redis:
+    """The broker's own Redis, where queued chunks wait (the reconciler counts them)."""
+    return redis.Redis.from_url(current_app.conf.broker_url)
 
 
 @shared_task(
@@ -48,7 +57,7 @@ def finish(self, sweep_id: str) -> str:
 @shared_task(name="workers.sweeps.tasks.reconcile", ignore_result=True)
 def reconcile() -> dict[str, object]:
     """Beat, every SWEEP_RECONCILE_SECONDS: queue again what no worker will play."""
-    return jobs.reconcile_pass(_store(), current_app)
+    return jobs.reconcile_pass(_store(), current_app, _broker())
 
 
 @shared_task(name="workers.sweeps.tasks.run_nightly", ignore_result=True)
@@ -85,7 +94,7 @@ def _serve_metrics(sender=None, **_kwargs) -> None:
     if port:
         # Only a worker of the sweeps queue exports the sweep gauges (read from Redis), so a
         # tables worker's /metrics does not repeat them.
-        metrics.serve(int(port), redis_url=current_app.conf.broker_url if _consumes_sweeps(sender) else None)
+        metrics.serve(int(port), redis_url=store_url() if _consumes_sweeps(sender) else None)
 
 
 def _consumes_sweeps(consumer) -> bool:

@@ -25,6 +25,7 @@ import os
 import time
 import traceback
 from datetime import UTC, datetime
+from typing import Any
 
 import redis
 
@@ -49,11 +50,11 @@ _stores: dict[str, SweepStore] = {}
 _specs: dict[str, SweepSpec] = {}
 
 
-def store_for(url: str) -> SweepStore:
-    """One store per broker URL and process (pool processes fork; connections must not be shared)."""
-    cache_key = f"{os.getpid()}:{url}"
+def store_for(url: str, cluster: bool = False) -> SweepStore:
+    """One store per URL and process (pool processes fork; connections must not be shared)."""
+    cache_key = f"{os.getpid()}:{url}:{cluster}"
     if cache_key not in _stores:
-        _stores[cache_key] = SweepStore.from_url(url)
+        _stores[cache_key] = SweepStore.from_url(url, cluster)
     return _stores[cache_key]
 
 
@@ -146,13 +147,14 @@ def _store_result(
             delay = min(delay * 2, 5.0)
 
 
-def reconcile_pass(store: SweepStore, sender: TaskSender) -> dict[str, object]:
-    """Beat, every SWEEP_RECONCILE_SECONDS: queue again what no worker will play (reconcile.py)."""
+def reconcile_pass(store: SweepStore, sender: TaskSender, broker: Any = None) -> dict[str, object]:
+    """Beat, every SWEEP_RECONCILE_SECONDS: queue again what no worker will play
+    (reconcile.py); `broker` as there."""
     # One pass at a time: two overlapping passes would only queue the same chunks twice.
     if not store.r.set("cultists:sweeps:reconciling", "1", nx=True, ex=60):
         return {"skipped": True}
     try:
-        return reconcile(store, sender)
+        return reconcile(store, sender, broker=broker)
     finally:
         store.r.delete("cultists:sweeps:reconciling")
 

@@ -45,18 +45,23 @@ def _plan(store: SweepStore, sweep_id: str) -> list[Chunk]:
     return _plans[sweep_id]
 
 
-def waiting_messages(store: SweepStore, queue: str = control.QUEUE) -> int:
-    """Messages waiting in `queue` over all its priority lists (services/runtime/broker.py)."""
-    pipe = store.r.pipeline()
+def waiting_messages(client: Any, queue: str = control.QUEUE) -> int:
+    """Messages waiting in `queue` over all its priority lists (services/runtime/broker.py),
+    read from the broker's Redis `client`."""
+    pipe = client.pipeline()
     for name in queue_keys(queue):
         pipe.llen(name)
     return sum(pipe.execute())
 
 
-def reconcile(store: SweepStore, celery_app: control.TaskSender, now: float | None = None) -> dict[str, Any]:
-    """One pass over the active sweeps; returns what was done, for the log and the tests."""
+def reconcile(
+    store: SweepStore, celery_app: control.TaskSender, now: float | None = None, broker: Any = None
+) -> dict[str, Any]:
+    """One pass over the active sweeps; returns what was done, for the log and the tests.
+    `broker`: a Redis client of Celery's broker, where it is not the store's Redis (the
+    store on a Redis Cluster)."""
     now = time.time() if now is None else now
-    queue_empty = waiting_messages(store) == 0
+    queue_empty = waiting_messages(broker or store.r) == 0
     report: dict[str, Any] = {"requeued": {}, "finish": [], "forgotten": []}
     for sweep_id in store.active_ids():
         meta = store.meta(sweep_id)

@@ -1,6 +1,7 @@
 """Everything a sweep keeps, in Redis, so it survives restarts of its clients and workers.
 
-Keys (all under `cultists:sweep:<id>:`):
+Keys (all under `cultists:sweep:{<id>}:`: the id is their hash tag, so a sweep's keys
+share one slot and the store runs on one Redis or a Redis Cluster alike):
 
 | key | type | holds |
 |---|---|---|
@@ -12,9 +13,12 @@ Keys (all under `cultists:sweep:<id>:`):
 | `replays` | hash | cell -> replay record of the cell's representative game |
 | `leases` | hash | chunk id -> time (epoch s) until which a worker is known to be playing it |
 
-plus `cultists:sweeps` (sorted set of sweep ids by creation time), `cultists:sweeps:active`
-(set of queued and running sweeps, what the reconciler walks) and `cultists:nightly:<game>`
-(nightly sweep ids scored by date, for the drift comparison).
+plus `cultists:{sweeps}` (sorted set of sweep ids by creation time),
+`cultists:{sweeps}:active` (set of queued and running sweeps, what the reconciler walks) and
+`cultists:nightly:<game>` (nightly sweep ids scored by date, for the drift comparison). A
+change to a sweep and to those lists is two writes, never one transaction: a sweep is
+listed active before it is made, and leaves the list after it is finished, so a crash in
+between leaves an entry the reconciler settles.
 
 Idempotence is one Lua script: the chunk result is stored only if its key is absent, and
 the counters move only when it was stored — atomically, so a worker killed between the two
@@ -41,9 +45,11 @@ from typing import Any
 import orjson
 import redis
 
+from services.runtime.redis_client import connect
+
 PREFIX = "cultists:sweep:"
-INDEX = "cultists:sweeps"
-ACTIVE_SET = "cultists:sweeps:active"
+INDEX = "cultists:{sweeps}"
+ACTIVE_SET = "cultists:{sweeps}:active"
 NIGHTLY = "cultists:nightly:"
 DAY = 24 * 3600
 # Finished sweeps are kept this long (nightly comparisons need last night's summary) ...
@@ -67,6 +73,13 @@ end
 return {0, tonumber(redis.call('HGET', KEYS[2], 'chunks_done') or '0')}
 """
 
+_CANCEL = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if status ~= 'queued' and status ~= 'running' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'cancelled', 'finished', ARGV[1])
+return 1
+"""
+
 _START = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if status == 'queued' then
@@ -78,7 +91,7 @@ return status
 
 
 def key(sweep_id: str, part: str) -> str:
-    return f"{PREFIX}{sweep_id}:{part}"
+    return f"{PREFIX}{{{sweep_id}}}:{part}"
 
 
 def new_id() -> str:
@@ -101,10 +114,11 @@ class SweepStore:
         self.r = client
         self._store_chunk = client.register_script(_STORE_CHUNK)
         self._start = client.register_script(_START)
+        self._cancel = client.register_script(_CANCEL)
 
     @classmethod
-    def from_url(cls, url: str) -> SweepStore:
-        return cls(redis.Redis.from_url(url))
+    def from_url(cls, url: str, cluster: bool = False) -> SweepStore:
+        return cls(connect(url, cluster))
 
     # --- creation ------------------------------------------------------------------------
     def create(
@@ -117,8 +131,11 @@ class SweepStore:
         extra: dict[str, str] | None = None,
     ) -> None:
         now = time.time()
-        pipe = self.r.pipeline()
-        pipe.hset(
+        with self.r.pipeline(transaction=False) as lists:  # listed first, then made
+            lists.zadd(INDEX, {sweep_id: now})
+            lists.sadd(ACTIVE_SET, sweep_id)
+            lists.execute()
+        self.r.hset(
             key(sweep_id, "meta"),
             mapping={
                 "spec": orjson.dumps(spec),
@@ -132,9 +149,6 @@ class SweepStore:
                 **(extra or {}),
             },
         )
-        pipe.zadd(INDEX, {sweep_id: now})
-        pipe.sadd(ACTIVE_SET, sweep_id)
-        pipe.execute()
 
     def exists(self, sweep_id: str) -> bool:
         return bool(self.r.exists(key(sweep_id, "meta")))
@@ -221,8 +235,8 @@ class SweepStore:
         pipe = self.r.pipeline()
         pipe.hset(key(sweep_id, "failed"), chunk_id, error)
         pipe.hset(key(sweep_id, "meta"), mapping={"status": "failed", "error": f"chunk {chunk_id}: {error}"})
-        pipe.srem(ACTIVE_SET, sweep_id)
         pipe.execute()
+        self.r.srem(ACTIVE_SET, sweep_id)
 
     def failures(self, sweep_id: str) -> dict[str, str]:
         return {k.decode(): v.decode() for k, v in self.r.hgetall(key(sweep_id, "failed")).items()}
@@ -232,11 +246,9 @@ class SweepStore:
 
     # --- status --------------------------------------------------------------------------
     def set_status(self, sweep_id: str, status: str, **fields: Any) -> None:
-        pipe = self.r.pipeline()
-        pipe.hset(key(sweep_id, "meta"), mapping={"status": status, **fields})
+        self.r.hset(key(sweep_id, "meta"), mapping={"status": status, **fields})
         if status not in ACTIVE:
-            pipe.srem(ACTIVE_SET, sweep_id)
-        pipe.execute()
+            self.r.srem(ACTIVE_SET, sweep_id)
 
     def claim_aggregation(self, sweep_id: str, seconds: int = 600) -> bool:
         """One finisher at a time; the lock expires so a finisher killed mid-way is retried."""
@@ -251,24 +263,11 @@ class SweepStore:
 
     def cancel(self, sweep_id: str) -> bool:
         """Mark an active sweep cancelled; False if it had already finished."""
-        with self.r.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(key(sweep_id, "meta"))
-                    status = pipe.hget(key(sweep_id, "meta"), "status")
-                    if status is None or status.decode() not in ACTIVE:
-                        pipe.unwatch()
-                        return False
-                    pipe.multi()
-                    pipe.hset(
-                        key(sweep_id, "meta"), mapping={"status": "cancelled", "finished": repr(time.time())}
-                    )
-                    pipe.srem(ACTIVE_SET, sweep_id)
-                    pipe.execute()
-                    self.expire(sweep_id)
-                    return True
-                except redis.WatchError:
-                    continue
+        if not self._cancel(keys=[key(sweep_id, "meta")], args=[repr(time.time())]):
+            return False
+        self.r.srem(ACTIVE_SET, sweep_id)
+        self.expire(sweep_id)
+        return True
 
     # --- results -------------------------------------------------------------------------
     def save_summary(
@@ -281,8 +280,8 @@ class SweepStore:
             pipe.hset(key(sweep_id, "replays"), mapping={str(c): orjson.dumps(r) for c, r in replays.items()})
         pipe.hset(key(sweep_id, "meta"), mapping={"status": "done", "finished": repr(finished)})
         pipe.delete(key(sweep_id, "leases"))
-        pipe.srem(ACTIVE_SET, sweep_id)
         pipe.execute()
+        self.r.srem(ACTIVE_SET, sweep_id)
 
     def summary(self, sweep_id: str) -> dict[str, Any] | None:
         raw = self.r.get(key(sweep_id, "summary"))

@@ -115,7 +115,7 @@ def _progress_writer(tunes: TuneStore, tune_id: str):
     return write
 
 
-def drive(tune_id: str, url: str, sender: TaskSender) -> str:
+def drive(tune_id: str, url: str, sender: TaskSender, cluster: bool = False) -> str:
     """Run one tune from its spec in Redis (`url`) to its summary in Redis (see the module
     doc); its evaluation sweeps are queued through `sender`."""
     from .evaluate import CeleryRunner
@@ -124,7 +124,7 @@ def drive(tune_id: str, url: str, sender: TaskSender) -> str:
     from .spec import parse_tune_spec
     from .store import SweepMemo
 
-    tunes = TuneStore.from_url(url)
+    tunes = TuneStore.from_url(url, cluster)
     status = tunes.status(tune_id)
     if status not in ACTIVE:
         return f"skipped ({status})"
@@ -137,7 +137,7 @@ def drive(tune_id: str, url: str, sender: TaskSender) -> str:
             log.warning("tune %s: driver %s replays the search (the last one died)", tune_id, drivers)
         try:
             spec = parse_tune_spec(tunes.spec(tune_id))
-            sweeps = SweepStore.from_url(url)
+            sweeps = SweepStore.from_url(url, cluster)
             celery_runner = CeleryRunner(sweeps, sender, poll=POLL_SECONDS, memo=SweepMemo(tunes, tune_id))
             write = _progress_writer(tunes, tune_id)
 
@@ -174,9 +174,9 @@ def drive(tune_id: str, url: str, sender: TaskSender) -> str:
     return "done"
 
 
-def reconcile(url: str, sender: TaskSender) -> dict[str, list[str]]:
+def reconcile(url: str, sender: TaskSender, cluster: bool = False) -> dict[str, list[str]]:
     """Beat: queue the driver again for every running tune whose driver's lease ran out."""
-    tunes = TuneStore.from_url(url)
+    tunes = TuneStore.from_url(url, cluster)
     requeued = []
     now = time.time()
     for tune_id in tunes.active_ids():

@@ -30,9 +30,13 @@ from typing import Any
 import orjson
 import redis
 
+from services.runtime.redis_client import connect
+
 PREFIX = "cultists:tune:"
-INDEX = "cultists:tunes"
-ACTIVE_SET = "cultists:tunes:active"
+# The global lists have a hash tag of their own; a tune's keys share its id's (key()), so
+# the store runs on one Redis or a Redis Cluster alike.
+INDEX = "cultists:{tunes}"
+ACTIVE_SET = "cultists:{tunes}:active"
 ACTIVE = ("queued", "running")
 FINISHED = ("done", "failed", "cancelled")
 KEEP_SECONDS = 30 * 24 * 3600
@@ -59,7 +63,7 @@ return 0
 
 
 def key(tune_id: str, part: str) -> str:
-    return f"{PREFIX}{tune_id}:{part}"
+    return f"{PREFIX}{{{tune_id}}}:{part}"
 
 
 def sweep_digest(sweep_spec: dict[str, Any]) -> str:
@@ -74,12 +78,17 @@ class TuneStore:
         self._release = client.register_script(_RELEASE)
 
     @classmethod
-    def from_url(cls, url: str) -> TuneStore:
-        return cls(redis.Redis.from_url(url, health_check_interval=30))
+    def from_url(cls, url: str, cluster: bool = False) -> TuneStore:
+        return cls(connect(url, cluster))
 
     # --- life -----------------------------------------------------------------------------
     def create(self, tune_id: str, spec: dict[str, Any], info: dict[str, Any]) -> None:
         now = time.time()
+        # Listed first, then made: a crash between leaves an id the reconciler drops.
+        with self.r.pipeline(transaction=False) as lists:
+            lists.zadd(INDEX, {tune_id: now})
+            lists.sadd(ACTIVE_SET, tune_id)
+            lists.execute()
         pipe = self.r.pipeline()
         pipe.set(key(tune_id, "spec"), orjson.dumps(spec))
         pipe.hset(
@@ -87,8 +96,6 @@ class TuneStore:
             mapping={"status": "queued", "created": repr(now), "phase": "queued", "spent": 0,
                      "trials": 0, "drivers": 0, **{k: str(v) for k, v in info.items()}},
         )  # fmt: skip
-        pipe.zadd(INDEX, {tune_id: now})
-        pipe.sadd(ACTIVE_SET, tune_id)
         pipe.execute()
 
     def exists(self, tune_id: str) -> bool:
@@ -149,10 +156,10 @@ class TuneStore:
             key(tune_id, "meta"),
             mapping={"status": status, "phase": status, "finished": repr(time.time()), **fields},
         )
-        pipe.srem(ACTIVE_SET, tune_id)
         for part in ("meta", "spec", "summary", "plots", "sweeps"):
             pipe.expire(key(tune_id, part), KEEP_SECONDS)
         pipe.execute()
+        self.r.srem(ACTIVE_SET, tune_id)  # after: a crash between leaves it to the reconciler
 
     def cancel(self, tune_id: str) -> bool:
         """Stop a queued or running tune (its driver stops at its next look); False if it had
