@@ -64,10 +64,20 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 def balance_clients(explicit: str | None):
     """The sweep store and light Celery client of the platform to talk to: `--redis`,
-    $REDIS_URL, the run file of a running `cultists run`, else a local Redis on 6379."""
+    $REDIS_URL, the run file of a running `cultists run`, else a local Redis on 6379. The
+    store is a Redis Cluster where REDIS_CLUSTER (or the running platform) says so; the
+    broker is CELERY_BROKER_URL, the running platform's, or the store's Redis."""
+    import os
+
     from services.balance.sweeps.store import SweepStore
     from services.runtime.task_client import task_client
-    from services.runtime.topology import platform_redis_url
+    from services.runtime.topology import platform_redis_url, read_run_file
 
+    facts = read_run_file()
     url = explicit or platform_redis_url() or DEFAULT_REDIS_URL
-    return SweepStore.from_url(url), task_client(url)
+    from_run = url == facts.get("redis_url")
+    cluster = os.environ.get("REDIS_CLUSTER", "").lower() in ("1", "true", "yes") or (
+        from_run and bool(facts.get("redis_cluster"))
+    )
+    broker = os.environ.get("CELERY_BROKER_URL") or (facts.get("broker_url") if from_run else None) or url
+    return SweepStore.from_url(url, cluster), task_client(broker)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from services.engines.registry import available_games
 from services.runtime import prometheus
+from services.runtime.embedded_cluster import form, node_argv, wait_ok
 from services.runtime.embedded_redis import redis_argv
 from services.runtime.ports import free_port
 from services.runtime.run_lock import FolderLocked, RunLock
@@ -37,15 +38,26 @@ _ROOT = Path(__file__).resolve().parents[2]
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run the whole platform locally until Ctrl-C")
+    p.add_argument(
+        "--redis-cluster",
+        type=int,
+        metavar="N",
+        default=0,
+        help="without REDIS_URL: keep live play on an embedded Redis Cluster of N masters "
+        "(1-16; data under the data folder's redis-cluster/), with Celery's broker on an "
+        "embedded plain Redis beside it",
+    )
     p.set_defaults(func=run)
 
 
-def plan(redis: str) -> list[ProcessSpec]:
-    """The processes of the platform, in start order."""
+def plan(redis: str, store_env: dict[str, str] | None = None) -> list[ProcessSpec]:
+    """The processes of the platform, in start order. `store_env`: where live play keeps
+    its tables when that is not `redis` alone (REDIS_CLUSTER, CELERY_BROKER_URL)."""
     py = sys.executable
     watcher = prometheus.process_spec()  # None without the binary: the rest runs anyway
     env = {
         "REDIS_URL": redis,
+        **(store_env or {}),
         **{f"ENGINE_ADDR_{g.upper()}": f"127.0.0.1:{engine_port(g)}" for g in available_games()},
         **({"PROMETHEUS_URL": prometheus.url()} if watcher else {}),
     }
@@ -105,19 +117,18 @@ def run(args: argparse.Namespace) -> int:
                 f"{len(leftovers)} leftover processes")  # fmt: skip
     try:
         url = redis_url()
+        store_env: dict[str, str] = {}
         if url is None:
-            redis_dir = data_dir() / "redis"
-            redis_dir.mkdir(exist_ok=True)
-            port = free_port()
-            url = f"redis://127.0.0.1:{port}/0"
-            # A supervised part like the others: restarted on the same port from its
-            # append-only file, and stopped only after everything that writes to it.
-            sup.start(ProcessSpec("redis", redis_argv(port, redis_dir, persist=True), stop_last=True))
-            sup.wait_until_listening("redis", port, timeout=30)
-            sup.say("run", f"embedded redis-server on {url} (data in {redis_dir})")
+            url = _embedded_redis(sup, "redis", data_dir() / "redis")
+            if args.redis_cluster:
+                store_env = {
+                    "CELERY_BROKER_URL": url,
+                    "REDIS_URL": _embedded_cluster(sup, args.redis_cluster),
+                    "REDIS_CLUSTER": "true",
+                }
         else:
             sup.say("run", f"using REDIS_URL={url}")
-        specs = plan(url)
+        specs = plan(url, store_env)
         prom_url = prometheus.url() if any(s.name == "prometheus" for s in specs) else None
         if prom_url is None:
             sup.say("run", prometheus.MISSING_NOTE)
@@ -130,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
         # The master listens at once; its workers load the app for seconds more. "Up"
         # means a request is answered.
         sup.wait_until("gateway", _gateway_answers, "answering /healthz")
-        facts.update(_facts(url, prom_url))  # from now on the run file says the platform is up
+        facts.update(_facts(url, prom_url, store_env))  # from now on the run file says the platform is up
         _write_run_file(facts, sup)
         sup.say("run", f"lobby: http://127.0.0.1:{gateway_port()}/  (API: /api/openapi.json)")
         if prom_url is not None:
@@ -147,6 +158,47 @@ def run(args: argparse.Namespace) -> int:
         lock.release()
 
 
+def _embedded_redis(sup: Supervisor, name: str, directory: Path) -> str:
+    """A supervised redis-server like the other parts: restarted on the same port from its
+    append-only file, and stopped only after everything that writes to it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    sup.start(ProcessSpec(name, redis_argv(port, directory, persist=True), stop_last=True))
+    sup.wait_until_listening(name, port, timeout=30)
+    sup.say("run", f"embedded redis-server on {url} (data in {directory})")
+    return url
+
+
+def _embedded_cluster(sup: Supervisor, masters: int) -> str:
+    """An embedded Redis Cluster of `masters` supervised nodes under the data folder. Its
+    nodes keep their ports (redis-cluster/ports.json) so a later run finds the cluster its
+    nodes.conf files describe; a first run forms it."""
+    if not 1 <= masters <= 16:
+        raise RuntimeError("--redis-cluster takes 1 to 16 masters")
+    root = data_dir() / "redis-cluster"
+    root.mkdir(parents=True, exist_ok=True)
+    ports_file = root / "ports.json"
+    known = json.loads(ports_file.read_text()) if ports_file.exists() else []
+    if len(known) != masters:
+        shutil.rmtree(root)
+        root.mkdir(parents=True)
+        known = [[free_port(), free_port()] for _ in range(masters)]
+        ports_file.write_text(json.dumps(known))
+    for i, (port, bus) in enumerate(known):
+        directory = root / f"node-{i}"
+        directory.mkdir(exist_ok=True)
+        sup.start(
+            ProcessSpec(f"redis-node-{i}", node_argv(port, bus, directory, persist=True), stop_last=True)
+        )
+        sup.wait_until_listening(f"redis-node-{i}", port, timeout=30)
+    form([(port, bus) for port, bus in known])
+    wait_ok([port for port, _ in known])
+    url = f"redis://127.0.0.1:{known[0][0]}/0"
+    sup.say("run", f"embedded Redis Cluster of {masters} masters at {url} (data in {root})")
+    return url
+
+
 def _gateway_answers() -> bool:
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{gateway_port()}/healthz", timeout=5) as reply:
@@ -155,10 +207,12 @@ def _gateway_answers() -> bool:
         return False
 
 
-def _facts(url: str, prom_url: str | None) -> dict:
+def _facts(url: str, prom_url: str | None, store_env: dict[str, str]) -> dict:
     """What `cultists status` and the tools read from the run file."""
     return {
-        "redis_url": url,
+        "redis_url": store_env.get("REDIS_URL", url),
+        "redis_cluster": bool(store_env.get("REDIS_CLUSTER")),
+        "broker_url": url,
         "gateway_url": f"http://127.0.0.1:{gateway_port()}",
         "engines": {g: f"127.0.0.1:{engine_port(g)}" for g in available_games()},
         "metrics": {

@@ -14,6 +14,7 @@ from typing import Any
 
 import redis
 from flask import Flask, jsonify, request
+from redis.exceptions import RedisClusterException
 from werkzeug.exceptions import HTTPException
 
 from services.platform.errors import RETRY_AFTER_SECONDS, PlatformError
@@ -51,7 +52,9 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
-    def _store_down(exc: redis.RedisError):
+    @app.errorhandler(redis.exceptions.ClusterError)  # a cluster's slot is moving or down
+    @app.errorhandler(RedisClusterException)  # no node of the cluster answers
+    def _store_down(exc: Exception):
         # Every write is one script or transaction, so a request cut off here wrote
         # nothing; redis-py reconnects on the next request once Redis is back.
         log.warning("redis unavailable in %s %s: %s", request.method, request.path, exc)

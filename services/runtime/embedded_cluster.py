@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import redis
@@ -23,6 +23,23 @@ from .ports import free_port, wait_for_port
 SLOTS = 16384
 
 
+def node_argv(port: int, bus_port: int, directory: Path, persist: bool) -> list[str]:
+    """One cluster node's redis-server command line (the single server's, plus cluster mode)."""
+    return [
+        *redis_argv(port, directory, persist),
+        "--cluster-enabled", "yes",
+        "--cluster-config-file", "nodes.conf",
+        "--cluster-port", str(bus_port),
+        "--cluster-node-timeout", "2000",
+        # A cluster missing a master still answers for the slots it has: a node's restart
+        # makes only its own tables unavailable (503), not every table.
+        "--cluster-require-full-coverage", "no",
+        # Kept, every write on disk before it is answered: a node killed and restarted
+        # comes back with every move it acknowledged (a laptop's cluster, not a fast one).
+        *(["--appendfsync", "always"] if persist else []),
+    ]  # fmt: skip
+
+
 @dataclass
 class ClusterNode:
     port: int
@@ -30,19 +47,12 @@ class ClusterNode:
     directory: Path
     process: subprocess.Popen | None = None
 
+    def argv(self, persist: bool) -> list[str]:
+        return node_argv(self.port, self.bus_port, self.directory, persist)
+
     def start(self, persist: bool) -> None:
-        args = [
-            *redis_argv(self.port, self.directory, persist),
-            "--cluster-enabled", "yes",
-            "--cluster-config-file", "nodes.conf",
-            "--cluster-port", str(self.bus_port),
-            "--cluster-node-timeout", "2000",
-            # A cluster missing a master still answers for the slots it has: a node's
-            # restart makes only its own tables unavailable (503), not every table.
-            "--cluster-require-full-coverage", "no",
-        ]  # fmt: skip
         self.process = subprocess.Popen(
-            args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+            self.argv(persist), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
         )
         wait_for_port(self.port, timeout=15)
 
@@ -64,7 +74,6 @@ class EmbeddedCluster:
     nodes: list[ClusterNode]
     workdir: tempfile.TemporaryDirectory | None = None
     persist: bool = False
-    clients: list[redis.Redis] = field(default_factory=list)
 
     @property
     def url(self) -> str:
@@ -75,21 +84,7 @@ class EmbeddedCluster:
         return redis.Redis(host="127.0.0.1", port=self.nodes[index].port)
 
     def wait_ok(self, timeout: float = 30.0) -> None:
-        """Until every node says the cluster is whole (all slots served, all nodes known)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                states = [self.node_client(i).cluster("info") for i in range(len(self.nodes))]
-                if all(
-                    s.get("cluster_state") == "ok" and int(s.get("cluster_known_nodes", 0)) == len(self.nodes)
-                    for s in states
-                ):
-                    return
-            except redis.RedisError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the embedded Redis Cluster did not come up (cluster_state never ok)")
-            time.sleep(0.1)
+        wait_ok([n.port for n in self.nodes], timeout)
 
     def restart(self, index: int, kill: bool = True) -> None:
         """Stop one node (SIGKILL by default) and start it again from its own files."""
@@ -118,11 +113,9 @@ def start_cluster(masters: int = 3, data_dir: Path | None = None, persist: bool 
         nodes.append(ClusterNode(free_port(), free_port(), directory))
     cluster = EmbeddedCluster(nodes, workdir, persist)
     try:
-        fresh = not any((n.directory / "nodes.conf").exists() for n in nodes)
         for node in nodes:
             node.start(persist)
-        if fresh:
-            _form(cluster)
+        form([(n.port, n.bus_port) for n in nodes])
         cluster.wait_ok()
     except BaseException:
         cluster.stop()
@@ -130,12 +123,34 @@ def start_cluster(masters: int = 3, data_dir: Path | None = None, persist: bool 
     return cluster
 
 
-def _form(cluster: EmbeddedCluster) -> None:
-    """Split the slots evenly and introduce every node to the first."""
-    n = len(cluster.nodes)
-    for i in range(n):
+def form(nodes: list[tuple[int, int]]) -> None:
+    """Make fresh nodes ((port, bus port) each) one cluster: split the slots evenly and
+    introduce every node to the first. Nodes that already are one (restarted from their
+    nodes.conf) are left as they are."""
+    clients = [redis.Redis(host="127.0.0.1", port=port) for port, _ in nodes]
+    if any(int(c.cluster("info").get("cluster_slots_assigned", 0)) for c in clients):
+        return
+    n = len(nodes)
+    for i, client in enumerate(clients):
         first, last = i * SLOTS // n, (i + 1) * SLOTS // n - 1
-        cluster.node_client(i).execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
-    head = cluster.node_client(0)
-    for node in cluster.nodes[1:]:
-        head.execute_command("CLUSTER", "MEET", "127.0.0.1", node.port, node.bus_port)
+        client.execute_command("CLUSTER", "ADDSLOTSRANGE", first, last)
+    for port, bus_port in nodes[1:]:
+        clients[0].execute_command("CLUSTER", "MEET", "127.0.0.1", port, bus_port)
+
+
+def wait_ok(ports: list[int], timeout: float = 30.0) -> None:
+    """Until every node says the cluster is whole (all slots served, all nodes known)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            states = [redis.Redis(host="127.0.0.1", port=p).cluster("info") for p in ports]
+            if all(
+                s.get("cluster_state") == "ok" and int(s.get("cluster_known_nodes", 0)) == len(ports)
+                for s in states
+            ):
+                return
+        except redis.RedisError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("the embedded Redis Cluster did not come up (cluster_state never ok)")
+        time.sleep(0.1)

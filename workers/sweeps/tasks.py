@@ -94,7 +94,9 @@ def _serve_metrics(sender=None, **_kwargs) -> None:
     if port:
         # Only a worker of the sweeps queue exports the sweep gauges (read from Redis), so a
         # tables worker's /metrics does not repeat them.
-        metrics.serve(int(port), redis_url=store_url() if _consumes_sweeps(sender) else None)
+        metrics.serve(
+            int(port), redis_url=store_url() if _consumes_sweeps(sender) else None, cluster=STORE_CLUSTER
+        )
 
 
 def _consumes_sweeps(consumer) -> bool:

@@ -89,15 +89,16 @@ def export_drift(game: str, drift: dict, store) -> None:
 class SweepCollector:
     """Sweep and balance gauges read from Redis at scrape time (see the module docstring)."""
 
-    def __init__(self, redis_url: str) -> None:
+    def __init__(self, redis_url: str, cluster: bool = False) -> None:
         self.redis_url = redis_url
+        self.cluster = cluster
         self._store = None
 
     def _client(self):
         if self._store is None:
             from .store import SweepStore
 
-            self._store = SweepStore.from_url(self.redis_url)
+            self._store = SweepStore.from_url(self.redis_url, self.cluster)
         return self._store
 
     def describe(self):
@@ -169,9 +170,10 @@ class SweepCollector:
         yield from (progress, moved, flagged, first, drift, delta)
 
 
-def registry(redis_url: str | None = None) -> CollectorRegistry:
+def registry(redis_url: str | None = None, cluster: bool = False) -> CollectorRegistry:
     """The registry to serve: all pool processes' files in multiprocess mode (else this
-    process's metrics), plus the sweep gauges read from Redis at `redis_url`."""
+    process's metrics), plus the sweep gauges read from Redis at `redis_url` (a Redis
+    Cluster with `cluster`)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         from prometheus_client import multiprocess
 
@@ -181,7 +183,7 @@ def registry(redis_url: str | None = None) -> CollectorRegistry:
         log.warning("PROMETHEUS_MULTIPROC_DIR is unset: /metrics shows only the worker's main process")
         reg = REGISTRY
     if redis_url:
-        reg.register(SweepCollector(redis_url))
+        reg.register(SweepCollector(redis_url, cluster))
     return reg
 
 
@@ -198,12 +200,12 @@ def prime() -> None:
             CHUNKS.labels(game, outcome)
 
 
-def serve(port: int, addr: str = "0.0.0.0", redis_url: str | None = None) -> bool:
+def serve(port: int, addr: str = "0.0.0.0", redis_url: str | None = None, cluster: bool = False) -> bool:
     """Start the /metrics endpoint in a thread; False (and a log line) if the port is taken.
     A sweeps worker (the one given `redis_url`) shows its work series from the start."""
     if redis_url:
         prime()
-    reg = registry(redis_url)
+    reg = registry(redis_url, cluster)
     try:
         start_http_server(port, addr, registry=reg)
     except OSError as exc:
