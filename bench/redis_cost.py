@@ -1,0 +1,213 @@
+"""Redis commands and Redis CPU per human move, on one Redis and on a 3-master cluster.
+
+Issue 28 item 3: a move must cost at most 8 Redis commands, those run inside Lua included,
+and at most 0.08 ms of Redis CPU. Measured from Redis's own accounting over a known number
+of moves: `CONFIG RESETSTAT`, then moves, then `INFO commandstats` (calls and usec per
+command, Lua's inner calls counted separately from the EVALSHA that ran them) and `INFO
+cpu` (the server process's CPU, summed over the cluster's masters).
+
+The moves are real: the gateway app (Flask's test client, no HTTP server: the commands
+are the same), real engines over gRPC, tables of humans only (no bot task, so no Celery
+traffic), each move sent with the legal actions the last move's answer carried (one
+request per move, as a client does). Rate limits are off in the first row (they are
+counters of their own, per address and player: the third row shows what they add).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import redis
+
+from services.engines.core.server import start_engine
+from services.engines.registry import available_games
+from services.gateway import create_app
+from services.platform.settings import Settings
+from services.runtime.embedded_cluster import start_cluster
+from services.runtime.embedded_redis import start_redis
+
+GAME = "crazy_cultists"
+TABLES = 20
+MOVES = 2000
+TARGET_COMMANDS = 8.0
+TARGET_CPU_MS = 0.08
+
+
+def _nodes(store: Any) -> list[redis.Redis]:
+    if hasattr(store, "nodes"):
+        return [store.node_client(i) for i in range(len(store.nodes))]
+    return [redis.Redis.from_url(store.url)]
+
+
+# The readings' own commands, never counted as a move's.
+READING = ("info", "config|resetstat", "config")
+
+
+def _stats(nodes: list[redis.Redis]) -> tuple[dict[str, int], float]:
+    """Calls per command and usec spent executing commands, over every node."""
+    calls: dict[str, int] = {}
+    usec = 0.0
+    for node in nodes:
+        for name, row in node.info("commandstats").items():
+            command = name.removeprefix("cmdstat_")
+            if command in READING:
+                continue
+            calls[command] = calls.get(command, 0) + int(row["calls"])
+            usec += float(row["usec"])
+    return calls, usec
+
+
+def _cpu(nodes: list[redis.Redis]) -> float:
+    return sum(float(i["used_cpu_user"]) + float(i["used_cpu_sys"]) for i in (n.info("cpu") for n in nodes))
+
+
+def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
+    settings = Settings(
+        redis_url=store.url,
+        redis_cluster=hasattr(store, "nodes"),
+        broker_url=store.broker_url,
+        engine_addresses={g: f"127.0.0.1:{e.port}" for g, e in engines.items()},
+        # The limits' counters, at the default's two windows but high enough that this
+        # one client is never refused (what is counted is their commands).
+        rate_limit_address="100000/second;1000000/minute" if limits else "",
+        rate_limit_player="100000/second;1000000/minute" if limits else "",
+        dispatch_tasks=False,
+    )
+    app = create_app(settings)
+    client = app.test_client()
+    pick = random.Random(5)
+    seats: list[tuple[str, list[str], dict]] = []
+    for _ in range(TABLES):
+        tid = client.post("/api/tables", json={"game": GAME, "players": 4}).get_json()["table"]
+        tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in range(4)]
+        seat = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
+        legal = client.get(f"/api/tables/{tid}/legal", headers={"Authorization": f"Bearer {tokens[seat]}"})
+        seats.append((tid, tokens, legal.get_json()))
+    nodes = _nodes(store)
+    for node in nodes:
+        node.config_resetstat()
+    moves = 0
+    cpu = _cpu(nodes)
+    started = time.perf_counter()
+    while moves < MOVES:
+        for i, (tid, tokens, legal) in enumerate(seats):
+            if moves >= MOVES:
+                break
+            if not legal["legal_actions"]:
+                # Another seat must decide: what its own last answer (or /legal) said.
+                table = client.get(f"/api/tables/{tid}").get_json()
+                if table["status"] != "playing":
+                    new = client.post("/api/tables", json={"game": GAME, "players": 4}).get_json()["table"]
+                    tokens = [
+                        client.post(f"/api/tables/{new}/seats/{s}").get_json()["token"] for s in range(4)
+                    ]
+                    tid = new
+                    table = client.get(f"/api/tables/{tid}").get_json()
+                seat = table["to_act"][0]
+                legal = client.get(
+                    f"/api/tables/{tid}/legal", headers={"Authorization": f"Bearer {tokens[seat]}"}
+                ).get_json()
+                seats[i] = (tid, tokens, legal)
+                continue
+            seat = legal["seat"]
+            body = {"action": pick.choice(legal["legal_actions"])["id"], "version": legal["version"]}
+            before = _stats(nodes)  # around the move only: the lookups above are not a move's
+            reply = client.post(
+                f"/api/tables/{tid}/actions", json=body, headers={"Authorization": f"Bearer {tokens[seat]}"}
+            )
+            after = _stats(nodes)
+            assert reply.status_code == 200, reply.get_json()
+            seats[i] = (tid, tokens, reply.get_json())
+            moves += 1
+            _add(before, after)
+    seconds = time.perf_counter() - started
+    server_cpu = _cpu(nodes) - cpu
+    app.extensions["cultists"].close()
+    return _summary(moves, seconds, server_cpu)
+
+
+_totals: dict[str, Any] = {}
+
+
+def _add(before: tuple[dict[str, int], float], after: tuple[dict[str, int], float]) -> None:
+    """One move's share: the difference of the readings around it."""
+    calls0, usec0 = before
+    calls1, usec1 = after
+    counted = _totals.setdefault("calls", {})
+    for command, n in calls1.items():
+        counted[command] = counted.get(command, 0) + n - calls0.get(command, 0)
+    _totals["usec"] = _totals.get("usec", 0.0) + usec1 - usec0
+
+
+def _summary(moves: int, seconds: float, server_cpu: float) -> dict[str, Any]:
+    calls = {k: v for k, v in _totals.pop("calls", {}).items() if v}
+    usec = _totals.pop("usec", 0.0)
+    total = sum(calls.values())
+    return {
+        "moves": moves,
+        "commands_per_move": round(total / moves, 2),
+        "by_command_per_move": {k: round(v / moves, 2) for k, v in sorted(calls.items())},
+        # Time Redis spent executing the move's commands (commandstats' usec): its CPU for them.
+        "redis_cpu_ms_per_move": round(usec / moves / 1000, 4),
+        # The server process's whole CPU over the run, per move: also the lookups between
+        # moves, the readings and the event loop, so an upper bound.
+        "server_cpu_ms_per_move_upper_bound": round(1000 * server_cpu / moves, 4),
+        "seconds": round(seconds, 1),
+    }
+
+
+class _Single:
+    def __init__(self) -> None:
+        self.server = start_redis()
+        self.url = self.broker_url = self.server.url
+
+    def stop(self) -> None:
+        self.server.stop()
+
+
+class _Cluster:
+    def __init__(self) -> None:
+        self.cluster = start_cluster(3)
+        self.broker = start_redis()
+        self.url, self.broker_url = self.cluster.url, self.broker.url
+        self.nodes = self.cluster.nodes
+
+    def node_client(self, index: int) -> redis.Redis:
+        return self.cluster.node_client(index)
+
+    def stop(self) -> None:
+        self.cluster.stop()
+        self.broker.stop()
+
+
+def run() -> dict[str, Any]:
+    engines = {g: start_engine(g) for g in available_games()}
+    out: dict[str, Any] = {"game": GAME, "players": 4, "tables": TABLES}
+    try:
+        for name, make in (("single", _Single), ("cluster", _Cluster)):
+            store = make()
+            try:
+                out[name] = _measure(store, engines, limits=False)
+                if name == "single":
+                    out["single_with_rate_limits"] = _measure(store, engines, limits=True)
+            finally:
+                store.stop()
+    finally:
+        for engine in engines.values():
+            engine.stop(grace=0)
+    out["targets"] = {
+        f"commands per move <= {TARGET_COMMANDS:g} ({kind})": out[kind]["commands_per_move"]
+        <= TARGET_COMMANDS
+        for kind in ("single", "cluster")
+    } | {
+        f"Redis CPU per move <= {TARGET_CPU_MS} ms ({kind})": out[kind]["redis_cpu_ms_per_move"]
+        <= TARGET_CPU_MS
+        for kind in ("single", "cluster")
+    }
+    for kind in ("single", "cluster", "single_with_rate_limits"):
+        row = out[kind]
+        print(f"  {kind:<24} {row['commands_per_move']:>5} commands/move  {row['redis_cpu_ms_per_move']:.4f} ms CPU/move"
+              f"  {row['by_command_per_move']}")  # fmt: skip
+    return out
