@@ -45,6 +45,8 @@ VISIBILITY_TIMEOUT = int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600"))
 RECONCILE_SECONDS = float(os.environ.get("SWEEP_RECONCILE_SECONDS", "30"))
 # How often beat refiles live tables whose index entries a crash cut off (platform store).
 TABLES_RECONCILE_SECONDS = float(os.environ.get("TABLES_RECONCILE_SECONDS", "10"))
+# How often beat moves finished tables past their grace period to the archive.
+TABLES_ARCHIVE_SECONDS = float(os.environ.get("TABLES_ARCHIVE_SECONDS", "60"))
 
 
 class CultistsCelery(Celery):
@@ -99,6 +101,12 @@ app.conf.update(
             "task": "workers.tables.reconcile",
             "schedule": TABLES_RECONCILE_SECONDS,
             "options": {"expires": TABLES_RECONCILE_SECONDS},
+        },
+        # Finished tables past their grace period leave Redis (services/platform/archive.py).
+        "archive-tables": {
+            "task": "workers.tables.archive",
+            "schedule": TABLES_ARCHIVE_SECONDS,
+            "options": {"expires": TABLES_ARCHIVE_SECONDS},
         },
         # Lost chunks of running sweeps queued again; lost finish tasks sent again (issue 13).
         "reconcile-sweeps": {

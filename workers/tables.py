@@ -54,6 +54,13 @@ def enforce_deadlines() -> int:
     return moves
 
 
+@app.task(name="workers.tables.archive", ignore_result=True)
+def archive() -> int:
+    """Beat, every TABLES_ARCHIVE_SECONDS: finished tables past their grace period leave
+    Redis for the archive (services/platform/archive.py)."""
+    return live().archiver.run()
+
+
 @app.task(name="workers.tables.reconcile", ignore_result=True)
 def reconcile() -> dict[str, int]:
     """Beat, every TABLES_RECONCILE_SECONDS: refile tables whose index entries a crash cut

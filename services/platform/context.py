@@ -7,11 +7,14 @@ environment. Both then run the very same services against the same Redis and eng
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import redis
 
 from services.runtime.redis_client import connect
+from services.runtime.topology import data_dir
 
+from .archive import Archiver, TableArchive
 from .dispatch import TaskQueue, TaskSender
 from .engines import EngineClients
 from .players import PlayerBook
@@ -33,6 +36,7 @@ class Platform:
     tables: TableService
     matchmaking: MatchmakingService
     players: PlayerBook
+    archiver: Archiver
 
     @classmethod
     def build(cls, settings: Settings, sender: TaskSender) -> Platform:
@@ -46,15 +50,24 @@ class Platform:
         )
         engines = EngineClients(settings)
         timing = Timing(settings.bot_grace_seconds, settings.away_seconds)
-        store = TableStore(
-            client, timing, settings.finished_ttl_seconds, engines.games, settings.index_grace_seconds
+        archive = TableArchive(
+            Path(settings.archive_dir) if settings.archive_dir else data_dir() / "archive" / "tables"
         )
+        store = TableStore(
+            client,
+            timing,
+            settings.finished_ttl_seconds,
+            engines.games,
+            settings.index_grace_seconds,
+            archive,
+        )
+        archiver = Archiver(client, archive, engines.games, settings.archive_grace_seconds)
         tasks = TaskQueue(sender)
         ratings = RatingBook(client, store)
         tables = TableService(settings, store, engines, tasks, ratings)
         matchmaking = MatchmakingService(client, engines, tables, ratings, tasks, settings.match_policy)
         players = PlayerBook(client, settings.session_ttl_seconds)
-        return cls(settings, client, engines, store, tasks, ratings, tables, matchmaking, players)
+        return cls(settings, client, engines, store, tasks, ratings, tables, matchmaking, players, archiver)
 
     def close(self) -> None:
         self.store.close()

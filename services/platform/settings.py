@@ -50,8 +50,13 @@ class Settings:
     # A seat that timed out is "away": its next decisions wait this long, not a full
     # deadline, until the player shows up again with the token.
     away_seconds: float = 5.0
-    # How long a finished table (its replay and log) is kept.
+    # How long a finished table (its replay and log) is kept in Redis at most: the
+    # archiver moves it to the archive after archive_grace_seconds (archive.py), so this
+    # is only a backstop for a platform whose archiver does not run.
     finished_ttl_seconds: int = 7 * 24 * 3600
+    archive_grace_seconds: float = 600.0
+    # Where archived tables' Parquet files go; None: the data folder's archive/tables/.
+    archive_dir: str | None = None
     # How long a table may wait for its players: past this it is gone (keys expire), so
     # tables opened and abandoned, or opened by the thousand, do not fill Redis.
     waiting_ttl_seconds: int = 2 * 3600
@@ -125,6 +130,8 @@ class Settings:
             bot_grace_seconds=_env_float("GATEWAY_BOT_GRACE_SECONDS", cls.bot_grace_seconds),
             away_seconds=_env_float("GATEWAY_AWAY_SECONDS", cls.away_seconds),
             finished_ttl_seconds=int(_env_float("GATEWAY_FINISHED_TTL_SECONDS", cls.finished_ttl_seconds)),
+            archive_grace_seconds=_env_float("GATEWAY_ARCHIVE_GRACE_SECONDS", cls.archive_grace_seconds),
+            archive_dir=os.environ.get("CULTISTS_ARCHIVE_DIR") or None,
             waiting_ttl_seconds=int(_env_float("GATEWAY_WAITING_TTL_SECONDS", cls.waiting_ttl_seconds)),
             rate_limit_address=os.environ.get("GATEWAY_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
             rate_limit_player=os.environ.get("GATEWAY_RATE_LIMIT_PLAYER", cls.rate_limit_player),

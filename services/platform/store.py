@@ -43,6 +43,7 @@ from typing import Any
 import orjson
 import redis
 
+from .archive import TableArchive
 from .keys import INDEX_SHARDS, actions_key, index_key, log_key, shard_of, table_key, updates_channel
 
 # A status's index (the lobby lists and the counts read these).
@@ -257,9 +258,18 @@ def _text(value: Any) -> str:
 
 class TableStore:
     def __init__(
-        self, client: redis.Redis, timing: Timing, finished_ttl: int, games: list[str], grace: float = 30.0
+        self,
+        client: redis.Redis,
+        timing: Timing,
+        finished_ttl: int,
+        games: list[str],
+        grace: float = 30.0,
+        archive: TableArchive | None = None,
     ) -> None:
         self.redis = client
+        # Where finished tables go after their grace period (archive.py); read from there
+        # when Redis no longer has a table.
+        self.archive = archive
         self.timing = timing
         self.finished_ttl = finished_ttl
         # An index entry whose table does not exist is dropped only once older than this:
@@ -281,7 +291,13 @@ class TableStore:
     # -- reading -------------------------------------------------------------------------
     def load(self, table_id: str) -> Table | None:
         raw = self.redis.hgetall(table_key(table_id))
-        return _parse_table(table_id, raw) if raw else None
+        if raw:
+            return _parse_table(table_id, raw)
+        archived = self._archived(table_id)
+        return _parse_table(table_id, archived["record"]) if archived else None
+
+    def _archived(self, table_id: str) -> dict[str, Any] | None:
+        return self.archive.find(table_id) if self.archive is not None else None
 
     def load_many(self, ids: list[str]) -> list[Table | None]:
         with self.redis.pipeline(transaction=False) as pipe:
@@ -353,21 +369,43 @@ class TableStore:
             return int(sum(pipe.execute()))
 
     def finished(self, limit: int) -> list[tuple[Table, float]]:
-        """Recently finished tables still in Redis with the time each ended, newest first."""
+        """Recently finished tables with the time each ended, newest first: those still in
+        Redis, then the newest archived ones."""
         tables, _cursor, _total = self.page("finished", limit)
-        return [(t, float(t.finished_at or t.created)) for t in tables]
+        found = [(t, float(t.finished_at or t.created)) for t in tables]
+        if self.archive is not None and len(found) < limit:
+            seen = {t.id for t, _ in found}
+            found += [
+                (_parse_table(table_id, record), ended)
+                for table_id, record, ended in self.archive.recent(limit - len(found))
+                if table_id not in seen
+            ]
+        return found
 
     def log(self, table_id: str, start: int = 0, count: int | None = None) -> list[dict[str, Any]]:
         """The log from position `start`: all of it, or at most `count` entries."""
         end = -1 if count is None else start + count - 1
-        return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), start, end)]
+        lines = self.redis.lrange(log_key(table_id), start, end)
+        if not lines and not self.redis.exists(log_key(table_id)):  # gone from Redis: archived?
+            archived = self._archived(table_id)
+            log = archived["log"] if archived else []
+            return log[start:] if count is None else log[start : start + count]
+        return [orjson.loads(line) for line in lines]
 
     def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
         """The newest `count` log entries (a page's last-trick line needs only those)."""
-        return [orjson.loads(line) for line in self.redis.lrange(log_key(table_id), -count, -1)]
+        lines = self.redis.lrange(log_key(table_id), -count, -1)
+        if not lines:
+            archived = self._archived(table_id)
+            return archived["log"][-count:] if archived else []
+        return [orjson.loads(line) for line in lines]
 
     def actions(self, table_id: str) -> list[list[int]]:
-        return [orjson.loads(line) for line in self.redis.lrange(actions_key(table_id), 0, -1)]
+        lines = self.redis.lrange(actions_key(table_id), 0, -1)
+        if not lines and not self.redis.exists(table_key(table_id)):  # gone from Redis: archived?
+            archived = self._archived(table_id)
+            return archived["actions"] if archived else []
+        return [orjson.loads(line) for line in lines]
 
     def due_tables(self, now: float, limit: int = 500) -> list[str]:
         """Tables with a deadline at or before `now`, over every shard."""

@@ -80,10 +80,12 @@ def prometheus_url() -> str | None:
     return os.environ.get("PROMETHEUS_URL") or read_run_file().get("prometheus_url") or None
 
 
-def data_dir() -> Path:
-    """Where a local run keeps its files (Redis data, beat schedule, the run file)."""
+def data_dir(create: bool = True) -> Path:
+    """Where a local run keeps its files (Redis data, beat schedule, the run file); made
+    unless `create` is False (a path to write under later, if ever)."""
     path = Path(os.environ.get("CULTISTS_DATA", "var")).resolve()
-    path.mkdir(parents=True, exist_ok=True)
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
     return path
 
 

@@ -76,8 +76,9 @@ def live_store(request, redis_url: str) -> LiveStore:
 
 
 @pytest.fixture(scope="package")
-def gateway_settings(live_store: LiveStore, engines: dict) -> Settings:
+def gateway_settings(live_store: LiveStore, engines: dict, tmp_path_factory) -> Settings:
     return Settings(
+        archive_dir=str(tmp_path_factory.mktemp(f"archive-{live_store.kind}")),
         redis_url=live_store.url,
         redis_cluster=live_store.cluster,
         broker_url=live_store.broker_url,
@@ -128,10 +129,13 @@ def client(app):
 
 
 @pytest.fixture(scope="package")
-def table_worker(live_store: LiveStore, engines: dict) -> Iterator[subprocess.Popen]:
+def table_worker(
+    live_store: LiveStore, engines: dict, gateway_settings: Settings
+) -> Iterator[subprocess.Popen]:
     """A real `celery worker -Q tables` pointed at the in-process engines."""
     env = {
         **live_store.env(),
+        "CULTISTS_ARCHIVE_DIR": str(gateway_settings.archive_dir),
         **engine_env(engines),
         "GATEWAY_AWAY_SECONDS": str(AWAY_SECONDS),
         "GATEWAY_BOT_GRACE_SECONDS": str(BOT_GRACE_SECONDS),
