@@ -302,6 +302,56 @@ def aggregation_table(results: dict[str, Any]) -> str:
     return "\n".join([*rows, "", cost, "", _when(section), "", *_targets(section)]) + "\n"
 
 
+# A busy live table (one human and three heuristic bots, as issue 28 measured it: 4,500
+# moves/s from ~6,000 busy tables) makes about this many moves a second.
+BUSY_TABLE_MOVES_PER_SECOND = 0.75
+CAPACITY_TABLES = 100_000
+
+
+def scale_table(results: dict[str, Any]) -> str:
+    """What one Redis shard, one gateway core and one engine core carry, from the measured
+    costs per move, and what 100,000 concurrent busy tables need."""
+    cost = _section(results, "redis_cost")
+    gateway = _section(results, "gateway")["http"]["paced_half"]["cpu_ms_per_move"]
+    engine_ms = max(v for k, v in gateway.items() if k.startswith("engine "))
+    rows = [
+        "| figure | one Redis | one cluster shard (3-master cluster) |",
+        "|---|---|---|",
+        f"| Redis commands per human move | {cost['single']['commands_per_move']} | {cost['cluster']['commands_per_move']} |",
+        f"| Redis CPU per move (ms) | {cost['single']['redis_cpu_ms_per_move']} | {cost['cluster']['redis_cpu_ms_per_move']} |",
+        f"| Redis memory per live table (KB) | {cost['single']['live_table_bytes_mean'] / 1024:.1f} | {cost['cluster']['live_table_bytes_mean'] / 1024:.1f} |",
+    ]
+    shard_ms = max(cost["single"]["redis_cpu_ms_per_move"], cost["cluster"]["redis_cpu_ms_per_move"])
+    per_shard = 1000 / shard_ms
+    per_gateway_core = 1000 / gateway["gateway"]
+    per_engine_core = 1000 / engine_ms
+    moves = CAPACITY_TABLES * BUSY_TABLE_MOVES_PER_SECOND
+    table_kb = max(cost["single"]["live_table_bytes_mean"], cost["cluster"]["live_table_bytes_mean"]) / 1024
+    capacity = [
+        "| capacity, from the costs above | per unit | for 100,000 busy tables |",
+        "|---|---|---|",
+        f"| moves/s one Redis shard's core carries | {per_shard:,.0f} | {moves / per_shard:.1f} shards |",
+        f"| busy tables per Redis shard (at {BUSY_TABLE_MOVES_PER_SECOND} moves/s each) | "
+        f"{per_shard / BUSY_TABLE_MOVES_PER_SECOND:,.0f} | |",
+        f"| Redis memory of live tables | {table_kb:.1f} KB a table | {CAPACITY_TABLES * table_kb / 1024 / 1024:.2f} GB |",
+        f"| moves/s per gateway core ({gateway['gateway']} ms CPU a move) | {per_gateway_core:,.0f} | "
+        f"{moves / per_gateway_core:.0f} cores |",
+        f"| moves/s per engine core ({engine_ms} ms CPU an Apply) | {per_engine_core:,.0f} | "
+        f"{moves / per_engine_core:.0f} cores |",
+    ]
+    return "\n".join(
+        [
+            *rows,
+            "",
+            *capacity,
+            "",
+            f"Redis: {_when(cost)} Gateway and engines: {_when(_section(results, 'gateway'))}",
+            "",
+            *_targets(cost),
+        ]
+    ) + "\n"
+
+
 def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
@@ -314,6 +364,7 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "drift": drift_table,
     "bots": bots_table,
     "sweep_aggregation": aggregation_table,
+    "scale": scale_table,
 }
 
 
