@@ -20,6 +20,7 @@ from services.platform.settings import Settings
 from tests.gateway.conftest import (  # the gateway tests' own fixtures, reused
     AWAY_SECONDS,
     BOT_GRACE_SECONDS,
+    LiveStore,
     app,  # noqa: F401
     client,  # noqa: F401
     table_worker,  # noqa: F401
@@ -31,12 +32,19 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="package")
-def gateway_settings(redis_url: str, engines: dict) -> Settings:
+def live_store(redis_url: str) -> LiveStore:
+    """Pages on one Redis (the gateway tests run live play on a cluster too)."""
+    return LiveStore("single", redis_url, False, redis_url)
+
+
+@pytest.fixture(scope="package")
+def gateway_settings(live_store: LiveStore, engines: dict, tmp_path_factory) -> Settings:
     """The gateway tests' settings (the imported `app` is built from this), with a short
     event-stream heartbeat: a stream notices its page is gone at its next write, so
     streams end within half a second of their browser context closing."""
     return Settings(
-        redis_url=redis_url,
+        redis_url=live_store.url,
+        archive_dir=str(tmp_path_factory.mktemp("archive-browser")),
         engine_addresses={g: f"127.0.0.1:{e.port}" for g, e in engines.items()},
         bot_grace_seconds=BOT_GRACE_SECONDS,
         away_seconds=AWAY_SECONDS,
