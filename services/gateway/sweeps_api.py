@@ -29,8 +29,9 @@ from services.platform.errors import PlatformError
 
 from .balance_clients import balance_clients
 from .offload import run_cpu_bound
-from .openapi import error_reply, json_content, ref
+from .openapi import error_reply, json_body, json_content, ref
 from .schemas import Body, openapi_components, parse_body, query_parameters, validate
+from .versions import created
 
 bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
 
@@ -84,7 +85,7 @@ def submit():
     assert out is not None
     out["cells"] = len(spec.cells())
     out["links"] = _links(sweep_id)
-    return jsonify(out), 202
+    return created(out, f"/api/sweeps/{sweep_id}", 202)
 
 
 @bp.get("")
@@ -224,10 +225,10 @@ OPENAPI_PATHS = {
     "/api/sweeps": {
         "post": {
             "summary": "Submit a balance sweep (validated before anything is queued)",
-            "requestBody": {
-                "required": True,
-                "content": json_content(ref("SweepSpecInput")),
-            },
+            "requestBody": json_body(
+                "SweepSpecInput",
+                {"name": "two-player seats", "game": "trash_cult", "players": [2], "games": 200, "seed": 1},
+            ),
             "responses": {
                 "202": {"description": "queued", "content": json_content(_PROGRESS)},
                 "400": error_reply(

@@ -270,6 +270,7 @@ class TableStore:
         self._leave = client.register_script(lua_script("leave"))
         self._present = client.register_script(lua_script("present"))
         self._reschedule = client.register_script(lua_script("reschedule"))
+        self._reissue = client.register_script(lua_script("reissue"))
 
     def close(self) -> None:
         """Nothing of its own to close: every command goes through the client's pool."""
@@ -466,6 +467,11 @@ class TableStore:
             orjson.dumps(entry),
         ]  # fmt: skip
         return int(self._leave(keys=[table_key(table.id), DEADLINES, log_key(table.id)], args=args))
+
+    def reissue(self, table_id: str, seat: int, player_id: str, token_hash: str) -> int:
+        """A new token for a seat bound to `player_id` (the old one stops working): 1, or
+        -1 no table, -2 finished, -3 not that player's seat, -4 its player left."""
+        return int(self._reissue(keys=[table_key(table_id)], args=[seat, player_id, token_hash]))
 
     def reschedule(self, table_id: str, now: float) -> None:
         """Recompute every seat deadline of a table from its record (as if each seat's

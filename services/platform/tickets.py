@@ -3,7 +3,9 @@ into tables.
 
     gw:ticket:{id}           hash  game, players, player (display name), player_id, rating,
                                    created, token (sha256),
-                                   status (queued|matched|cancelled), table, seat, matched_at
+                                   status (queued|matched|cancelled), table, seat, matched_at,
+                                   bots (seats of its table bots filled)
+    gw:ticket:{id}:updates   pubsub the ticket after each change (its stream follows it)
     gw:mm:{game}:{players}   zset  queued ticket ids by time queued
     gw:mm:queues             set   "game:players" of every queue that ever held a ticket
     gw:mm:held:{player}      string the player's one queued ticket (expires with it)
@@ -22,6 +24,7 @@ import secrets
 import time
 from typing import Any
 
+import orjson
 import redis
 
 from .dispatch import TaskQueue
@@ -40,6 +43,12 @@ TICKET_ID_LENGTH = 24
 
 def ticket_key(ticket_id: str) -> str:
     return f"gw:ticket:{ticket_id}"
+
+
+def ticket_channel(ticket_id: str) -> str:
+    """Where a ticket's changes (matched, cancelled) are announced to its streams; the
+    payload is the ticket as `status` shows it."""
+    return f"gw:ticket:{ticket_id}:updates"
 
 
 def held_key(player_id: str) -> str:
@@ -143,10 +152,30 @@ class MatchmakingService:
         }
         if ticket["status"] == "matched":
             out["table"], out["seat"] = ticket["table"], int(ticket["seat"])
+            out["bots"] = int(ticket.get("bots") or 0)
         return out
 
     def status(self, ticket_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         return self._public(ticket_id, self._load(ticket_id, token, player_id), time.time())
+
+    def authorise(self, ticket_id: str, token: str | None, player_id: str | None = None) -> str:
+        """The ticket's token hash, after the same checks as `status` (for a stream ticket,
+        which then checks the token has not changed)."""
+        return self._load(ticket_id, token, player_id)["token"]
+
+    def current(self, ticket_id: str) -> dict[str, Any] | None:
+        """The ticket as `status` shows it, without checking who asks (a stream already
+        did); None once it expired."""
+        raw = self.redis.hgetall(ticket_key(ticket_id)) if len(ticket_id) == TICKET_ID_LENGTH else {}
+        if not raw:
+            return None
+        return self._public(ticket_id, {k.decode(): v.decode() for k, v in raw.items()}, time.time())
+
+    def _announce(self, ticket_id: str) -> None:
+        """Tell the ticket's streams it changed (after the change is written)."""
+        found = self.current(ticket_id)
+        if found is not None:
+            self.redis.publish(ticket_channel(ticket_id), orjson.dumps(found))
 
     def cancel(self, ticket_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         ticket = self._load(ticket_id, token, player_id)
@@ -170,6 +199,7 @@ class MatchmakingService:
                     break
                 except redis.WatchError:
                     continue
+        self._announce(ticket_id)
         return self._public(ticket_id, {**ticket, "status": "cancelled"}, time.time())
 
     # -- forming tables ----------------------------------------------------------------------
@@ -240,8 +270,11 @@ class MatchmakingService:
             for ticket_id, seat in seats_of.items():
                 pipe.hset(
                     keys[ticket_id],
-                    mapping={"status": "matched", "table": table_id, "seat": seat, "matched_at": now},
-                )
+                    mapping={
+                        "status": "matched", "table": table_id, "seat": seat, "matched_at": now,
+                        "bots": group.bots,
+                    },
+                )  # fmt: skip
                 observe_time_to_match(pipe, now - queued[ticket_id].enqueued_at)
             for owner in owners:
                 pipe.delete(held_key(owner))
@@ -251,4 +284,8 @@ class MatchmakingService:
             seed=seed, claims=claims, rated=True, source="matchmaking",
             table_id=table_id, watch=list(keys.values()), check=still_queued, also=mark_matched,
         )  # fmt: skip
-        return table.id if table is not None else None
+        if table is None:
+            return None
+        for ticket_id in group.tickets:
+            self._announce(ticket_id)
+        return table.id
