@@ -85,6 +85,7 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
     is read. Called before `create_app` wraps the app in ProxyFix, so the penalty box sees
     the address the limiter counts."""
     limiter = _rate_limits(app, settings)
+    rate_limit_headers.install(app, limiter, _is_write)  # moves' own limit speaks without them too
     _body_size(app, settings.max_content_length)
     return limiter
 
@@ -163,7 +164,6 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
                 scope="player",
                 on_breach=breach("player"),
             )(bp)
-    rate_limit_headers.install(app, limiter, _is_write)
     app.wsgi_app = box.guard(app.wsgi_app, by_player)  # type: ignore[method-assign]
     return limiter
 

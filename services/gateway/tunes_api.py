@@ -304,7 +304,11 @@ OPENAPI_PATHS = {
             "responses": {
                 "200": {
                     "description": "the plot",
-                    "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+                    # octet-stream too: what generated clients read as bytes (a PNG is one)
+                    "content": {
+                        "image/png": {"schema": {"type": "string", "format": "binary"}},
+                        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                    },
                 },
                 "404": error_reply("no such tune or plot"),
             },

@@ -44,7 +44,7 @@ def gateway_settings(redis_url: str, engines: dict) -> Settings:
     )
 
 
-def _forget_gateway_keys(client) -> None:
+def forget_gateway_keys(client) -> None:
     """Tables, tickets and ratings (gw:*), and sweeps and tunes (their APIs are the gateway's too)."""
     for key in client.scan_iter("gw:*", count=1000):
         client.delete(key)
@@ -67,9 +67,9 @@ def app(gateway_settings: Settings):
     database: a flush would also drop the queue bindings the running worker relies on."""
     app = create_app(gateway_settings)
     gw = app.extensions["cultists"]
-    _forget_gateway_keys(gw.redis)
+    forget_gateway_keys(gw.redis)
     yield app
-    _forget_gateway_keys(gw.redis)
+    forget_gateway_keys(gw.redis)
     gw.close()
 
 
