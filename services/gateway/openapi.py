@@ -14,7 +14,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .operations import CODES, EVERY_CODES, OPERATIONS, TAGS, WRITE_CODES
+from .operations import CODES, EVERY_CODES, OPERATIONS, PATH_CODES, TAGS, WRITE_CODES
 from .schemas import Error, SeatScore, openapi_components
 from .versions import PREFIX, documented_path
 
@@ -166,7 +166,8 @@ def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     op = copy.deepcopy(op)
     op_id, tag, codes = OPERATIONS[(method, path)]
     write = method in WRITES
-    all_codes = (*codes, *(WRITE_CODES if write else ()), *EVERY_CODES)
+    routed = "{" in path
+    all_codes = (*codes, *(WRITE_CODES if write else ()), *(PATH_CODES if routed else ()), *EVERY_CODES)
     op["operationId"] = op_id
     op["tags"] = [tag]
     op.setdefault("security", [])

@@ -48,7 +48,7 @@ CODES: dict[str, tuple[int, str]] = {
     "unknown_seat": (404, "the table has no such seat"),
     "unknown_ticket": (404, "no such matchmaking ticket"),
     "unknown_step": (404, "the replay has no such step"),
-    "not_found": (404, "no such sweep, tune, cell or plot"),
+    "not_found": (404, "no such sweep, tune, cell or plot, or a path parameter the route does not take"),
     "stale_version": (
         409,
         "the table moved on; `version` is the current one: read the state and choose again",
@@ -81,6 +81,12 @@ CODES: dict[str, tuple[int, str]] = {
     "store_unavailable": (503, "the table store is not answering: retry after Retry-After"),
     "busy": (503, "every slot for long work is taken: retry after Retry-After"),
     "too_slow": (503, "the rebuild took longer than its bound"),
+    # Answered by the pages' and /ops' data routes (not under /api), listed so every code
+    # the gateway answers has one meaning.
+    "unknown_version": (404, "the table has no such version (a page's history)"),
+    "unknown_panel": (404, "no such dashboard panel"),
+    "prometheus_unavailable": (502, "Prometheus did not answer the dashboards' query"),
+    "no_prometheus": (503, "no Prometheus is configured for the dashboards"),
 }
 
 SEAT_AUTH = ("token_required", "sign_in_required", "session_expired", "wrong_token", "other_player")
@@ -105,6 +111,9 @@ FINISHED_WORK = ("not_found", "cancelled", "failed")
 WRITE_CODES = ("malformed", "idempotency_in_progress", "idempotency_key_reused")
 # Every operation reads Redis.
 EVERY_CODES = ("store_unavailable",)
+# An operation with path parameters: a value its route does not take (a negative seat)
+# matches no route.
+PATH_CODES = ("not_found",)
 
 # (method, documented path) -> (operationId, tag, error codes beyond WRITE_CODES / EVERY_CODES)
 OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {

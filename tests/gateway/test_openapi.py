@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 
+import orjson
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import checks
@@ -15,11 +16,28 @@ from services.gateway.versions import documented_path
 
 from .conftest import forget_sweeps_and_tunes
 
+
+@schemathesis.check
+def error_code_is_listed(ctx, response, case) -> bool | None:
+    """An error's code is one its operation lists under that status (x-error-codes): a
+    client's SDK can switch on the list the document gives it."""
+    if response.status_code < 400:
+        return None
+    reply = case.operation.definition.raw["responses"].get(str(response.status_code), {})
+    code = orjson.loads(response.content)["error"]["code"]
+    assert code in reply.get("x-error-codes", ()), (
+        f"{case.operation.label} answered {response.status_code} {code!r}, not among "
+        f"{reply.get('x-error-codes')}"
+    )
+    return None
+
+
 CHECKS = [
     checks.not_a_server_error,
     checks.status_code_conformance,
     checks.content_type_conformance,
     checks.response_schema_conformance,
+    error_code_is_listed,
 ]
 
 
