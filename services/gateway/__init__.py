@@ -53,7 +53,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         paths.update(module.OPENAPI_PATHS)
         schemas.update(getattr(module, "OPENAPI_SCHEMAS", {}))
     gw = app.extensions["cultists"]
-    app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games)
+    app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games, gw.engines.messages)
     errors.register(app)
     guards.install(app, settings)
     idempotency.install(app)  # after the rate limits: a retry is a write like any other

@@ -23,7 +23,7 @@ from . import rate_limit_headers
 from .auth import player_id
 from .errors import bearer_token
 from .openapi import STREAM_TICKET, TABLE_ID, TOKEN_OPTIONAL, TOKEN_REQUIRED, errors, json_body, ok
-from .schemas import Body, SeatScore, openapi_components, parse_body, query_parameters, validate
+from .schemas import Body, SeatScore, component, openapi_components, parse_body, query_parameters, validate
 from .versions import created, url
 
 bp = Blueprint("matches", __name__, url_prefix="/api")
@@ -51,7 +51,9 @@ class Event(Body):
 class Action(Body):
     id: int = Field(description="what a move sends")
     label: str
-    detail: dict[str, Any] = Field(description="the game's ActionDetail message")
+    detail: Annotated[dict[str, Any], component("GameActionDetail")] = Field(
+        description="the game's ActionDetail message (GameActionDetail: one schema per game)"
+    )
 
 
 class MoveResult(Body):
@@ -264,7 +266,9 @@ class View(Body):
     status: Status
     deadlines: dict[str, float] = {}
     seat: int = Field(description="-1 for the public (spectator) view")
-    view: dict[str, Any] = Field(description="the game's View message: what this seat may see")
+    view: Annotated[dict[str, Any], component("GameView")] = Field(
+        description="the game's View message: what this seat may see (GameView: one schema per game)"
+    )
     legal_actions: list[Action]
     to_act: list[int]
     terminal: bool
@@ -312,7 +316,9 @@ class StreamState(Body):
     status: Literal["waiting", "playing", "finished"]
     to_act: list[int]
     deadlines: dict[str, float] = Field(description="seat -> unix time its decision is due")
-    view: dict[str, Any] = Field(description="the game's view message: the seat's own, or the public one")
+    view: Annotated[dict[str, Any], component("GameView")] = Field(
+        description="the game's View message: the seat's own, or the public one"
+    )
     seat: int | None = Field(None, description="a seat's stream: that seat")
     your_turn: bool | None = Field(None, description="a seat's stream: it must decide now")
     legal_actions: list[Action] | None = Field(None, description="a seat's stream: its choices now")

@@ -12,7 +12,11 @@ Location of what a POST creates, and an example on every request body.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
+
+from services.engines.core.json_schema import message_schemas
+from services.engines.core.messages import GameMessages
 
 from .operations import CODES, EVERY_CODES, OPERATIONS, PATH_CODES, TAGS, WRITE_CODES
 from .schemas import Error, SeatScore, openapi_components
@@ -199,15 +203,39 @@ def error_code_schema() -> dict[str, Any]:
     }
 
 
-def document(paths: dict[str, Any], schemas: dict[str, Any], games: list[str]) -> dict[str, Any]:
+def game_schemas(games: list[GameMessages]) -> dict[str, Any]:
+    """Each game's View and ActionDetail (and the messages they hold) as components, read
+    from the protobuf descriptors, and `GameView` / `GameActionDetail`: one of them, by
+    game (the games' schemas admit no key but their own, so exactly one matches)."""
+    out: dict[str, Any] = {}
+    views, details = [], []
+    for found in games:
+        for message, refs in ((found.view, views), (found.action, details)):
+            out.update(message_schemas(message.DESCRIPTOR))
+            refs.append(ref(message.DESCRIPTOR.name))
+    out["GameView"] = {"oneOf": views} if views else {"type": "object"}
+    out["GameView"]["description"] = "what one seat (or a spectator) may see: the game's View message"
+    out["GameActionDetail"] = {"oneOf": details} if details else {"type": "object"}
+    out["GameActionDetail"]["description"] = "an action in structured form: the game's ActionDetail message"
+    return out
+
+
+def document(
+    paths: dict[str, Any],
+    schemas: dict[str, Any],
+    games: list[str],
+    messages: Callable[[str], GameMessages] | None = None,
+) -> dict[str, Any]:
     """The whole document; `games` are the names this gateway serves (an enum, so clients
-    and generated tests know them)."""
+    and generated tests know them), `messages` their protobuf messages (for the game data's
+    schemas)."""
     game_name = {"type": "string", "enum": games} if games else {"type": "string"}
     versioned = {
         documented_path(path): {m: _operation(m, path, op) for m, op in ops.items()}
         for path, ops in paths.items()
     }
-    components = {**SCHEMAS, "GameName": game_name, "ErrorCode": error_code_schema(), **schemas}
+    typed = game_schemas([messages(g) for g in games] if messages is not None else [])
+    components = {**SCHEMAS, "GameName": game_name, "ErrorCode": error_code_schema(), **typed, **schemas}
     components["ErrorDetail"] = copy.deepcopy(components["ErrorDetail"])
     components["ErrorDetail"]["properties"]["code"] = ref("ErrorCode")
     return {
