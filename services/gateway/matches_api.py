@@ -39,18 +39,41 @@ class Move(Body):
 
 
 class Event(Body):
-    """One line of the public event log."""
+    """One line of the public event log: structured (`kind`, `seat`, `payload`) beside the
+    words (`text`). A move's answer carries its events before they are numbered (no `id`,
+    `version` or `at`)."""
 
-    id: int | None = None
-    version: int | None = None
-    kind: str
+    id: int | None = Field(None, description="its position in the log: the stream's event id")
+    version: int | None = Field(None, description="the table's version it belongs to")
+    at: float | None = Field(None, description="unix seconds it was written")
+    kind: str = Field(description="created, joined, left, timeout, or the game's own kinds")
     seat: int = Field(description="-1 for the table itself")
+    payload: dict[str, Any] | None = Field(
+        None,
+        description="its facts for programs: created {game, players}, joined {player, player_id}, "
+        "timeout {bot, action, label}; the games' own events carry none yet ({})",
+    )
     text: str
 
 
+class ActionCard(Body):
+    """A card an action names, as every game names it: an object, never a bare string."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(description="the card's id in its game (a name, or a number as text)")
+    name: str = Field(description="the card as printed")
+
+
 class Action(Body):
+    """One legal action: `id` is what a move sends; `kind`, `card` and `target` are the
+    words every game shares (absent where they do not apply); `detail` is the game's own."""
+
     id: int = Field(description="what a move sends")
     label: str
+    kind: str | None = Field(None, description="the action's family: play, discard, add, keep, pass, ...")
+    card: ActionCard | None = Field(None, description="the card it names, if any")
+    target: int | None = Field(None, description="the seat it targets, if any")
     detail: Annotated[dict[str, Any], component("GameActionDetail")] = Field(
         description="the game's ActionDetail message (GameActionDetail: one schema per game)"
     )

@@ -374,7 +374,7 @@ class TableStore:
             pipe.multi()
             pipe.hset(key, mapping=record)
             pipe.sadd(OPEN_TABLES if record["status"] == "waiting" else LIVE_TABLES, table_id)
-            pipe.rpush(log_key(table_id), orjson.dumps(log_entry))
+            pipe.rpush(log_key(table_id), orjson.dumps({**log_entry, "at": now}))
             if expire is not None:
                 pipe.expire(key, expire)
                 pipe.expire(log_key(table_id), expire)
@@ -422,7 +422,7 @@ class TableStore:
             table.id, table.version, now, self.timing.bot_seconds, self.timing.away_seconds,
             actor, int(mark_away), step.state, orjson.dumps(to_act), int(step.terminal),
             orjson.dumps([actor, action]), orjson.dumps(update), self.finished_ttl,
-            len(events), *(orjson.dumps({**e, "version": new_version}) for e in events), *fields,
+            len(events), *(orjson.dumps({**e, "version": new_version, "at": now}) for e in events), *fields,
         ]  # fmt: skip
         keys = [
             table_key(table.id), log_key(table.id), actions_key(table.id),
@@ -444,7 +444,10 @@ class TableStore:
         """Take a human seat while the table waits. 2: the table started; 1: claimed;
         -1 no table, -2 not waiting, -3 not a human seat, -4 already taken, -5 the player
         holds another seat of this rated table."""
-        entry = {"kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}"}
+        entry = {
+            "kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}", "at": now,
+            "payload": {"player": player, "player_id": player_id},
+        }  # fmt: skip
         args = [
             table.id, seat, token_hash, player or "", now, self.timing.bot_seconds,
             self.timing.away_seconds, orjson.dumps({**entry, "version": table.version}), player_id or "",
@@ -461,6 +464,8 @@ class TableStore:
             "seat": seat,
             "text": f"seat {seat} left the table",
             "version": table.version,
+            "at": now,
+            "payload": {},
         }
         args = [
             table.id, seat, token_hash, now, self.timing.bot_seconds, self.timing.away_seconds,

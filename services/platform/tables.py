@@ -69,7 +69,10 @@ def table_seed(chosen: int | None, humans: int) -> tuple[int, str]:
 
 
 def _events(step: Any) -> list[dict[str, Any]]:
-    return [{"kind": e.kind, "seat": e.seat, "text": e.text} for e in step.events]
+    """The engine's events as log entries: the words, and a structured `payload` (the
+    engines' events carry none yet: an empty object, where the platform's own events,
+    created, joined, left, timeout, carry theirs)."""
+    return [{"kind": e.kind, "seat": e.seat, "text": e.text, "payload": {}} for e in step.events]
 
 
 class TableService:
@@ -180,7 +183,10 @@ class TableService:
                     record[f"player:{i}"] = player
                 if player_id:
                     record[f"pid:{i}"] = player_id
-        entry = {"kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0}
+        entry = {
+            "kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0,
+            "payload": {"game": game, "players": players},
+        }  # fmt: skip
         expire = self.settings.waiting_ttl_seconds if waiting else None
         if not self.store.create(table_id, record, entry, now, watch or (), check, also, expire):
             return None
@@ -428,7 +434,8 @@ class TableService:
         events = _events(step)
         if timed_out:
             text = f"seat {seat} ran out of time; its bot ({bot}) chose: {suggestion.label}"
-            events.insert(0, {"kind": "timeout", "seat": seat, "text": text})
+            payload = {"bot": bot, "action": suggestion.id, "label": suggestion.label}
+            events.insert(0, {"kind": "timeout", "seat": seat, "text": text, "payload": payload})
         legal = self.engines.legal_json(table.game, step, table.players)
         outcome, _ = self.store.commit(
             table, seat, suggestion.id, step, events, legal, time.time(), mark_away=timed_out

@@ -39,7 +39,7 @@ def _two_seats(client, headers=None) -> tuple[str, list[str]]:
 
 
 def _move(client, tid: str, token: str, headers=None):
-    legal = client.get(f"/api/v1/tables/{tid}/legal", headers=bearer(token)).get_json()
+    legal = client.get(f"/api/v1/tables/{tid}/legal", headers={**bearer(token), **(headers or {})}).get_json()
     body = {"action": legal["legal_actions"][0]["id"], "version": legal["version"]}
     return client.post(
         f"/api/v1/tables/{tid}/actions", json=body, headers={**bearer(token), **(headers or {})}
@@ -309,3 +309,60 @@ def test_moves_are_limited_per_seat_and_decision_and_say_so(gateway_settings, cl
 def test_streams_and_pages_refuse_unknown_parameters(client, path):
     tid, _ = _two_seats(client)
     assert client.get(path.format(tid=tid) + "?tiket=x").status_code == 400
+
+
+# -- one vocabulary ------------------------------------------------------------------------------
+@pytest.mark.parametrize("game", ["trash_cult", "crazy_cultists", "tricky_cultists"])
+def test_every_games_actions_also_speak_the_shared_vocabulary(client, game):
+    """Beside each game's own detail, an action says `kind`, `card` (always an object with
+    a string id and a printed name) and `target` (the seat), absent where they do not
+    apply, never "" or -1, in every game alike."""
+    players = 4 if game == "tricky_cultists" else 2
+    config = {"two_players": True} if game == "crazy_cultists" else {}
+    tid = client.post("/api/v1/tables", json={"game": game, "players": players, "config": config}).get_json()[
+        "table"
+    ]
+    tokens = [client.post(f"/api/v1/tables/{tid}/seats/{s}").get_json()["token"] for s in range(players)]
+    seen = {"card": 0, "target": 0}
+    for _ in range(30):
+        table = client.get(f"/api/v1/tables/{tid}").get_json()
+        if table["status"] != "playing":
+            break
+        seat = table["to_act"][0]
+        legal = client.get(f"/api/v1/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+        for action in legal["legal_actions"]:
+            assert action["kind"] == action["detail"]["kind"]
+            if "card" in action:
+                card = action["card"]
+                assert isinstance(card["id"], str) and card["id"] and card["name"], action
+                seen["card"] += 1
+            if "target" in action:
+                assert isinstance(action["target"], int) and 0 <= action["target"] < players, action
+                own = action["detail"].get("seat" if game == "trash_cult" else "target")
+                assert action["target"] == own
+                seen["target"] += 1
+            assert action.get("card", {}) != "" and action.get("target") != -1
+        choice = legal["legal_actions"][-1]
+        client.post(
+            f"/api/v1/tables/{tid}/actions",
+            json={"action": choice["id"], "version": legal["version"]},
+            headers=bearer(tokens[seat]),
+        )
+    assert seen["card"] > 0
+    if game == "crazy_cultists":
+        names = {a["card"]["name"] for a in legal["legal_actions"] if "card" in a}
+        assert all("_" not in n for n in names), "printed titles, not machine names"
+
+
+def test_log_entries_are_structured_beside_the_words(client):
+    ada = sign_in_guest(client, "ada")
+    tid, tokens = _two_seats(client, ada["headers"])
+    _move(client, tid, _turn(client, tid, tokens), ada["headers"])
+    entries = client.get(f"/api/v1/tables/{tid}/events").get_json()["events"]
+    for entry in entries:
+        assert {"id", "version", "at", "kind", "seat", "payload", "text"} <= set(entry), entry
+        assert isinstance(entry["payload"], dict) and entry["at"] > 0
+    kinds = [e["kind"] for e in entries]
+    assert kinds[:3] == ["created", "joined", "joined"]
+    assert entries[0]["payload"] == {"game": GAME, "players": 2}
+    assert entries[1]["payload"] == {"player": "ada", "player_id": ada["player"]}
