@@ -73,9 +73,24 @@ class RecentQuery(Body):
     limit: int = Field(20, ge=1, le=100, description="how many, newest first")
 
 
+# Chunk tasks one HTTP submit may queue: the plan is built and every chunk sent inside the
+# request, so 50 million games in chunks of one would hold a gateway worker for hours
+# (and its memory for the plan). Bigger sweeps take bigger chunks, or the CLI.
+MAX_API_CHUNKS = 5000
+
+
 @bp.post("")
 def submit():
     spec = parse_spec_body(SweepSpecInput, parse_spec)
+    planned = -(-spec.games // spec.chunk) * len(spec.cells())
+    if planned > MAX_API_CHUNKS:
+        raise PlatformError(
+            400,
+            "invalid_spec",
+            f"that is {planned} chunk tasks; a sweep submitted here queues at most {MAX_API_CHUNKS} "
+            "(raise 'chunk', or run it with `cultists sweep`)",
+            field="chunk",
+        )
     known = bot_names(spec.game_spec)
     for name in sorted(lineup_bots(spec.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
