@@ -7,9 +7,9 @@ PROTOS := $(wildcard protos/cultists/v1/*.proto)
 export PYTHONDONTWRITEBYTECODE := 1
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install proto compile run test bench lint format clean
+.PHONY: install proto compile node run test bench lint format clean
 
-install: $(STAMP) compile
+install: $(STAMP) compile node
 
 $(STAMP): pyproject.toml $(PROTOS) deploy/system-packages.sh
 	bash deploy/system-packages.sh
@@ -31,6 +31,17 @@ compile: $(COMPILED)
 $(COMPILED): $(STAMP) $(ENGINE_SOURCES) deploy/compile_engines.py
 	$(BIN)/python deploy/compile_engines.py
 	touch $@
+
+# The npm tools the tests use (openapi-typescript, tsc: tests/gateway/test_generated_clients.py),
+# into a local node_modules/ from package-lock.json. Without npm one line says so and the
+# TypeScript check is skipped, saying why.
+NODE_STAMP := node_modules/.installed
+
+node: $(NODE_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error && touch $@; \
+	else echo "note: no npm; the TypeScript client check will be skipped (install nodejs and npm)"; fi
 
 # Generated code lands in gen/ (git-ignored) and is never edited by hand.
 proto:
@@ -59,4 +70,4 @@ format: install
 clean:
 	test ! -x $(BIN)/python || $(BIN)/python deploy/compile_engines.py --clean
 	find services -name '*.so' -delete -o -name '*.c' -path 'services/engines/*' -delete
-	rm -rf $(VENV) gen .pytest_cache .ruff_cache build
+	rm -rf $(VENV) gen .pytest_cache .ruff_cache build node_modules

@@ -8,7 +8,8 @@ command -v redis-server >/dev/null || need+=(redis-server)
 command -v chromium >/dev/null || need+=(chromium)  # browser tests (tests/browser), driven by Playwright
 command -v promtool >/dev/null || need+=(prometheus)  # promtool checks and the stack test's real Prometheus
 command -v docker-compose >/dev/null || need+=(docker-compose)  # validates docker-compose.yml (no engine needed)
-command -v kubectl >/dev/null || need+=(kubernetes-client)  # `kubectl kustomize deploy/k8s` for the image test
+command -v kubectl >/dev/null || need+=(kubernetes-client)
+command -v npm >/dev/null || need+=(npm)  # openapi-typescript and tsc for the generated-client check (package.json)  # `kubectl kustomize deploy/k8s` for the image test
 if [ ${#need[@]} -eq 0 ]; then exit 0; fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "installing system packages: ${need[*]}"

@@ -18,10 +18,11 @@ from services.platform.context import Platform
 from services.platform.settings import Settings
 from services.runtime.task_client import task_client
 
-from . import errors, guards
+from . import cors, errors, guards, idempotency
 from .json_provider import OrjsonProvider
 from .metrics import REQUEST_SECONDS
 from .openapi import document
+from .versions import versioned
 
 BLUEPRINTS = [
     "services.gateway.ops_api",
@@ -54,10 +55,13 @@ def create_app(settings: Settings | None = None) -> Flask:
         paths.update(module.OPENAPI_PATHS)
         schemas.update(getattr(module, "OPENAPI_SCHEMAS", {}))
     gw = app.extensions["cultists"]
-    app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games)
+    app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games, gw.engines.messages)
     errors.register(app)
     guards.install(app, settings)
+    idempotency.install(app)  # after the rate limits: a retry is a write like any other
+    cors.install(app, settings.cors_origins)
     _time_requests(app)
+    app.wsgi_app = versioned(app.wsgi_app)  # type: ignore[method-assign]
     if settings.trusted_proxies:
         # The client's address from X-Forwarded-For, as many hops back as there are
         # proxies we run; without them the header is the client's own claim, ignored.

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -38,6 +39,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from services.platform.settings import Settings
 
+from . import rate_limit_headers
 from .errors import error_document, error_response
 from .metrics import WRITES_REFUSED
 
@@ -46,10 +48,14 @@ WSGIApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 WRITES = ("POST", "PUT", "PATCH", "DELETE")
 PLAYER_HEADER = "X-Player-Token"
+MOVE_ENDPOINT = "matches.act"
+MOVE_PATH = re.compile(r"^/api/tables/[^/]+/actions$")  # what the box sees of a move (no routing yet)
 
 
 def _is_write() -> bool:
-    return request.method in WRITES and request.path.startswith("/api/")
+    """A write the write limits count: under /api, and not a move (a move is limited per
+    seat and per decision instead, matches_api.act)."""
+    return request.method in WRITES and request.path.startswith("/api/") and request.endpoint != MOVE_ENDPOINT
 
 
 def _signed_in_player() -> str | None:
@@ -79,6 +85,7 @@ def install(app: Flask, settings: Settings) -> Limiter | None:
     is read. Called before `create_app` wraps the app in ProxyFix, so the penalty box sees
     the address the limiter counts."""
     limiter = _rate_limits(app, settings)
+    rate_limit_headers.install(app, limiter, _is_write)  # moves' own limit speaks without them too
     _body_size(app, settings.max_content_length)
     return limiter
 
@@ -141,6 +148,7 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
                 box.hold(box.key(request.environ, scope == "player"), reset_at, str(limit.limit))
             WRITES_REFUSED.labels(scope, "redis").inc()
             message, retry = _refusal(str(limit.limit), reset_at or time.time())
+            rate_limit_headers.note(limit.limit.amount, 0, retry, "writes", limit.limit.get_expiry())
             return error_response(429, "rate_limited", message, retry_after=retry)
 
         return on_breach
@@ -244,7 +252,12 @@ class PenaltyBox:
         """`wsgi_app` behind the box: a held writer's write is 429 at once."""
 
         def guarded(environ: dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
-            if environ.get("REQUEST_METHOD") in WRITES and environ.get("PATH_INFO", "").startswith("/api/"):
+            path = environ.get("PATH_INFO", "")
+            if (
+                environ.get("REQUEST_METHOD") in WRITES
+                and path.startswith("/api/")
+                and not MOVE_PATH.match(path)
+            ):
                 key = self.key(environ, by_player)
                 entry = self.held(key)
                 if entry is not None and self.tarpit_seconds > 0:

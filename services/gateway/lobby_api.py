@@ -9,11 +9,23 @@ from pydantic import ConfigDict, Field
 
 from services.gateway.context import current
 from services.models import MAX_BOT_SPEC
+from services.platform.errors import PlatformError
 from services.platform.settings import Settings
 
 from .auth import current_player, player_id
 from .errors import bearer_token
-from .openapi import GAME_PARAM, TABLE_ID, TOKEN_REQUIRED, errors, json_content, ok, ref
+from .openapi import (
+    GAME_PARAM,
+    SESSION,
+    SESSION_OPTIONAL,
+    TABLE_ID,
+    TOKEN_REQUIRED,
+    errors,
+    json_body,
+    json_content,
+    ok,
+    ref,
+)
 from .schemas import (
     Body,
     DisplayName,
@@ -24,6 +36,7 @@ from .schemas import (
     query_parameters,
     validate,
 )
+from .versions import created
 
 bp = Blueprint("lobby", __name__, url_prefix="/api")
 
@@ -115,7 +128,7 @@ def create_table():
     decision = body.decision_seconds if body.decision_seconds is not None else gw.settings.decision_seconds
     table = gw.tables.open_table(body.game, body.players, body.config or {}, bots, decision, seed=body.seed)
     assert table is not None  # only a watched (matchmaking) open can fail
-    return jsonify(gw.tables.summary(table)), 201
+    return created(gw.tables.summary(table), f"/api/tables/{table.id}")
 
 
 @bp.get("/tables/<table_id>")
@@ -131,7 +144,24 @@ def join_seat(table_id: str, seat: int):
     # The name shown at the table: the body's, else the signed-in player's display name.
     player = body.player or (signed_in.name if signed_in else None)
     table, token = current().tables.join(table_id, seat, player, signed_in.id if signed_in else None)
-    return jsonify({"table": table.id, "seat": seat, "token": token, "status": table.status}), 201
+    claim = {"table": table.id, "seat": seat, "token": token, "status": table.status}
+    return created(claim, f"/api/tables/{table.id}/seats/{seat}")
+
+
+@bp.get("/tables/<table_id>/seats/<int:seat>")
+def get_seat(table_id: str, seat: int):
+    table = current().tables.get(table_id)
+    if not 0 <= seat < table.players:
+        raise PlatformError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
+    return jsonify(table.seats[seat].public())
+
+
+@bp.post("/tables/<table_id>/seats/<int:seat>/token")
+def reissue_token(table_id: str, seat: int):
+    """A seat's signed-in player gets a new token for it (a lost join answer, a lost
+    token); the old one stops working."""
+    table, token = current().tables.reissue(table_id, seat, player_id())
+    return jsonify({"table": table.id, "seat": seat, "token": token, "status": table.status})
 
 
 @bp.delete("/tables/<table_id>/seats/<int:seat>")
@@ -145,7 +175,7 @@ TABLE_LINKS = {
     "GetTable": "getTable",
     "JoinSeat": "joinSeat",
     "GetView": "getView",
-    "GetEvents": "getEvents",
+    "GetEvents": "listTableEvents",
     "GetReplay": "getReplay",
 }
 
@@ -244,7 +274,7 @@ class SeatClaim(Body):
     status: str
 
 
-OPENAPI_SCHEMAS = openapi_components(NewTable, JoinSeat, Games, Tables, SeatClaim)
+OPENAPI_SCHEMAS = openapi_components(NewTable, JoinSeat, Games, Tables, SeatClaim, Seat)
 
 OPENAPI_PATHS = {
     "/api/games": {
@@ -269,7 +299,15 @@ OPENAPI_PATHS = {
         "post": {
             "operationId": "createTable",
             "summary": "Open a table; it starts when every human seat is taken",
-            "requestBody": {"required": True, "content": json_content(ref("NewTable"))},
+            "requestBody": json_body(
+                "NewTable",
+                {
+                    "game": "trash_cult",
+                    "players": 3,
+                    "seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "bot": "heuristic"}],
+                    "decision_seconds": 60,
+                },
+            ),
             "responses": {
                 "201": {
                     "description": "the new table",
@@ -296,11 +334,14 @@ OPENAPI_PATHS = {
             "operationId": "joinSeat",
             "summary": "Take a human seat; returns the seat's secret token once",
             "parameters": [TABLE_ID, SEAT],
-            "requestBody": {
-                "required": False,
-                "content": json_content(ref("JoinSeat")),
-            },
+            "security": SESSION_OPTIONAL,
+            "requestBody": json_body("JoinSeat", {"player": "Ada"}, required=False),
             "responses": {**ok("the seat is yours", "SeatClaim", "201"), **errors(400, 404, 409, 413)},
+        },
+        "get": {
+            "summary": "One seat as anyone may see it (kind, player, claimed, deadline)",
+            "parameters": [TABLE_ID, SEAT],
+            "responses": {**ok("the seat", "Seat"), **errors(404)},
         },
         "delete": {
             "summary": "Leave: before the start the seat is free again; during play its bot takes over",
@@ -308,5 +349,14 @@ OPENAPI_PATHS = {
             "security": TOKEN_REQUIRED,
             "responses": {**ok("the table after leaving", "Table"), **errors(401, 403, 404, 409)},
         },
+    },
+    "/api/tables/{table_id}/seats/{seat}/token": {
+        "post": {
+            "summary": "A new token for a seat your player holds (a lost join answer or token); "
+            "the old one stops working",
+            "parameters": [TABLE_ID, SEAT],
+            "security": SESSION,
+            "responses": {**ok("the seat's new token", "SeatClaim"), **errors(401, 403, 404, 409)},
+        }
     },
 }

@@ -16,13 +16,17 @@ from flask import Blueprint, Response, jsonify, request
 from pydantic import ConfigDict, Field
 
 from services.gateway.context import current
+from services.platform.errors import PlatformError
 from services.platform.keys import updates_channel
+from services.platform.store import Table
 from services.runtime.redis_client import channel_pubsub
 
+from . import rate_limit_headers
 from .auth import player_id
 from .errors import bearer_token
-from .openapi import TABLE_ID, TOKEN_OPTIONAL, TOKEN_REQUIRED, errors, json_content, ok, ref
-from .schemas import Body, SeatScore, openapi_components, parse_body, query_parameters, validate
+from .openapi import STREAM_TICKET, TABLE_ID, TOKEN_OPTIONAL, TOKEN_REQUIRED, errors, json_body, ok
+from .schemas import Body, SeatScore, component, openapi_components, parse_body, query_parameters, validate
+from .versions import created, url
 
 bp = Blueprint("matches", __name__, url_prefix="/api")
 
@@ -37,19 +41,44 @@ class Move(Body):
 
 
 class Event(Body):
-    """One line of the public event log."""
+    """One line of the public event log: structured (`kind`, `seat`, `payload`) beside the
+    words (`text`). A move's answer carries its events before they are numbered (no `id`,
+    `version` or `at`)."""
 
-    id: int | None = None
-    version: int | None = None
-    kind: str
+    id: int | None = Field(None, description="its position in the log: the stream's event id")
+    version: int | None = Field(None, description="the table's version it belongs to")
+    at: float | None = Field(None, description="unix seconds it was written")
+    kind: str = Field(description="created, joined, left, timeout, or the game's own kinds")
     seat: int = Field(description="-1 for the table itself")
+    payload: dict[str, Any] | None = Field(
+        None,
+        description="its facts for programs: created {game, players}, joined {player, player_id}, "
+        "timeout {bot, action, label}; the games' own events carry none yet ({})",
+    )
     text: str
 
 
+class ActionCard(Body):
+    """A card an action names, as every game names it: an object, never a bare string."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str = Field(description="the card's id in its game (a name, or a number as text)")
+    name: str = Field(description="the card as printed")
+
+
 class Action(Body):
+    """One legal action: `id` is what a move sends; `kind`, `card` and `target` are the
+    words every game shares (absent where they do not apply); `detail` is the game's own."""
+
     id: int = Field(description="what a move sends")
     label: str
-    detail: dict[str, Any] = Field(description="the game's ActionDetail message")
+    kind: str | None = Field(None, description="the action's family: play, discard, add, keep, pass, ...")
+    card: ActionCard | None = Field(None, description="the card it names, if any")
+    target: int | None = Field(None, description="the seat it targets, if any")
+    detail: Annotated[dict[str, Any], component("GameActionDetail")] = Field(
+        description="the game's ActionDetail message (GameActionDetail: one schema per game)"
+    )
 
 
 class MoveResult(Body):
@@ -88,8 +117,49 @@ def act(table_id: str):
     gw = current()
     table = gw.tables.get(table_id)
     seat = gw.tables.seat_of(table, bearer_token(), player_id())  # 401/403 before looking at the body
+    # Moves are limited per seat and per decision, not by the write limits (guards.py).
+    tries = gw.move_limits.count(table.id, seat, table.version)
+    rate_limit_headers.note(tries.limit, tries.remaining, tries.reset_seconds, "decision")
+    if tries.refused:
+        raise PlatformError(
+            429,
+            "move_limited",
+            f"seat {seat} sent more than {tries.limit} moves at version {table.version}; "
+            "wait for the table to move on (the stream says when)",
+            retry_after=tries.reset_seconds,
+        )
     move = parse_body(Move)
     return jsonify(gw.tables.act(table, seat, move.action, move.version))
+
+
+@bp.post("/tables/<table_id>/stream-ticket")
+def stream_ticket(table_id: str):
+    """A single-use ticket to open this seat's stream with `?ticket=` (a browser's
+    EventSource cannot send the token's header)."""
+    gw = current()
+    table = gw.tables.get(table_id)
+    seat = gw.tables.seat_of(table, bearer_token(), player_id())
+    subject = {"kind": "seat", "table": table.id, "seat": seat, "token": table.seats[seat].token_hash}
+    ticket, expires = gw.stream_tickets.issue(subject)
+    link = url(f"/api/tables/{table.id}/events/stream") + f"?ticket={ticket}"
+    return created({"ticket": ticket, "expires": expires, "url": link}, link)
+
+
+def _ticket_seat(table: Table, ticket: str) -> int:
+    """The seat a stream ticket was issued for, once; 401 if it is unknown, used, expired,
+    for another stream, or its seat's token changed since."""
+    subject = current().stream_tickets.redeem(ticket)
+    if (
+        subject is None
+        or subject.get("kind") != "seat"
+        or subject.get("table") != table.id
+        or not 0 <= int(subject.get("seat", -1)) < table.players
+        or table.seats[int(subject["seat"])].token_hash != subject.get("token")
+    ):
+        raise PlatformError(
+            401, "invalid_ticket", "that stream ticket is unknown, used or expired; ask for a new one"
+        )
+    return int(subject["seat"])
 
 
 # Event ids are positions in a Redis list, so a cursor past this names no event and would
@@ -109,6 +179,15 @@ class StreamQuery(Body):
 
     after: int = Field(
         -1, ge=-1, le=LAST_EVENT_ID, description="the last event id already seen (-1: from the start)"
+    )
+
+
+class SeatStreamQuery(StreamQuery):
+    ticket: str | None = Field(
+        None,
+        min_length=1,
+        max_length=64,
+        description="a stream ticket (POST .../stream-ticket): follow that seat without its token",
     )
 
 
@@ -138,11 +217,16 @@ def events(table_id: str):
 @bp.get("/tables/<table_id>/events/stream")
 def stream(table_id: str):
     gw = current()
-    after = _query(StreamQuery).after
+    query = _query(SeatStreamQuery)
+    after = query.after
     table = gw.tables.get(table_id)
-    # With a seat's token, the state and each update also say what `/legal` says for it.
+    # With a seat's token (or a stream ticket for one), the state and each update also
+    # say what `/legal` says for that seat.
     token = bearer_token()
-    seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
+    if query.ticket is not None:
+        seat: int | None = _ticket_seat(table, query.ticket)
+    else:
+        seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
     # Sharded pub/sub: the channel lives in the table's slot, on one Redis or a cluster.
     pubsub = channel_pubsub(gw.redis, updates_channel(table_id))
     pubsub.ssubscribe(updates_channel(table_id))  # before reading anything: nothing falls between
@@ -208,7 +292,9 @@ class View(Body):
     status: Status
     deadlines: dict[str, float] = {}
     seat: int = Field(description="-1 for the public (spectator) view")
-    view: dict[str, Any] = Field(description="the game's View message: what this seat may see")
+    view: Annotated[dict[str, Any], component("GameView")] = Field(
+        description="the game's View message: what this seat may see (GameView: one schema per game)"
+    )
     legal_actions: list[Action]
     to_act: list[int]
     terminal: bool
@@ -256,16 +342,27 @@ class StreamState(Body):
     status: Literal["waiting", "playing", "finished"]
     to_act: list[int]
     deadlines: dict[str, float] = Field(description="seat -> unix time its decision is due")
-    view: dict[str, Any] = Field(description="the game's view message: the seat's own, or the public one")
+    view: Annotated[dict[str, Any], component("GameView")] = Field(
+        description="the game's View message: the seat's own, or the public one"
+    )
     seat: int | None = Field(None, description="a seat's stream: that seat")
     your_turn: bool | None = Field(None, description="a seat's stream: it must decide now")
     legal_actions: list[Action] | None = Field(None, description="a seat's stream: its choices now")
     deadline: float | None = Field(None, description="a seat's stream: when its decision is due")
 
 
-OPENAPI_SCHEMAS = openapi_components(Move, MoveResult, View, Legal, Replay, Events, StreamState)
+class StreamTicket(Body):
+    """A single-use pass to open one stream with `?ticket=` (a browser EventSource)."""
+
+    ticket: str
+    expires: float = Field(description="unix seconds; it is good once, until then")
+    url: str = Field(description="the stream's URL with the ticket (also the Location)")
+
+
+OPENAPI_SCHEMAS = openapi_components(Move, MoveResult, View, Legal, Replay, Events, StreamState, StreamTicket)
 
 [AFTER, LIMIT] = query_parameters(EventsQuery)
+[_, TICKET] = query_parameters(SeatStreamQuery)
 
 OPENAPI_PATHS = {
     "/api/tables/{table_id}/view": {
@@ -290,8 +387,17 @@ OPENAPI_PATHS = {
             "summary": "Make a move chosen at `version`; 409 with the current version if the table moved on",
             "parameters": [TABLE_ID],
             "security": TOKEN_REQUIRED,
-            "requestBody": {"required": True, "content": json_content(ref("Move"))},
+            "requestBody": json_body("Move", {"action": 3, "version": 12}),
             "responses": {**ok("the move was applied", "MoveResult"), **errors(400, 401, 403, 404, 409, 413)},
+        }
+    },
+    "/api/tables/{table_id}/stream-ticket": {
+        "post": {
+            "summary": "A single-use ticket (30 s) to follow this seat's stream with `?ticket=` "
+            "(a browser EventSource cannot send the token)",
+            "parameters": [TABLE_ID],
+            "security": TOKEN_REQUIRED,
+            "responses": {**ok("the ticket", "StreamTicket", "201"), **errors(401, 403, 404)},
         }
     },
     "/api/tables/{table_id}/events": {
@@ -308,10 +414,11 @@ OPENAPI_PATHS = {
             "token also that seat's view, `your_turn`, `legal_actions` and deadline), then `log` (one "
             "event, with id) and `update` (after every change: the StreamState after it, with the "
             "change's own fields), and `end` once the game is over",
-            "security": TOKEN_OPTIONAL,
+            "security": [*TOKEN_OPTIONAL, *STREAM_TICKET],
             "parameters": [
                 TABLE_ID,
                 AFTER,
+                TICKET,
                 {**AFTER, "name": "Last-Event-ID", "in": "header"},
             ],
             "responses": {

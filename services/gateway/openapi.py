@@ -2,14 +2,25 @@
 
 Every blueprint module exports `OPENAPI_PATHS` (and may export `OPENAPI_SCHEMAS`); the app
 factory merges them, so a route and its documentation change in the same file, and a test
-checks that every /api route in the url map appears here.
+checks that every /api route in the url map appears here. `document` then makes the whole
+SDK-grade: the versioned paths (`/api/v1/...`, versions.py), each operation's id, tag and
+enumerated error codes (operations.py), what every write shares (the Idempotency-Key
+header, a retry's 409/422, the rate limits' 429 with Retry-After and RateLimit-*), the
+Location of what a POST creates, and an example on every request body.
 """
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable
 from typing import Any
 
+from services.engines.core.json_schema import message_schemas
+from services.engines.core.messages import GameMessages
+
+from .operations import CODES, EVERY_CODES, OPERATIONS, PATH_CODES, TAGS, WRITE_CODES
 from .schemas import Error, SeatScore, openapi_components
+from .versions import PREFIX, documented_path
 
 VERSION = "1.0.0"
 
@@ -26,30 +37,45 @@ def ok(description: str, schema_name: str, status: str = "200") -> dict[str, Any
     return {status: {"description": description, "content": json_content(ref(schema_name))}}
 
 
-_ERROR_TEXT = {
-    400: "malformed request, or an action the engine refuses",
-    401: "the seat's or ticket's token, or a needed player session, is missing or expired",
-    403: "the token does not hold this seat or ticket, or it belongs to another player",
-    404: "no such game, table, seat or ticket",
-    409: "the table moved on (stale version) or is not in a state that allows this",
-    413: "the body is too large",
-    429: "too many writes from this address or player; see Retry-After",
-    503: "the game's engine is not answering, or the gateway is busy (see Retry-After)",
-}
-
-
 def error_reply(description: str) -> dict[str, Any]:
-    """One error reply in the shared `Error` shape, described in the endpoint's own words."""
+    """One error reply in the shared `Error` shape, described in the endpoint's own words
+    (the codes it can carry are added by `document`, from operations.py)."""
     return {"description": description, "content": json_content(ref("Error"))}
 
 
 def errors(*statuses: int) -> dict[str, Any]:
-    """Error replies; 429 (rate limits) and 503 may answer any request."""
-    return {str(s): error_reply(_ERROR_TEXT[s]) for s in sorted({*statuses, 429, 503})}
+    """Placeholders for an endpoint's error replies: `document` writes each status's reply
+    from the codes operations.py lists for the operation."""
+    return {}
 
 
-TOKEN_REQUIRED: list[dict[str, list[str]]] = [{"SeatToken": []}, {"SeatTokenHeader": []}]
-TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, *TOKEN_REQUIRED]
+def json_body(schema_name: str, example: Any, required: bool = True) -> dict[str, Any]:
+    """A JSON request body of component `schema_name`, with an example a client can send."""
+    return {
+        "required": required,
+        "content": {"application/json": {"schema": ref(schema_name), "example": example}},
+    }
+
+
+# Who may call: each entry is one way in (alternatives), the schemes inside it all needed.
+# A seat taken without a session needs its token; one bound to a player (taken signed in,
+# or matched from a ticket) needs its token AND that player's session.
+SEAT: list[dict[str, list[str]]] = [
+    {"SeatToken": []},
+    {"SeatTokenHeader": []},
+    {"SeatToken": [], "PlayerSession": []},
+    {"SeatTokenHeader": [], "PlayerSession": []},
+]
+TOKEN_REQUIRED = SEAT
+TOKEN_OPTIONAL: list[dict[str, list[str]]] = [{}, *SEAT]
+# A matchmaking ticket is always its player's: its token and the session, both.
+TICKET: list[dict[str, list[str]]] = [
+    {"SeatToken": [], "PlayerSession": []},
+    {"SeatTokenHeader": [], "PlayerSession": []},
+]
+SESSION: list[dict[str, list[str]]] = [{"PlayerSession": []}]
+SESSION_OPTIONAL: list[dict[str, list[str]]] = [{}, {"PlayerSession": []}]
+STREAM_TICKET: list[dict[str, list[str]]] = [{"StreamTicket": []}]
 
 TABLE_ID = {
     "name": "table_id",
@@ -64,11 +90,154 @@ SCHEMAS: dict[str, Any] = openapi_components(Error, SeatScore)
 GAME_NAME = ref("GameName")
 GAME_PARAM = {"name": "game", "in": "path", "required": True, "schema": GAME_NAME}
 
+WRITES = ("post", "put", "patch", "delete")
 
-def document(paths: dict[str, Any], schemas: dict[str, Any], games: list[str]) -> dict[str, Any]:
+HEADERS: dict[str, Any] = {
+    "Retry-After": {
+        "description": "seconds to wait before sending the request again",
+        "schema": {"type": "integer", "minimum": 1},
+    },
+    "RateLimit-Limit": {
+        "description": "requests the limit allows in its window (IETF httpapi rate-limit headers)",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Remaining": {
+        "description": "requests left in the window after this one",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Reset": {
+        "description": "seconds until the window resets",
+        "schema": {"type": "integer", "minimum": 0},
+    },
+    "RateLimit-Policy": {
+        "description": 'the limit as `<limit>;w=<window seconds>;comment="writes"` (or "decision": '
+        "a move's tries per seat and decision)",
+        "schema": {"type": "string"},
+    },
+    "Location": {"description": "the versioned URL of what was created", "schema": {"type": "string"}},
+    "Idempotent-Replayed": {
+        "description": "`true` on the kept first answer to a retried Idempotency-Key",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
+}
+RATE_HEADERS = {h: {"$ref": f"#/components/headers/{h}"} for h in HEADERS if h.startswith("RateLimit-")}
+
+IDEMPOTENCY_KEY = {
+    "name": "Idempotency-Key",
+    "in": "header",
+    "required": False,
+    "description": "a unique key per write (a UUID): a retry with the same key and body within "
+    "the window gets the first answer again, byte for byte, and nothing happens twice",
+    "schema": {"type": "string", "minLength": 8, "maxLength": 255, "pattern": "^[\\x21-\\x7e]+$"},
+}
+
+
+def _header_refs(*names: str) -> dict[str, Any]:
+    return {n: {"$ref": f"#/components/headers/{n}"} for n in names}
+
+
+def _error_responses(method: str, codes: tuple[str, ...], given: dict[str, Any]) -> dict[str, Any]:
+    """One reply per status among `codes`, its codes listed in words and in x-error-codes."""
+    by_status: dict[int, list[str]] = {}
+    for code in dict.fromkeys(codes):
+        by_status.setdefault(CODES[code][0], []).append(code)
+    out: dict[str, Any] = {}
+    for status in sorted(by_status):
+        listed = by_status[status]
+        own = given.get(str(status), {}).get("description")
+        words = "; ".join(f"`{c}`: {CODES[c][1]}" for c in listed)
+        reply: dict[str, Any] = {
+            "description": f"{own}. Codes: {words}" if own else f"Codes: {words}",
+            "x-error-codes": listed,
+            "content": {
+                "application/json": {
+                    "schema": ref("Error"),
+                    "example": {"error": {"code": listed[0], "message": CODES[listed[0]][1]}},
+                }
+            },
+        }
+        if status in (429, 503) or (status == 409 and "idempotency_in_progress" in listed):
+            reply["headers"] = _header_refs("Retry-After")
+        if status == 429:
+            reply["headers"].update(RATE_HEADERS)
+        out[str(status)] = reply
+    return out
+
+
+def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
+    """`op` as the document lists it (see the module docstring); KeyError for an operation
+    operations.py does not name, so a new route cannot go undocumented."""
+    op = copy.deepcopy(op)
+    op_id, tag, codes = OPERATIONS[(method, path)]
+    write = method in WRITES
+    routed = "{" in path
+    all_codes = (*codes, *(WRITE_CODES if write else ()), *(PATH_CODES if routed else ()), *EVERY_CODES)
+    op["operationId"] = op_id
+    op["tags"] = [tag]
+    op.setdefault("security", [])
+    given = op.get("responses", {})
+    responses = {s: r for s, r in given.items() if s.startswith(("1", "2", "3"))}
+    for status, reply in responses.items():
+        headers = dict(reply.get("headers", {}))
+        if (write and "rate_limited" in codes) or op_id == "makeMove":
+            headers.update(RATE_HEADERS)
+        if write and status in ("201", "202"):
+            headers.update(_header_refs("Location"))
+        if write:
+            headers.update(_header_refs("Idempotent-Replayed"))
+        if headers:
+            reply["headers"] = headers
+    responses.update(_error_responses(method, all_codes, given))
+    op["responses"] = responses
+    if write:
+        op["parameters"] = [*op.get("parameters", []), {"$ref": "#/components/parameters/IdempotencyKey"}]
+    return op
+
+
+def error_code_schema() -> dict[str, Any]:
+    return {
+        "type": "string",
+        "enum": sorted(CODES),
+        "description": "what went wrong, for programs (each operation lists the codes it answers; "
+        "new codes may appear within v1: read an unknown one by its HTTP status)",
+    }
+
+
+def game_schemas(games: list[GameMessages]) -> dict[str, Any]:
+    """Each game's View and ActionDetail (and the messages they hold) as components, read
+    from the protobuf descriptors, and `GameView` / `GameActionDetail`: one of them, by
+    game (the games' schemas admit no key but their own, so exactly one matches)."""
+    out: dict[str, Any] = {}
+    views, details = [], []
+    for found in games:
+        for message, refs in ((found.view, views), (found.action, details)):
+            out.update(message_schemas(message.DESCRIPTOR))
+            refs.append(ref(message.DESCRIPTOR.name))
+    out["GameView"] = {"oneOf": views} if views else {"type": "object"}
+    out["GameView"]["description"] = "what one seat (or a spectator) may see: the game's View message"
+    out["GameActionDetail"] = {"oneOf": details} if details else {"type": "object"}
+    out["GameActionDetail"]["description"] = "an action in structured form: the game's ActionDetail message"
+    return out
+
+
+def document(
+    paths: dict[str, Any],
+    schemas: dict[str, Any],
+    games: list[str],
+    messages: Callable[[str], GameMessages] | None = None,
+) -> dict[str, Any]:
     """The whole document; `games` are the names this gateway serves (an enum, so clients
-    and generated tests know them)."""
+    and generated tests know them), `messages` their protobuf messages (for the game data's
+    schemas)."""
     game_name = {"type": "string", "enum": games} if games else {"type": "string"}
+    versioned = {
+        documented_path(path): {m: _operation(m, path, op) for m, op in ops.items()}
+        for path, ops in paths.items()
+    }
+    typed = game_schemas([messages(g) for g in games] if messages is not None else [])
+    components = {**SCHEMAS, "GameName": game_name, "ErrorCode": error_code_schema(), **typed, **schemas}
+    components["ErrorDetail"] = copy.deepcopy(components["ErrorDetail"])
+    components["ErrorDetail"]["properties"]["code"] = ref("ErrorCode")
     return {
         "openapi": "3.0.3",
         "info": {
@@ -76,16 +245,41 @@ def document(paths: dict[str, Any], schemas: dict[str, Any], games: list[str]) -
             "version": VERSION,
             "description": (
                 "Lobby, tables, seats, matchmaking and the match API for Crazy Cultists, "
-                'Trash Cult and Tricky Cultists. Errors are `{"error": {"code", "message"}}`.'
+                f"Trash Cult and Tricky Cultists, under `{PREFIX}` (docs/client-guide.md: the "
+                "client loop, the stream, errors and retries, and the deprecation policy). Errors "
+                'are `{"error": {"code", "message"}}`, each operation listing its codes.'
             ),
         },
-        "paths": paths,
+        "tags": TAGS,
+        "paths": versioned,
         "components": {
-            "schemas": {**SCHEMAS, "GameName": game_name, **schemas},
+            "schemas": components,
+            "headers": HEADERS,
+            "parameters": {"IdempotencyKey": IDEMPOTENCY_KEY},
             "securitySchemes": {
-                "SeatToken": {"type": "http", "scheme": "bearer"},
-                "SeatTokenHeader": {"type": "apiKey", "in": "header", "name": "X-Seat-Token"},
-                "PlayerSession": {"type": "apiKey", "in": "header", "name": "X-Player-Token"},
+                "SeatToken": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "a seat's (or matchmaking ticket's) token",
+                },
+                "SeatTokenHeader": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-Seat-Token",
+                    "description": "the same token, in its own header",
+                },
+                "PlayerSession": {
+                    "type": "apiKey",
+                    "in": "header",
+                    "name": "X-Player-Token",
+                    "description": "a player session; a seat or ticket bound to a player needs it too",
+                },
+                "StreamTicket": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "ticket",
+                    "description": "a single-use stream ticket (POST .../stream-ticket), for EventSource",
+                },
             },
         },
     }

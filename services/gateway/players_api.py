@@ -12,8 +12,9 @@ from services.gateway.context import current
 from services.platform.players import DEVICE_MAX, DEVICE_MIN, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME
 
 from .auth import current_player, session_token
-from .openapi import errors, json_content, ok, ref
+from .openapi import errors, json_body, ok
 from .schemas import Body, openapi_components, parse_body
+from .versions import created
 
 bp = Blueprint("players", __name__, url_prefix="/api")
 
@@ -21,7 +22,7 @@ bp = Blueprint("players", __name__, url_prefix="/api")
 @bp.post("/players/guest")
 def guest():
     body = parse_body(GuestSignIn)
-    return jsonify(current().players.guest(body.device, body.name)), 201
+    return created(current().players.guest(body.device, body.name), "/api/players/me")
 
 
 @bp.get("/players/me")
@@ -49,7 +50,7 @@ def upgrade():
 @bp.post("/sessions")
 def login():
     body = parse_body(Login)
-    return jsonify(current().players.login(body.username, body.password)), 201
+    return created(current().players.login(body.username, body.password), "/api/sessions/current")
 
 
 @bp.delete("/sessions/current")
@@ -119,7 +120,9 @@ OPENAPI_PATHS = {
         "post": {
             "operationId": "signInGuest",
             "summary": "The device's guest player (made on first sight) and a new session",
-            "requestBody": {"required": True, "content": json_content(ref("GuestSignIn"))},
+            "requestBody": json_body(
+                "GuestSignIn", {"device": "3f1c7a52-8d8e-4a52-9a1e-5b7f0c2d9e11", "name": "Ada"}
+            ),
             "responses": {**ok("signed in", "Session", "201"), **errors(400, 409, 413)},
         }
     },
@@ -132,7 +135,7 @@ OPENAPI_PATHS = {
         "patch": {
             "summary": "Change the display name",
             "security": SESSION_REQUIRED,
-            "requestBody": {"required": True, "content": json_content(ref("Rename"))},
+            "requestBody": json_body("Rename", {"name": "Ada L."}),
             "responses": {**ok("the player", "Player"), **errors(400, 401, 413)},
         },
     },
@@ -140,14 +143,14 @@ OPENAPI_PATHS = {
         "post": {
             "summary": "A guest takes a username and password (its id and ratings stay)",
             "security": SESSION_REQUIRED,
-            "requestBody": {"required": True, "content": json_content(ref("Upgrade"))},
+            "requestBody": json_body("Upgrade", {"username": "ada", "password": "correct horse battery"}),
             "responses": {**ok("the player", "Player"), **errors(400, 401, 409, 413)},
         }
     },
     "/api/sessions": {
         "post": {
             "summary": "Sign in with a username and password",
-            "requestBody": {"required": True, "content": json_content(ref("Login"))},
+            "requestBody": json_body("Login", {"username": "ada", "password": "correct horse battery"}),
             "responses": {**ok("signed in", "Session", "201"), **errors(400, 401, 413)},
         },
         "delete": {

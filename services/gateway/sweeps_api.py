@@ -29,8 +29,9 @@ from services.platform.errors import PlatformError
 
 from .balance_clients import balance_clients
 from .offload import run_cpu_bound
-from .openapi import error_reply, json_content, ref
+from .openapi import error_reply, json_body, json_content, ref
 from .schemas import Body, openapi_components, parse_body, query_parameters, validate
+from .versions import created
 
 bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
 
@@ -72,9 +73,24 @@ class RecentQuery(Body):
     limit: int = Field(20, ge=1, le=100, description="how many, newest first")
 
 
+# Chunk tasks one HTTP submit may queue: the plan is built and every chunk sent inside the
+# request, so 50 million games in chunks of one would hold a gateway worker for hours
+# (and its memory for the plan). Bigger sweeps take bigger chunks, or the CLI.
+MAX_API_CHUNKS = 5000
+
+
 @bp.post("")
 def submit():
     spec = parse_spec_body(SweepSpecInput, parse_spec)
+    planned = -(-spec.games // spec.chunk) * len(spec.cells())
+    if planned > MAX_API_CHUNKS:
+        raise PlatformError(
+            400,
+            "invalid_spec",
+            f"that is {planned} chunk tasks; a sweep submitted here queues at most {MAX_API_CHUNKS} "
+            "(raise 'chunk', or run it with `cultists sweep`)",
+            field="chunk",
+        )
     known = bot_names(spec.game_spec)
     for name in sorted(lineup_bots(spec.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
@@ -84,7 +100,7 @@ def submit():
     assert out is not None
     out["cells"] = len(spec.cells())
     out["links"] = _links(sweep_id)
-    return jsonify(out), 202
+    return created(out, f"/api/sweeps/{sweep_id}", 202)
 
 
 @bp.get("")
@@ -224,10 +240,10 @@ OPENAPI_PATHS = {
     "/api/sweeps": {
         "post": {
             "summary": "Submit a balance sweep (validated before anything is queued)",
-            "requestBody": {
-                "required": True,
-                "content": json_content(ref("SweepSpecInput")),
-            },
+            "requestBody": json_body(
+                "SweepSpecInput",
+                {"name": "two-player seats", "game": "trash_cult", "players": [2], "games": 200, "seed": 1},
+            ),
             "responses": {
                 "202": {"description": "queued", "content": json_content(_PROGRESS)},
                 "400": error_reply(

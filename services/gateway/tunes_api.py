@@ -33,9 +33,10 @@ from services.platform.bounds import check_bot
 from services.platform.errors import PlatformError
 
 from .balance_clients import balance_clients
-from .openapi import error_reply, json_content, ref
+from .openapi import error_reply, json_body, json_content, ref
 from .schemas import Body, openapi_components, query_parameters, validate
 from .sweeps_api import RecentQuery, parse_spec_body
+from .versions import created
 
 bp = Blueprint("tunes", __name__, url_prefix="/api/tunes")
 
@@ -119,7 +120,7 @@ def submit():
         {"name": spec.name, "game": spec.game, "budget": spec.budget, "trial_cap": spec.trials},
     )
     send_drive(ctx.celery, tune_id)
-    return progress(tunes, tune_id), 202
+    return created(progress(tunes, tune_id), f"/api/tunes/{tune_id}", 202)
 
 
 @bp.get("")
@@ -227,10 +228,18 @@ OPENAPI_PATHS = {
     "/api/tunes": {
         "post": {
             "summary": "Start a balance tune (validated before anything is queued)",
-            "requestBody": {
-                "required": True,
-                "content": json_content(ref("TuneSpecInput")),
-            },
+            "requestBody": json_body(
+                "TuneSpecInput",
+                {
+                    "name": "crazy cultists 2p first-seat edge",
+                    "game": "crazy_cultists",
+                    "players": [2],
+                    "config": {"two_players": True},
+                    "search": {"threshold": {"low": 8, "high": 14}},
+                    "objectives": [{"metric": "seat_rate", "seat": 0, "target": [0.45, 0.55]}],
+                    "budget": 600,
+                },
+            ),
             "responses": {
                 "202": {"description": "queued", "content": json_content(_PROGRESS)},
                 "400": error_reply(
@@ -295,7 +304,11 @@ OPENAPI_PATHS = {
             "responses": {
                 "200": {
                     "description": "the plot",
-                    "content": {"image/png": {"schema": {"type": "string", "format": "binary"}}},
+                    # octet-stream too: what generated clients read as bytes (a PNG is one)
+                    "content": {
+                        "image/png": {"schema": {"type": "string", "format": "binary"}},
+                        "application/octet-stream": {"schema": {"type": "string", "format": "binary"}},
+                    },
                 },
                 "404": error_reply("no such tune or plot"),
             },

@@ -17,10 +17,13 @@ from services.runtime.topology import data_dir
 from .archive import Archiver, TableArchive
 from .dispatch import TaskQueue, TaskSender
 from .engines import EngineClients
+from .idempotency import IdempotencyStore
+from .move_limits import MoveLimits
 from .players import PlayerBook
 from .ratings import RatingBook
 from .settings import Settings
 from .store import TableStore, Timing
+from .stream_tickets import StreamTickets
 from .tables import TableService
 from .tickets import MatchmakingService
 
@@ -37,6 +40,9 @@ class Platform:
     matchmaking: MatchmakingService
     players: PlayerBook
     archiver: Archiver
+    stream_tickets: StreamTickets
+    idempotency: IdempotencyStore
+    move_limits: MoveLimits
 
     @classmethod
     def build(cls, settings: Settings, sender: TaskSender) -> Platform:
@@ -67,7 +73,15 @@ class Platform:
         tables = TableService(settings, store, engines, tasks, ratings)
         matchmaking = MatchmakingService(client, engines, tables, ratings, tasks, settings.match_policy)
         players = PlayerBook(client, settings.session_ttl_seconds)
-        return cls(settings, client, engines, store, tasks, ratings, tables, matchmaking, players, archiver)
+        stream_tickets = StreamTickets(client, settings.stream_ticket_seconds)
+        idempotency = IdempotencyStore(
+            client, settings.idempotency_seconds, settings.idempotency_pending_seconds
+        )
+        moves = MoveLimits(client, settings.move_tries_per_decision, settings.move_window_seconds)
+        return cls(
+            settings, client, engines, store, tasks, ratings, tables, matchmaking, players,
+            archiver, stream_tickets, idempotency, moves,
+        )  # fmt: skip
 
     def close(self) -> None:
         self.store.close()

@@ -49,7 +49,7 @@ class EngineClients:
         self._stubs: dict[str, engine_pb2_grpc.GameEngineStub] = {}
         self._channels: dict[str, grpc.Channel] = {}
         self._descriptions: dict[str, engine_pb2.GameDescription] = {}
-        self._details: dict[tuple[str, str, bytes], dict[str, Any]] = {}
+        self._details: dict[tuple[str, str, bytes], tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def messages(self, game: str) -> GameMessages:
         self.require(game)
@@ -176,9 +176,11 @@ class EngineClients:
         return out
 
     def action_json(self, game: str, action: common_pb2.Action) -> dict[str, Any]:
-        """An action as clients see it. Its detail's JSON is cached by the detail's bytes
-        (a game's ActionDetail is a handful of distinct messages, met again on every
-        table), so the dict is shared between answers: callers must not change it."""
+        """An action as clients see it: id, label, the game's detail, and the shared
+        vocabulary's `kind`, `card` and `target` (GameMessages.vocabulary). The detail's
+        JSON is cached by the detail's bytes (a game's ActionDetail is a handful of
+        distinct messages, met again on every table), so its dicts are shared between
+        answers: callers must not change them."""
         packed = action.detail
         key = (game, packed.type_url, packed.value)
         detail = self._details.get(key)
@@ -186,11 +188,14 @@ class EngineClients:
             message = self.messages(game).action()
             if packed.type_url:
                 packed.Unpack(message)
-            detail = message_to_dict(message)
+            as_dict = message_to_dict(message)
+            # The game's own detail, and beside it the words every game shares (kind,
+            # card as {id, name, ...}, target), so a client renders any game's move alike.
+            detail = (as_dict, self.messages(game).vocabulary(as_dict))
             if len(self._details) >= _DETAIL_CACHE_SIZE:
                 self._details.clear()  # a bound, never reached by the games as they are
             self._details[key] = detail
-        return {"id": action.id, "label": action.label, "detail": detail}
+        return {"id": action.id, "label": action.label, "detail": detail[0], **detail[1]}
 
     # -- health --------------------------------------------------------------------------------
     def healthy(self, game: str, timeout: float = 2.0) -> bool:

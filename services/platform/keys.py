@@ -21,6 +21,7 @@ can find.
                           gw:{r:<game>}:settled    set      tables already counted in them
     per queue             gw:{mm:<game>:<n>}       zset     queued tickets by time queued
                           gw:{mm:<game>:<n>}:t:<id> hash    a ticket
+                          gw:{mm:<game>:<n>}:t:<id>:updates channel  its changes (sharded)
                           gw:{mm:<game>:<n>}:lock  string   one matching pass at a time
                           gw:{mm:<game>:<n>}:seat  hash     table id -> a formed table not yet
                                                             written (written by the reconciler)
@@ -85,6 +86,10 @@ def queue_key(game: str, players: int) -> str:
 
 def ticket_key(game: str, players: int, ticket_id: str) -> str:
     return f"{queue_key(game, players)}:t:{ticket_id}"
+
+
+def ticket_channel(game: str, players: int, ticket_id: str) -> str:
+    return f"{queue_key(game, players)}:t:{ticket_id}:updates"
 
 
 def queue_lock_key(game: str, players: int) -> str:

@@ -8,6 +8,7 @@ own (engine addresses of in-process servers, a throwaway Redis) instead of patch
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 
 from services.runtime.topology import engine_address
@@ -18,6 +19,11 @@ from .matchmaking import MatchPolicy
 def _env_float(name: str, default: float) -> float:
     raw = os.environ.get(name)
     return float(raw) if raw else default
+
+
+def _env_list(name: str) -> tuple[str, ...]:
+    """A comma- or space-separated list, e.g. GATEWAY_CORS_ORIGINS="https://a.example,https://b.example"."""
+    return tuple(part for part in re.split(r"[,\s]+", os.environ.get(name, "")) if part)
 
 
 @dataclass
@@ -89,6 +95,20 @@ class Settings:
     stream_max_seconds: float = 300.0
     stream_heartbeat_seconds: float = 5.0
     match_policy: MatchPolicy = field(default_factory=MatchPolicy)
+    # Origins (scheme://host[:port]) whose pages may call the API from a browser (CORS);
+    # none by default: the gateway's own pages are same-origin and need none.
+    cors_origins: tuple[str, ...] = ()
+    # How long a write's answer is kept for a retry with the same Idempotency-Key, and how
+    # long a first attempt still running holds its key (a retry then hears 409).
+    idempotency_seconds: int = 3600
+    idempotency_pending_seconds: int = 30
+    # A stream ticket (`?ticket=` for a browser EventSource) is good once, for this long.
+    stream_ticket_seconds: int = 30
+    # A seat may send this many moves at one decision (one version of its table) within
+    # `move_window_seconds`; a client that moves once each time it is asked never gets
+    # near it. Moves do not count against the write limits above.
+    move_tries_per_decision: int = 30
+    move_window_seconds: int = 60
     # Queue bot moves on Celery (off for a gateway process that must never queue, e.g. the
     # schemathesis run with no worker; deadlines still catch what was not queued).
     dispatch_tasks: bool = True
@@ -143,6 +163,11 @@ class Settings:
                 "GATEWAY_STREAM_HEARTBEAT_SECONDS", cls.stream_heartbeat_seconds
             ),
             match_policy=policy,
+            cors_origins=_env_list("GATEWAY_CORS_ORIGINS"),
+            idempotency_seconds=int(_env_float("GATEWAY_IDEMPOTENCY_SECONDS", cls.idempotency_seconds)),
+            move_tries_per_decision=int(
+                _env_float("GATEWAY_MOVE_TRIES_PER_DECISION", cls.move_tries_per_decision)
+            ),
             prometheus_url=os.environ.get("PROMETHEUS_URL") or None,
             dashboards_cache_seconds=_env_float("DASHBOARDS_CACHE_SECONDS", cls.dashboards_cache_seconds),
         )

@@ -284,6 +284,7 @@ class TableStore:
         self._leave = client.register_script(lua_script("leave"))
         self._present = client.register_script(lua_script("present"))
         self._reschedule = client.register_script(lua_script("reschedule"))
+        self._reissue = client.register_script(lua_source("reissue"))
 
     def close(self) -> None:
         """Nothing of its own to close: every command goes through the client's pool."""
@@ -442,7 +443,7 @@ class TableStore:
             keys=[table_key(table_id), log_key(table_id)],
             args=[
                 now, self.timing.bot_seconds, self.timing.away_seconds, expire or "",
-                orjson.dumps(log_entry), *fields,
+                orjson.dumps({**log_entry, "at": now}), *fields,
             ],
         )  # fmt: skip
         if due is None:
@@ -481,7 +482,7 @@ class TableStore:
             table.version, now, self.timing.bot_seconds, self.timing.away_seconds, actor, int(mark_away),
             step.state, orjson.dumps(to_act), int(step.terminal), orjson.dumps([actor, action]),
             orjson.dumps(update), self.finished_ttl, table.players,
-            len(events), *(orjson.dumps({**e, "version": new_version}) for e in events), *fields,
+            len(events), *(orjson.dumps({**e, "version": new_version, "at": now}) for e in events), *fields,
         ]  # fmt: skip
         keys = [table_key(table.id), log_key(table.id), actions_key(table.id), updates_channel(table.id)]
         outcome, version, due, rated = self._commit(keys=keys, args=args)
@@ -505,7 +506,10 @@ class TableStore:
         """Take a human seat while the table waits. 2: the table started; 1: claimed;
         -1 no table, -2 not waiting, -3 not a human seat, -4 already taken, -5 the player
         holds another seat of this rated table."""
-        entry = {"kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}"}
+        entry = {
+            "kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}", "at": now,
+            "payload": {"player": player, "player_id": player_id},
+        }  # fmt: skip
         args = [
             seat, token_hash, player or "", now, self.timing.bot_seconds, self.timing.away_seconds,
             orjson.dumps({**entry, "version": table.version}), player_id or "", table.players,
@@ -525,6 +529,8 @@ class TableStore:
             "seat": seat,
             "text": f"seat {seat} left the table",
             "version": table.version,
+            "at": now,
+            "payload": {},
         }
         args = [
             seat, token_hash, now, self.timing.bot_seconds, self.timing.away_seconds, orjson.dumps(entry),
@@ -535,6 +541,11 @@ class TableStore:
         if outcome == 2:
             self._file_deadline(shard_of(table.id), table.id, due)
         return int(outcome)
+
+    def reissue(self, table_id: str, seat: int, player_id: str, token_hash: str) -> int:
+        """A new token for a seat bound to `player_id` (the old one stops working): 1, or
+        -1 no table, -2 finished, -3 not that player's seat, -4 its player left."""
+        return int(self._reissue(keys=[table_key(table_id)], args=[seat, player_id, token_hash]))
 
     def reschedule(self, table: Table, now: float) -> None:
         """Recompute every seat deadline of a table from its record (as if each seat's

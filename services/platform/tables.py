@@ -97,7 +97,10 @@ class TablePlan:
 
 
 def _events(step: Any) -> list[dict[str, Any]]:
-    return [{"kind": e.kind, "seat": e.seat, "text": e.text} for e in step.events]
+    """The engine's events as log entries: the words, and a structured `payload` (the
+    engines' events carry none yet: an empty object, where the platform's own events,
+    created, joined, left, timeout, carry theirs)."""
+    return [{"kind": e.kind, "seat": e.seat, "text": e.text, "payload": {}} for e in step.events]
 
 
 class TableService:
@@ -233,7 +236,10 @@ class TableService:
         """Write a planned table (once: False if it was already written), then let its
         bots start if a bot acts first."""
         players = int(plan.record["players"])
-        entry = {"kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0}
+        entry = {
+            "kind": "created", "seat": -1, "text": f"table opened for {players} players", "version": 0,
+            "payload": {"game": plan.record["game"], "players": players},
+        }  # fmt: skip
         created = self.store.create(plan.table_id, plan.record, entry, plan.created, plan.expire)
         if created:
             table = self.store.load(plan.table_id)
@@ -253,6 +259,13 @@ class TableService:
             raise PlatformError(401, "sign_in_required", "a rated table's seats are for signed-in players")
         token = secrets.token_urlsafe(32)
         outcome = self.store.claim(table, seat, hash_token(token), player, time.time(), player_id)
+        if outcome in (-2, -4) and player_id is not None and table.seats[seat].player_id == player_id:
+            # A join whose answer was lost, sent again: the seat is this player's already.
+            raise PlatformError(
+                409,
+                "seat_taken",
+                f"seat {seat} is yours already; POST .../seats/{seat}/token reissues its token",
+            )
         if outcome == -5:
             raise PlatformError(409, "already_seated", "you hold another seat of this rated table")
         if outcome == -2:
@@ -269,6 +282,28 @@ class TableService:
         if outcome == 2:
             self._after_change(table)
         return table, token
+
+    def reissue(self, table_id: str, seat: int, player_id: str | None) -> tuple[Table, str]:
+        """A new token for a seat its signed-in player holds: a join whose answer was lost
+        (or a token lost since) is recovered from the session alone; the old token stops
+        working. A seat taken without a session cannot be recovered: nothing ties it to
+        anyone but its token."""
+        table = self.get(table_id)
+        if not 0 <= seat < table.players:
+            raise PlatformError(404, "unknown_seat", f"table {table_id} has seats 0-{table.players - 1}")
+        if player_id is None:
+            raise PlatformError(401, "sign_in_required", "a seat's token is reissued to its player's session")
+        token = secrets.token_urlsafe(32)
+        outcome = self.store.reissue(table_id, seat, player_id, hash_token(token))
+        if outcome == -1:
+            raise PlatformError(404, "unknown_table", f"no table {table_id!r}")
+        if outcome == -2:
+            raise PlatformError(409, "finished", "the game is over")
+        if outcome == -3:
+            raise PlatformError(403, "other_player", f"seat {seat} is not held by your player")
+        if outcome == -4:
+            raise PlatformError(409, "bot_seat", f"seat {seat} was left; its bot plays it")
+        return self.get(table_id), token
 
     def leave(self, table_id: str, seat: int, token: str | None, player_id: str | None = None) -> Table:
         """Give up a seat. Leaving a rated game being played counts as a loss (the commit
@@ -452,7 +487,8 @@ class TableService:
         events = _events(step)
         if timed_out:
             text = f"seat {seat} ran out of time; its bot ({bot}) chose: {suggestion.label}"
-            events.insert(0, {"kind": "timeout", "seat": seat, "text": text})
+            payload = {"bot": bot, "action": suggestion.id, "label": suggestion.label}
+            events.insert(0, {"kind": "timeout", "seat": seat, "text": text, "payload": payload})
         legal = self.engines.legal_json(table.game, step, table.players)
         outcome, _ = self.store.commit(
             table, seat, suggestion.id, step, events, legal, time.time(), mark_away=timed_out

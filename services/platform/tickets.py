@@ -4,7 +4,9 @@ into tables.
 Every key of one queue (one game and table size) shares the queue's hash tag (keys.py):
 its zset of queued tickets, the tickets (game, players, player (display name), player_id,
 rating, created, token (sha256), status (queued|matched|cancelled), table, seat,
-matched_at), its lock and the tables it formed but has not yet written. A ticket's id
+matched_at, bots: seats of its table bots filled), its lock, the tables it formed but
+has not yet written, and each ticket's sharded update channel (the ticket after each
+change, which its stream follows). A ticket's id
 names its queue (`<game>.<players>.<hex>`), so a ticket is found without a lookup.
 
 A ticket's secret token becomes its seat token when it is matched, so the player holds one
@@ -24,12 +26,13 @@ import secrets
 import time
 from typing import Any
 
+import orjson
 import redis
 
 from .dispatch import TaskQueue
 from .engines import EngineClients
 from .errors import PlatformError
-from .keys import QUEUES, forming_key, held_key, queue_key, queue_lock_key, ticket_key
+from .keys import QUEUES, forming_key, held_key, queue_key, queue_lock_key, ticket_channel, ticket_key
 from .matchmaking import Group, MatchPolicy, Ticket, group_tickets
 from .metrics import observe_time_to_match
 from .ratings import RatingBook
@@ -44,6 +47,13 @@ def _ticket_key(ticket_id: str) -> str | None:
     """The key of a ticket from its id (which names its queue); None for an id no ticket has."""
     found = TICKET_ID.match(ticket_id)
     return ticket_key(found["game"], int(found["players"]), ticket_id) if found else None
+
+
+def ticket_channel_of(ticket_id: str) -> str | None:
+    """Where a ticket's changes (matched, cancelled) are announced to its streams, in its
+    queue's slot (sharded pub/sub); the payload is the ticket as `status` shows it."""
+    found = TICKET_ID.match(ticket_id)
+    return ticket_channel(found["game"], int(found["players"]), ticket_id) if found else None
 
 
 class MatchmakingService:
@@ -147,10 +157,38 @@ class MatchmakingService:
         }
         if ticket["status"] == "matched":
             out["table"], out["seat"] = ticket["table"], int(ticket["seat"])
+            out["bots"] = int(ticket.get("bots") or 0)
         return out
 
     def status(self, ticket_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         return self._public(ticket_id, self._load(ticket_id, token, player_id), time.time())
+
+    def authorise(self, ticket_id: str, token: str | None, player_id: str | None = None) -> str:
+        """The ticket's token hash, after the same checks as `status` (for a stream ticket,
+        which then checks the token has not changed)."""
+        return self._load(ticket_id, token, player_id)["token"]
+
+    def token_hash(self, ticket_id: str) -> str | None:
+        """The ticket's token hash as stored (a stream ticket checks it has not changed)."""
+        key = _ticket_key(ticket_id)
+        raw = self.redis.hget(key, "token") if key else None
+        return raw.decode() if raw is not None else None
+
+    def current(self, ticket_id: str) -> dict[str, Any] | None:
+        """The ticket as `status` shows it, without checking who asks (a stream already
+        did); None once it expired."""
+        key = _ticket_key(ticket_id)
+        raw = self.redis.hgetall(key) if key else {}
+        if not raw:
+            return None
+        return self._public(ticket_id, {k.decode(): v.decode() for k, v in raw.items()}, time.time())
+
+    def _announce(self, ticket_id: str) -> None:
+        """Tell the ticket's streams it changed (after the change is written)."""
+        found = self.current(ticket_id)
+        channel = ticket_channel_of(ticket_id)
+        if found is not None and channel is not None:
+            self.redis.spublish(channel, orjson.dumps(found))
 
     def cancel(self, ticket_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
         ticket = self._load(ticket_id, token, player_id)
@@ -162,6 +200,7 @@ class MatchmakingService:
             raise PlatformError(409, "not_queued", f"the ticket is {outcome.decode() or 'gone'}")
         if ticket.get("player_id"):
             self.redis.delete(held_key(ticket["player_id"]))
+        self._announce(ticket_id)
         return self._public(ticket_id, {**ticket, "status": "cancelled"}, time.time())
 
     # -- forming tables ----------------------------------------------------------------------
@@ -226,7 +265,7 @@ class MatchmakingService:
             seed=seed, claims=claims, rated=True, source="matchmaking",
         )  # fmt: skip
         now = time.time()
-        args: list[Any] = [plan.table_id, plan.to_json(), now]
+        args: list[Any] = [plan.table_id, plan.to_json(), now, group.bots]
         for ticket_id in group.tickets:
             args += [ticket_id, seats_of[ticket_id]]
         seated = self._seat_group(
@@ -236,6 +275,8 @@ class MatchmakingService:
         if not seated:
             return None
         self._write_formed(game, players, plan)
+        for ticket_id in group.tickets:
+            self._announce(ticket_id)
         with self.redis.pipeline(transaction=False) as pipe:
             for owner in owners:
                 pipe.delete(held_key(owner))

@@ -92,7 +92,7 @@ def gateway_settings(live_store: LiveStore, engines: dict, tmp_path_factory) -> 
     )
 
 
-def _forget_gateway_keys(client, broker_url: str) -> None:
+def forget_gateway_keys(client, broker_url: str) -> None:
     """Tables, tickets and ratings (gw:*), and sweeps and tunes (their APIs are the gateway's
     too); one key at a time, which a cluster takes as well."""
     for key in client.scan_iter("gw:*", count=1000):
@@ -117,9 +117,9 @@ def app(gateway_settings: Settings):
     database: a flush would also drop the queue bindings the running worker relies on."""
     app = create_app(gateway_settings)
     gw = app.extensions["cultists"]
-    _forget_gateway_keys(gw.redis, gateway_settings.task_broker_url)
+    forget_gateway_keys(gw.redis, gateway_settings.task_broker_url)
     yield app
-    _forget_gateway_keys(gw.redis, gateway_settings.task_broker_url)
+    forget_gateway_keys(gw.redis, gateway_settings.task_broker_url)
     gw.close()
 
 

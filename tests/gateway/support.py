@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 import grpc
+import orjson
 from cultists.v1 import engine_pb2, engine_pb2_grpc
 
 from services.engines.core.messages import load_messages, message_to_dict
@@ -97,3 +98,15 @@ def sign_in_guest(client, name: str, device: str | None = None) -> dict[str, Any
     assert reply.status_code == 201, reply.get_json()
     session = reply.get_json()
     return {**session, "device": device, "headers": {"X-Player-Token": session["token"]}}
+
+
+def sse_events(stream):
+    """(event name, data) of each event of a test client's streamed response, as they come."""
+    buffer = ""
+    for chunk in stream.response:
+        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
+        while "\n\n" in buffer:
+            block, buffer = buffer.split("\n\n", 1)
+            fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
+            if "event" in fields:
+                yield fields["event"], orjson.loads(fields.get("data", "null"))

@@ -6,24 +6,44 @@ from __future__ import annotations
 import re
 import time
 
+import orjson
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis import checks
 
 from services.gateway import BLUEPRINTS
+from services.gateway.versions import documented_path
 
 from .conftest import forget_sweeps_and_tunes
+
+
+@schemathesis.check
+def error_code_is_listed(ctx, response, case) -> bool | None:
+    """An error's code is one its operation lists under that status (x-error-codes): a
+    client's SDK can switch on the list the document gives it."""
+    if response.status_code < 400:
+        return None
+    reply = case.operation.definition.raw["responses"].get(str(response.status_code), {})
+    code = orjson.loads(response.content)["error"]["code"]
+    assert code in reply.get("x-error-codes", ()), (
+        f"{case.operation.label} answered {response.status_code} {code!r}, not among "
+        f"{reply.get('x-error-codes')}"
+    )
+    return None
+
 
 CHECKS = [
     checks.not_a_server_error,
     checks.status_code_conformance,
     checks.content_type_conformance,
     checks.response_schema_conformance,
+    error_code_is_listed,
 ]
 
 
 def _documented_form(rule: str) -> str:
-    return re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule)
+    """A route as the document lists it: its versioned path, `{name}` for `<conv:name>`."""
+    return documented_path(re.sub(r"<(?:[^:<>]+:)?([^<>]+)>", r"{\1}", rule))
 
 
 def test_every_api_route_is_documented(app, client):
@@ -115,7 +135,7 @@ def test_sweep_and_tune_schemas_are_their_models(client):
         assert set(schema["properties"]) == set(model.model_fields), model.__name__
         required = {n for n, f in model.model_fields.items() if f.is_required()}
         assert set(schema.get("required", [])) == required, model.__name__
-    for path, model in (("/api/sweeps", SweepSpecInput), ("/api/tunes", TuneSpecInput)):
+    for path, model in (("/api/v1/sweeps", SweepSpecInput), ("/api/v1/tunes", TuneSpecInput)):
         body = doc["paths"][path]["post"]["requestBody"]["content"]["application/json"]["schema"]
         assert body == {"$ref": f"#/components/schemas/{model.__name__}"}
         assert schemas[model.__name__]["additionalProperties"] is False  # a typo in a spec is refused

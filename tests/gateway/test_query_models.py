@@ -36,8 +36,8 @@ def test_a_bad_query_value_is_a_400_naming_the_parameter(client, url, field):
 def test_the_document_lists_the_query_models_parameters(client):
     paths = client.get("/api/openapi.json").get_json()["paths"]
     limit = query_parameters(sweeps_api.RecentQuery)
-    assert paths["/api/sweeps"]["get"]["parameters"] == limit
-    assert paths["/api/tunes"]["get"]["parameters"] == limit
+    assert paths["/api/v1/sweeps"]["get"]["parameters"] == limit
+    assert paths["/api/v1/tunes"]["get"]["parameters"] == limit
     assert tunes_api.RecentQuery is sweeps_api.RecentQuery  # one ?limit= for both lists
-    step = paths["/api/replays/steps/{step}"]["get"]["parameters"]
+    step = paths["/api/v1/replays/steps/{step}"]["get"]["parameters"]
     assert replays_api.SEAT_PARAM in step and replays_api.SEAT_PARAM["schema"]["pattern"]

@@ -5,12 +5,12 @@ engines; every table here is humans only, so nothing moves but what the test sen
 
 from __future__ import annotations
 
-import orjson
 import pytest
 
 from services.engines.registry import available_games
 
 from .conftest import bearer
+from .support import sse_events
 
 GAMES = available_games()
 
@@ -24,20 +24,8 @@ def _table(client, game: str, claim: int | None = None) -> tuple[str, list[str]]
     return tid, tokens
 
 
-def _events(stream):
-    """(event name, data) of each event of a test client's streamed response, as they come."""
-    buffer = ""
-    for chunk in stream.response:
-        buffer += chunk.decode() if isinstance(chunk, bytes) else chunk
-        while "\n\n" in buffer:
-            block, buffer = buffer.split("\n\n", 1)
-            fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line)
-            if "event" in fields:
-                yield fields["event"], orjson.loads(fields.get("data", "null"))
-
-
 def _first(stream, name: str) -> dict:
-    for event, data in _events(stream):
+    for event, data in sse_events(stream):
         if event == name:
             return data
     raise AssertionError(f"the stream ended without a {name!r} event")
@@ -53,7 +41,7 @@ def test_a_seat_that_connects_mid_turn_learns_its_turn_first(client, game):
     assert legal["your_turn"]
     stream = client.get(f"/api/tables/{tid}/events/stream", headers=bearer(tokens[seat]), buffered=False)
     try:
-        name, state = next(_events(stream))
+        name, state = next(sse_events(stream))
     finally:
         stream.close()
     assert name == "state", "the state comes before the log"

@@ -60,6 +60,12 @@ def client(redis_url):
             "lineups.0",
             "bad bot 'wizard'",
         ),
+        (  # a plan that would hold the request for hours: refused before it is built
+            {"game": "trash_cult", "games": 50_000_000, "chunk": 1, "players": [2]},
+            "invalid_spec",
+            "chunk",
+            "queues at most 5000",
+        ),
     ],
 )
 def test_invalid_specs_are_refused_before_anything_is_queued(client, store, body, code, field, message):

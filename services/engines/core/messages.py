@@ -55,11 +55,37 @@ _PLAIN_TYPES = {FieldDescriptor.TYPE_STRING: str, FieldDescriptor.TYPE_BOOL: boo
 )
 
 
+def _same(name: str) -> str:
+    return name
+
+
 @dataclass(frozen=True)
 class GameMessages:
     config: type[Message]
     view: type[Message]
     action: type[Message]
+    # The one vocabulary every game's actions are also given in (`vocabulary`): which
+    # ActionDetail field names the seat an action targets, and a card's printed name from
+    # the id its detail names it by.
+    target_field: str = "target"
+    card_name: Callable[[str], str] = _same
+
+    def vocabulary(self, detail: dict[str, Any]) -> dict[str, Any]:
+        """An action's detail in the words every game shares: `kind`; `card`, always an
+        object `{id, name, ...}` (id a string); `target`, the seat it targets. A field
+        that does not apply is absent, never "" or -1."""
+        out: dict[str, Any] = {}
+        if detail.get("kind"):
+            out["kind"] = detail["kind"]
+        card = detail.get("card")
+        if isinstance(card, dict) and card:
+            out["card"] = {**card, "id": str(card.get("id", "")), "name": card.get("name") or ""}
+        elif isinstance(card, str) and card:
+            out["card"] = {"id": card, "name": self.card_name(card)}
+        target = detail.get(self.target_field)
+        if isinstance(target, int) and not isinstance(target, bool) and target >= 0:
+            out["target"] = target
+        return out
 
     def config_to_any(self, values: dict[str, Any]) -> any_pb2.Any:
         packed = any_pb2.Any()

@@ -4,4 +4,10 @@ from cultists.v1 import trash_cult_pb2 as pb
 
 from ..core.messages import GameMessages
 
-MESSAGES = GameMessages(config=pb.TrashCultConfig, view=pb.TrashCultView, action=pb.TrashCultActionDetail)
+# Its details name cards by their printed names ("Pigeon Thief") and a targeted seat `seat`.
+MESSAGES = GameMessages(
+    config=pb.TrashCultConfig,
+    view=pb.TrashCultView,
+    action=pb.TrashCultActionDetail,
+    target_field="seat",
+)
