@@ -12,6 +12,7 @@ import uuid
 import pytest
 
 from services.gateway import create_app
+from services.platform.keys import ticket_key
 from services.platform.settings import Settings
 
 from .conftest import bearer
@@ -261,7 +262,7 @@ def test_a_matchmaking_ticket_has_a_stream_matched_bots_filled_and_cancelled(app
     try:
         heard = sse_events(stream)
         assert next(heard)[0] == "state"
-        created = float(gw.redis.hget(f"gw:ticket:{lonely['ticket']}", "created"))
+        created = float(gw.redis.hget(ticket_key(GAME, 4, lonely["ticket"]), "created"))
         gw.matchmaking.match(GAME, 4, now=created + 3600)  # waited long enough: bots fill the rest
         events = list(heard)
     finally:
