@@ -130,9 +130,7 @@ def print_table(
         console.width = narrow
     left_out = [columns[i].header for i in range(len(columns)) if i not in shown]
     if left_out:
-        console.print(
-            f"[dim]left out to fit {width} columns: {', '.join(left_out)} (--wide shows every column)[/dim]"
-        )
+        console.print(f"[dim]left out to fit {width} columns: {', '.join(left_out)} (--wide shows all)[/dim]")
     for line in legend:
         console.print(f"[dim]{line}[/dim]")
     return left_out

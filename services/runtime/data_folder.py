@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -117,7 +118,7 @@ def _registry() -> Path:
 def register_run(folder: Path) -> Path:
     """Note in the per-user registry that a run holds `folder` (called with its lock
     held); `unregister_run` removes it, and a dead run's entry is ignored and swept."""
-    entry = _registry() / f"{os.getpid()}.json"
+    entry = _registry() / f"{hashlib.sha1(str(folder).encode()).hexdigest()[:16]}.json"  # one per folder
     entry.parent.mkdir(parents=True, exist_ok=True)
     entry.write_text(json.dumps({"data": str(folder), "pid": os.getpid()}))
     return entry
