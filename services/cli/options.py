@@ -10,6 +10,7 @@ environment variables each command reads, listed under its help. An old spelling
 from __future__ import annotations
 
 import argparse
+import textwrap
 from collections.abc import Iterable
 
 import shtab
@@ -93,7 +94,8 @@ def command(
         width = max(len(n) for n in names)
         lines.append("environment:")
         lines += [f"  {n:<{width}}  {ENVIRONMENT[n]}" for n in names]
-    lines.append(EXIT_STATUS.replace("(see the command's help)", f"({miss})") if miss else EXIT_STATUS)
+    status = EXIT_STATUS.replace("(see the command's help)", f"({miss})") if miss else EXIT_STATUS
+    lines.append(textwrap.fill(status, width=88, subsequent_indent="  "))
     return sub.add_parser(name, help=summary, description=description or summary, epilog="\n".join(lines))
 
 

@@ -54,18 +54,24 @@ ROOT_NOTE = (
 )
 
 
+PORTS_AND_DATA = """
+Ports, each moved by its variable: the engines 50051-50053 (ENGINE_PORT_<GAME>), their
+metrics 9101-9103 (ENGINE_METRICS_PORT_<GAME>), the gateway 8000 (GATEWAY_PORT), the
+workers' metrics 9104-9106 (WORKER_METRICS_PORT_<QUEUE>), Prometheus 9090
+(PROMETHEUS_PORT); the embedded Redis takes a free port.
+
+The data folder: CULTISTS_DATA, else the per-user default ~/.local/share/cultists. It
+holds Redis's append-only file, Prometheus's data, nights, records, reports and
+run.json (docs/cli.md).
+"""
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = command(
         sub,
         "run",
         "run the whole platform locally until Ctrl-C",
-        description=__doc__.split("\n\n", 1)[1]
-        + "\nports (each moved by its variable): engines 50051-50053 (ENGINE_PORT_<GAME>), their "
-        "metrics 9101-9103 (ENGINE_METRICS_PORT_<GAME>), the gateway 8000 (GATEWAY_PORT), "
-        "workers' metrics 9104-9106 (WORKER_METRICS_PORT_<QUEUE>), Prometheus 9090 "
-        "(PROMETHEUS_PORT); the embedded Redis takes a free port.\n"
-        "data folder: CULTISTS_DATA, else the per-user default ~/.local/share/cultists "
-        "(Redis's append-only file, Prometheus's data, nights, records, reports, run.json).",
+        description=__doc__.split("\n\n", 1)[1] + "\n" + PORTS_AND_DATA,
         environment=[
             "CULTISTS_DATA",
             "XDG_DATA_HOME",

@@ -29,7 +29,7 @@ from services.engines.core.errors import BadConfig
 from services.runtime.errors import Unreachable
 
 from .common import balance_clients, output_folder
-from .options import FILE, add_jobs, add_json, add_out, add_redis_url, add_wide, command
+from .options import FILE, add_jobs, add_json, add_out, add_redis_url, add_wide, command, positive_int
 from .tables import Column, Group, print_table
 
 T = TypeVar("T")
@@ -55,6 +55,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "spec", nargs="?", help="sweep spec file (YAML or JSON); see docs/sweeps.md"
     ).complete = FILE  # type: ignore[attr-defined]
     p.add_argument("--local", action="store_true", help="run in a local process pool instead of Celery")
+    p.add_argument(
+        "--games",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="games per cell instead of the spec's (a quick look at a big sweep)",
+    )
     add_jobs(p)
     add_out(p, "sweeps")
     p.add_argument("--no-wait", action="store_true", help="queue the sweep, print its id and return")
@@ -82,9 +89,11 @@ def run(args: argparse.Namespace) -> int:
         return _follow(args, args.follow, replay_base)
     if not args.spec:
         raise BadConfig("name a sweep spec file, or use --follow ID / --cancel ID")
-    from services.balance.sweeps.spec import load_spec_file
+    from services.balance.sweeps.spec import load_spec_file, parse_spec
 
     spec = load_spec_file(args.spec)  # refused here, before anything is queued
+    if args.games is not None:
+        spec = parse_spec({**spec.to_dict(), "games": args.games, "chunk": min(spec.chunk, args.games)})
     if args.local:
         return _local(args, spec, replay_base)
     from services.balance.sweeps import control
