@@ -94,14 +94,21 @@ def bot_lineup(text: str | None, players: int) -> list[str]:
 def platform_redis(explicit: str | None, alternative: str = "") -> str:
     """The running platform's Redis: `--redis-url`, $REDIS_URL, else the run file of the
     `cultists run` that holds the data folder. Never a guess: with none of those, this
-    says there is no platform to talk to (exit status 3), `alternative` naming what else
-    the command can do (e.g. run `--local`)."""
-    from services.runtime.topology import data_dir, platform_redis_url
+    says there is no platform to talk to (`no_platform`)."""
+    from services.runtime.topology import platform_redis_url
 
     url = explicit or platform_redis_url()
     if url:
         return url
-    raise Unreachable(
+    raise no_platform(alternative)
+
+
+def no_platform(alternative: str = "") -> Unreachable:
+    """The one line for "nothing to talk to" (exit status 3), `alternative` naming what
+    else the command can do (e.g. run `--local`)."""
+    from services.runtime.topology import data_dir
+
+    return Unreachable(
         f"no running platform found (no `cultists run` holds {data_dir()}, and REDIS_URL is not set); "
         "start one with `make run` in another terminal, or pass --redis-url" + alternative
     )

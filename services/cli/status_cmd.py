@@ -25,7 +25,7 @@ import urllib.error
 import urllib.request
 
 from services.engines.registry import available_games
-from services.runtime.errors import BadInput, Unreachable
+from services.runtime.errors import BadInput
 from services.runtime.topology import (
     data_dir,
     engine_address,
@@ -35,6 +35,7 @@ from services.runtime.topology import (
     read_run_file,
 )
 
+from .common import no_platform
 from .options import add_json, add_redis_url, command
 
 TIMEOUT = 2.0
@@ -156,10 +157,7 @@ def run(args: argparse.Namespace) -> int:
     facts = read_run_file()
     url = args.redis_url or platform_redis_url()
     if not facts and not url and not args.gateway and not os.environ.get("GATEWAY_URL"):
-        raise Unreachable(
-            f"no running platform found (no `cultists run` holds {data_dir()}, and REDIS_URL is not set); "
-            "start one with `make run`, or name its parts with --redis-url, --gateway, --engine"
-        )
+        raise no_platform(", or name its parts with --gateway, --engine")
     checks.append(("redis", check_redis(url) if url else None))
     checks += [(f"engine {game}", check_engine(game)) for game in available_games()]
     checks.append(("gateway", check_gateway(args.gateway or gateway_url())))
