@@ -228,7 +228,8 @@ def test_a_preview_with_no_stored_night_stores_a_baseline_first_and_says_so(tmp_
     assert main([*args, "--set", "trash_cult:food_needed_2p=2"]) == 0
     out, err = capsys.readouterr()
     preview = json.loads(out)
-    assert "playing a baseline night of the rules as they are first" in err
+    said = " ".join(err.split())  # the console wraps its lines at the terminal's width
+    assert "playing a baseline night of the rules as they are first" in said
     archive = night.NightArchive(tmp_path / "nightly")
     [baseline, stored] = archive.night_ids()
     assert archive.latest() == baseline == preview["previous_night"] and stored == preview["night"]
