@@ -339,17 +339,20 @@ def scale_table(results: dict[str, Any]) -> str:
         f"| moves/s per engine core ({engine_ms} ms CPU an Apply) | {per_engine_core:,.0f} | "
         f"{moves / per_engine_core:.0f} cores |",
     ]
-    return "\n".join(
-        [
-            *rows,
-            "",
-            *capacity,
-            "",
-            f"Redis: {_when(cost)} Gateway and engines: {_when(_section(results, 'gateway'))}",
-            "",
-            *_targets(cost),
-        ]
-    ) + "\n"
+    return (
+        "\n".join(
+            [
+                *rows,
+                "",
+                *capacity,
+                "",
+                f"Redis: {_when(cost)} Gateway and engines: {_when(_section(results, 'gateway'))}",
+                "",
+                *_targets(cost),
+            ]
+        )
+        + "\n"
+    )
 
 
 def _duration(seconds: float) -> str:
