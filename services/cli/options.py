@@ -26,6 +26,8 @@ ENVIRONMENT = {
     "CULTISTS_DATA": "the data folder (default: the running platform's, else ~/.local/share/cultists)",
     "XDG_DATA_HOME": "moves the per-user default data folder to $XDG_DATA_HOME/cultists",
     "REDIS_URL": "the platform's Redis (default: the running `cultists run`'s, from its run file)",
+    "REDIS_CLUSTER": "true: REDIS_URL names a node of a Redis Cluster (default: the running platform's mode)",
+    "CELERY_BROKER_URL": "Celery's broker (default: the running platform's, else REDIS_URL outside cluster mode)",
     "GATEWAY_URL": "the gateway's base URL (default: the running platform's)",
     "PROMETHEUS_URL": "Prometheus's base URL (default: the running platform's)",
     "ENGINE_ADDR_<GAME>": "an engine's host:port (default: the running platform's)",
