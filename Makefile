@@ -7,7 +7,7 @@ PROTOS := $(wildcard protos/cultists/v1/*.proto)
 export PYTHONDONTWRITEBYTECODE := 1
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install proto compile node run test bench lint format clean
+.PHONY: install proto compile node run test bench bench-quick lint format clean
 
 install: $(STAMP) compile node
 
@@ -56,8 +56,14 @@ run: install
 test: install
 	$(BIN)/pytest -q -p no:cacheprovider
 
+# Every section (`python -m bench.run --help` lists each one's last duration); both
+# targets rewrite bench/results.json and the docs' figure tables, and say so first.
 bench: install
 	$(BIN)/python -m bench.run
+
+# The sections that take about a minute each: a few minutes in all.
+bench-quick: install
+	$(BIN)/python -m bench.run --quick
 
 lint: install
 	$(BIN)/ruff check .

@@ -2,9 +2,13 @@
 bench/results.json. Machines here are noisy, so targets are checked as ratios measured in
 the same run (Apply vs an empty call on the same server), never as timed unit tests.
 
-`python -m bench.run engines grpc` runs only the named sections; every run then rewrites the
-docs' figure tables from the results (bench/docs.py), and `python -m bench.run --docs` does
-only that.
+`python -m bench.run engines grpc` runs only the named sections; `--quick` (`make
+bench-quick`) the sections that finish in about a minute each, a few minutes in all.
+`--help` lists every section with how long it took in the last recorded run.
+
+Every run rewrites two kinds of tracked files, and says so first: bench/results.json (the
+sections it ran; the others keep their figures) and the figure tables of the docs pages
+(bench/docs.py) made from it. `python -m bench.run --docs` does only the second.
 """
 
 from __future__ import annotations
@@ -50,31 +54,49 @@ SECTIONS = {
     "tune": tune.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
+# The sections that finish in about a minute each on the project's 2-core machines
+# (`make bench-quick`): the others take from 2 minutes (engines, gateway) to 20 (bots).
+QUICK = ["flood", "sweep_aggregation", "drift", "determinisation", "heuristics"]
+
+
+def duration(results: dict, name: str) -> str:
+    """`12 min` from the section's last recorded wall time, or `not measured yet`."""
+    seconds = (results.get(name) or {}).get("wall_seconds")
+    if not seconds:
+        return "not measured yet"
+    return f"{seconds / 60:.0f} min" if seconds >= 90 else f"{seconds:.0f} s"
 
 
 def main(argv: list[str]) -> int:
+    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     if any(a in ("-h", "--help") for a in argv):
         print(__doc__.strip())
-        print("\nsections:")
+        print("\nsections (last run's wall time):")
         for name, section in SECTIONS.items():
             module = sys.modules[section.__module__]
-            print(f"  {name:<11} {(module.__doc__ or '').strip().splitlines()[0]}")
+            quick = "  [quick]" if name in QUICK else ""
+            summary = (module.__doc__ or "").strip().splitlines()[0]
+            print(f"  {name:<17} {duration(results, name):>16}{quick}  {summary}")
         return 0
     if argv == ["--docs"]:
-        return _docs(json.loads(RESULTS.read_text()) if RESULTS.exists() else {})
-    chosen = argv or list(SECTIONS)
+        return _docs(results)
+    chosen = QUICK if argv == ["--quick"] else argv or list(SECTIONS)
     unknown = [s for s in chosen if s not in SECTIONS]
     if unknown:
         print(f"unknown section(s) {unknown}; known: {list(SECTIONS)}", file=sys.stderr)
         return 2
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    print(
+        f"bench: {', '.join(chosen)}; rewrites {RESULTS.relative_to(RESULTS.parents[1])} "
+        f"(these sections) and the figure tables of {', '.join(str(p.relative_to(docs.DOCS.parent)) for p in docs.pages())}",
+        flush=True,
+    )
     results["machine"] = {
         "python": platform.python_version(),
         "cpu": platform.processor() or platform.machine(),
     }
     failed = []
     for name in chosen:
-        print(f"== {name}", flush=True)
+        print(f"== {name} (last run: {duration(results, name)})", flush=True)
         start = time.perf_counter()
         section = SECTIONS[name]()
         section["wall_seconds"] = round(time.perf_counter() - start, 2)

@@ -5,12 +5,19 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from services.runtime.embedded_redis import start_redis
+
+# The per-user default data folder (services/runtime/data_folder.py) is a scratch one for
+# the whole run, inherited by every process a test starts: no test reads or writes the
+# real ~/.local/share/cultists, and a `cultists run` a test starts never registers where
+# the user's own commands would find it.
+os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="cultists-tests-home-")
 
 
 @pytest.fixture(scope="session")

@@ -14,18 +14,24 @@ import sys
 import orjson
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
-from services.engines.core.errors import BadConfig
 from services.engines.core.ladder import check_bots, lineups, play_ladder, slot_seats
 
 from .common import add_config_arguments, add_game_argument, game_and_config
+from .options import add_jobs, add_json, add_wide, command, positive_int
+from .tables import Column, print_table
 
 DEFAULT_BOTS = "random,heuristic,ismcts:iterations=100"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("ladder", help="rank bots against each other with seats rotated on the same deals")
+    p = command(
+        sub,
+        "ladder",
+        "rank bots against each other with seats rotated on the same deals",
+        description=__doc__.split("\n\n", 1)[1],
+        environment=["CULTISTS_PURE_PYTHON", "COLUMNS"],
+    )
     add_game_argument(p)
     add_config_arguments(p)
     p.add_argument(
@@ -36,13 +42,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--games",
-        type=int,
+        type=positive_int,
         default=100,
+        metavar="N",
         help="deals; each is played once per line-up, so the games played are a multiple of this",
     )
     p.add_argument("--seed", type=int, default=0, help="deal i uses game seed SEED+i")
-    p.add_argument("--jobs", type=int, default=1, help="worker processes")
-    p.add_argument("--json", action="store_true", help="print the result as JSON on stdout")
+    add_jobs(p, "worker processes", default=1)
+    add_json(p)
+    add_wide(p)
     p.set_defaults(func=run)
 
 
@@ -69,10 +77,6 @@ def run(args: argparse.Namespace) -> int:
     spec, config, players = game_and_config(args)
     bots = split_bots(args.bots)
     check_bots(spec, bots)  # before the progress bar, so an error is the only output
-    if args.games < 1:
-        raise BadConfig("--games must be at least 1")
-    if args.jobs < 1:
-        raise BadConfig("--jobs must be at least 1")
     total = args.games * len(lineups(len(bots), len(slot_seats(spec, players))))
     console = Console(stderr=True)
     with Progress(
@@ -99,49 +103,75 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
         return 0
-    _print_table(doc)
+    _print_table(doc, args.wide)
     return 0
 
 
-def _print_table(doc: dict) -> None:
+# Left out first when the terminal is narrow: sigma, mu, wins, games, ordinal, fair share;
+# the bot, its win rate and its interval always stay (docs/cli.md).
+STANDINGS = [
+    Column("bot", wrap=True, justify="left", min_width=14),
+    Column("games", drop=3),
+    Column("wins", drop=4),
+    Column("win rate"),
+    Column("95% Wilson"),
+    Column("fair share", drop=1),
+    Column("mu", drop=5),
+    Column("sigma", drop=6),
+    Column("ordinal", drop=2),
+]
+HEAD_TO_HEAD = [
+    Column("bot", wrap=True, justify="left", min_width=14),
+    Column("opponent", wrap=True, justify="left", min_width=14),
+    Column("ahead", drop=2),
+    Column("behind", drop=1),
+    Column("rate"),
+    Column("95% Wilson"),
+]
+RATING_LEGEND = (
+    "mu, sigma: OpenSkill Plackett-Luce rating on each game's finishing order; ordinal = mu - 3 sigma; "
+    "a green win rate beats its fair share"
+)
+
+
+def _print_table(doc: dict, wide: bool = False) -> None:
     unit = "teams" if any(len(s) > 1 for s in doc["slots"]) else "seats"
-    table = Table(
-        title=(
-            f"{doc['game']}: {doc['games']} games ({doc['deals']} deals x {len(doc['lineups'])} line-ups), "
-            f"{doc['players']} players, {unit} rotated, seeds {doc['seed']}.."
-        )
-    )
-    for col in ("bot", "games", "wins", "win rate", "95% Wilson", "fair share", "mu", "sigma", "ordinal"):
-        table.add_column(col, justify="left" if col == "bot" else "right")
-    for row in sorted(doc["standings"], key=lambda r: -r["ordinal"]):
-        mark = "[green]" if row["beats_fair_share"] else ""
-        table.add_row(
+    console = Console()
+    rows = [
+        [
             row["bot"],
             str(row["games"]),
             str(row["wins"]),
-            f"{mark}{row['win_rate']:.1%}",
-            f"{row['wilson_low']:.1%} - {row['wilson_high']:.1%}",
+            f"{'[green]' if row['beats_fair_share'] else ''}{row['win_rate']:.1%}",
+            f"{row['wilson_low']:.1%}-{row['wilson_high']:.1%}",
             f"{row['fair_share']:.1%}",
             f"{row['mu']:.2f}",
             f"{row['sigma']:.2f}",
             f"{row['ordinal']:.2f}",
-        )
-    console = Console()
-    console.print(table)
-    pairs = Table(title="head to head: games where one finished ahead of the other")
-    for col in ("bot", "opponent", "ahead", "behind", "rate", "95% Wilson"):
-        pairs.add_column(col, justify="left" if col in ("bot", "opponent") else "right")
-    for row in doc["head_to_head_rates"]:
-        pairs.add_row(
+        ]
+        for row in sorted(doc["standings"], key=lambda r: -r["ordinal"])
+    ]
+    print_table(
+        console,
+        f"{doc['game']}: {doc['games']} games ({doc['deals']} deals x {len(doc['lineups'])} line-ups), "
+        f"{doc['players']} players, {unit} rotated, seeds {doc['seed']}..",
+        STANDINGS,
+        rows,
+        wide=wide,
+        legend=[RATING_LEGEND],
+    )
+    pairs = [
+        [
             row["bot"],
             row["opponent"],
             str(row["wins"]),
             str(row["losses"]),
             f"{row['rate']:.1%}",
-            f"{row['wilson_low']:.1%} - {row['wilson_high']:.1%}",
-        )
-    console.print(pairs)
-    console.print(
-        f"draws {doc['draws']}  decisions {doc['decisions']:,}  {doc['seconds']:.1f} s  "
-        "(rating: OpenSkill Plackett-Luce on each game's finishing order; ordinal = mu - 3 sigma)"
+            f"{row['wilson_low']:.1%}-{row['wilson_high']:.1%}",
+        ]
+        for row in doc["head_to_head_rates"]
+    ]
+    print_table(
+        console, "head to head: games where one finished ahead of the other", HEAD_TO_HEAD, pairs, wide=wide
     )
+    console.print(f"draws {doc['draws']}  decisions {doc['decisions']:,}  {doc['seconds']:.1f} s")

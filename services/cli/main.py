@@ -1,9 +1,20 @@
 """`cultists`: the one command line for the platform.
 
-Each subcommand lives in its own module and registers itself here; this file only wires
-argparse and turns the library's errors into a one-line message and exit status 2, and
-an unreachable Redis or Celery broker into a one-line message and exit status 3 (never a
-traceback: the command changed nothing, and running it again once Redis is back works).
+Each subcommand lives in its own module and registers itself in COMMANDS below; this file
+only wires argparse and runs the command inside one wrapper, the same for every
+subcommand: an expected failure (failures.py: a bad flag, file, record or spec, a busy
+port, Redis or an engine unreachable, no running platform) is one line on standard error
+naming the cause and the fix, never a traceback, with a documented exit status:
+
+    0  done
+    1  done, but the result is a miss (a part down, a tune not confirmed, a sweep
+       cancelled or failed, a night not stored): each command's help says which
+    2  bad input: nothing was changed; fix what the line names and run it again
+    3  unreachable or not found (Redis, an engine, a running platform): nothing was
+       changed; run it again once that is up
+    130 interrupted (Ctrl-C); 141 the reader of the output went away (`| head`)
+
+docs/cli.md has the whole reference.
 """
 
 from __future__ import annotations
@@ -13,10 +24,11 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-
-from services.engines.core.errors import EngineError
+from importlib import metadata
 
 from . import (
+    completion_cmd,
+    failures,
     ladder_cmd,
     nightly_cmd,
     replay_cmd,
@@ -27,66 +39,66 @@ from . import (
     sweep_cmd,
     tune_cmd,
 )
+from .options import EXIT_STATUS, Parser
 
+# Every subcommand, in the order `cultists --help` lists them. A module here needs only a
+# `register(sub)` that adds its parser with `set_defaults(func=...)`.
 COMMANDS = [
     simulate_cmd,
     replay_cmd,
+    ladder_cmd,
     serve_cmd,
     run_cmd,
-    sweep_cmd,
-    nightly_cmd,
-    tune_cmd,
     status_cmd,
-    ladder_cmd,
+    sweep_cmd,
+    tune_cmd,
+    nightly_cmd,
+    completion_cmd,
 ]
 
 
+def version() -> str:
+    try:
+        return metadata.version("cultists")
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
+        return "unknown (not installed: run `make install`)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="cultists", description="Host and balance-test the three cult card games."
+    parser = Parser(
+        prog="cultists",
+        description="Host and balance-test the three cult card games. `cultists COMMAND --help` "
+        "says what each command does, its defaults and the environment variables it reads.",
+        epilog=EXIT_STATUS + ". See docs/cli.md.",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument("--version", action="version", version=f"cultists {version()}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for module in COMMANDS:
         module.register(sub)
+    parser.set_defaults(root_parser=parser)  # for `cultists completion`, which writes it out
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    args = build_parser().parse_args(argv)
     try:
+        args = build_parser().parse_args(argv)
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a closed pipe surfaces here, not in the interpreter's exit
         return status
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
     except BrokenPipeError:
         return _reader_went_away()
-    except EngineError as exc:
-        print(f"cultists: {exc}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        if not _store_unreachable(exc):
+        found = failures.explain(exc)
+        if found is None:
             raise
-        print(f"cultists: Redis is unreachable ({_first_line(exc)}); is it running? "
-              "(`cultists status` checks every part)", file=sys.stderr)  # fmt: skip
-        return 3
-
-
-def _store_unreachable(exc: BaseException) -> bool:
-    """Redis down, as redis-py or Celery's kombu reports it (imported lazily: most
-    commands never load Celery)."""
-    import redis
-
-    if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
-        return True
-    kombu = sys.modules.get("kombu.exceptions")
-    return kombu is not None and isinstance(exc, kombu.OperationalError)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip() or type(exc).__name__
-    return text.splitlines()[0]
+        status, line = found
+        print(f"cultists: {line}", file=sys.stderr)
+        return status
 
 
 def _reader_went_away() -> int:

@@ -4,6 +4,11 @@ Redis (REDIS_URL, or an embedded real redis-server), one gRPC engine per game, a
 parts that exist beside them, each with its log lines prefixed; Ctrl-C stops them all.
 A part that dies is restarted (see services.runtime.supervisor); the data folder is
 locked for the run's life (see services.runtime.run_lock).
+
+Before anything starts, every port the run will bind is tried: a busy one is refused
+at once, naming the port, the part that wanted it, what holds it and the variable that
+moves it (exit status 2). A part that still cannot bind its port (taken in the
+meantime) is reported as exactly that, not as a health check timing out.
 """
 
 from __future__ import annotations
@@ -18,26 +23,71 @@ from pathlib import Path
 
 from services.engines.registry import available_games
 from services.runtime import prometheus
+from services.runtime.data_folder import ensure_data_dir, register_run, unregister_run
 from services.runtime.embedded_cluster import form, node_argv, wait_ok
-from services.runtime.embedded_redis import redis_argv
-from services.runtime.ports import free_port
-from services.runtime.run_lock import FolderLocked, RunLock
+from services.runtime.embedded_redis import REDIS_NOTES, redis_argv
+from services.runtime.errors import CommandError
+from services.runtime.ports import check_ports, free_port, refuse_busy
+from services.runtime.run_lock import RunLock
 from services.runtime.supervisor import ProcessSpec, Supervisor
 from services.runtime.topology import (
     data_dir,
     engine_metrics_port,
     engine_port,
     gateway_port,
+    platform_ports,
     redis_url,
     run_file,
     worker_metrics_port,
 )
 
+from .options import command
+
 _ROOT = Path(__file__).resolve().parents[2]
+QUEUES = ["tables", "sweeps", "tunes"]
+# Celery warns at length (8 lines a worker) when its workers run as root. That warning is
+# about pickle, which these workers never accept (workers/app.py: JSON only), so it is
+# silenced in the children and `run` says so in one line instead (ROOT_NOTE).
+_CELERY_ROOT_WARNING = "ignore:You're running the worker with superuser privileges"
+ROOT_NOTE = (
+    "running as root: Celery's SecurityWarning about superuser workers is silenced; it warns "
+    "of pickle, which these workers never accept (JSON only). Run as a normal user for production."
+)
+
+
+PORTS_AND_DATA = """
+Ports, each moved by its variable: the engines 50051-50053 (ENGINE_PORT_<GAME>), their
+metrics 9101-9103 (ENGINE_METRICS_PORT_<GAME>), the gateway 8000 (GATEWAY_PORT), the
+workers' metrics 9104-9106 (WORKER_METRICS_PORT_<QUEUE>), Prometheus 9090
+(PROMETHEUS_PORT); the embedded Redis takes a free port.
+
+The data folder: CULTISTS_DATA, else the per-user default ~/.local/share/cultists. It
+holds Redis's append-only file, Prometheus's data, nights, records, reports and
+run.json (docs/cli.md).
+"""
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("run", help="run the whole platform locally until Ctrl-C")
+    p = command(
+        sub,
+        "run",
+        "run the whole platform locally until Ctrl-C",
+        description=__doc__.split("\n\n", 1)[1] + "\n" + PORTS_AND_DATA,
+        environment=[
+            "CULTISTS_DATA",
+            "XDG_DATA_HOME",
+            "REDIS_URL",
+            "REDIS_CLUSTER",
+            "CELERY_BROKER_URL",
+            "GATEWAY_PORT",
+            "ENGINE_PORT_<GAME>",
+            "ENGINE_METRICS_PORT_<GAME>",
+            "WORKER_METRICS_PORT_<QUEUE>",
+            "PROMETHEUS_PORT",
+            "CULTISTS_PURE_PYTHON",
+        ],
+        miss="the platform did not come up",
+    )
     p.add_argument(
         "--redis-cluster",
         type=int,
@@ -45,9 +95,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=0,
         help="without REDIS_URL: keep live play on an embedded Redis Cluster of N masters "
         "(1-16; data under the data folder's redis-cluster/), with Celery's broker on an "
-        "embedded plain Redis beside it",
+        "embedded plain Redis beside it (default: a single embedded Redis)",
     )
     p.set_defaults(func=run)
+
+
+def ports_to_check(with_prometheus: bool):
+    """Every fixed port this run binds (see topology.platform_ports)."""
+    return platform_ports(available_games(), QUEUES, with_prometheus)
 
 
 def plan(redis: str, store_env: dict[str, str] | None = None) -> list[ProcessSpec]:
@@ -55,8 +110,12 @@ def plan(redis: str, store_env: dict[str, str] | None = None) -> list[ProcessSpe
     its tables when that is not `redis` alone (REDIS_CLUSTER, CELERY_BROKER_URL)."""
     py = sys.executable
     watcher = prometheus.process_spec()  # None without the binary: the rest runs anyway
+    warnings = ",".join(w for w in (os.environ.get("PYTHONWARNINGS"), _CELERY_ROOT_WARNING) if w)
     env = {
         "REDIS_URL": redis,
+        # Children find the same data folder however the parent found it.
+        "CULTISTS_DATA": str(data_dir()),
+        "PYTHONWARNINGS": warnings,
         **(store_env or {}),
         **{f"ENGINE_ADDR_{g.upper()}": f"127.0.0.1:{engine_port(g)}" for g in available_games()},
         **({"PROMETHEUS_URL": prometheus.url()} if watcher else {}),
@@ -104,22 +163,27 @@ def plan(redis: str, store_env: dict[str, str] | None = None) -> list[ProcessSpe
 
 
 def run(args: argparse.Namespace) -> int:
-    lock = RunLock(data_dir())
-    try:
-        leftovers = lock.acquire()
-    except FolderLocked as exc:
-        print(f"cultists: {exc}", file=sys.stderr)
-        return 2
+    folder = ensure_data_dir()
+    os.environ["CULTISTS_DATA"] = str(folder)  # one folder for this process and its children
+    lock = RunLock(folder)
+    leftovers = lock.acquire()  # FolderLocked: one line naming the run that holds it
+    registered = register_run(folder)
     facts: dict = {}
     sup = Supervisor(run_id=lock.run_id, on_change=lambda: _write_run_file(facts, sup))
-    if leftovers:
-        sup.say("run", f"the last run (pid {lock.previous.get('pid')}) was killed; stopped its "
-                f"{len(leftovers)} leftover processes")  # fmt: skip
     try:
+        # Every port, before anything starts (a few milliseconds; /proc is read only
+        # for a busy one, to name its holder).
+        refuse_busy(check_ports(ports_to_check(prometheus.binary() is not None)))
+        if leftovers:
+            sup.say("run", f"the last run (pid {lock.previous.get('pid')}) was killed; stopped its "
+                    f"{len(leftovers)} leftover processes")  # fmt: skip
+        sup.say("run", f"data folder: {folder}")
+        if os.geteuid() == 0:
+            sup.say("run", ROOT_NOTE)
         url = redis_url()
         store_env: dict[str, str] = {}
         if url is None:
-            url = _embedded_redis(sup, "redis", data_dir() / "redis")
+            url = _embedded_redis(sup, "redis", folder / "redis")
             if args.redis_cluster:
                 store_env = {
                     "CELERY_BROKER_URL": url,
@@ -148,6 +212,10 @@ def run(args: argparse.Namespace) -> int:
             sup.say("run", f"dashboards: http://127.0.0.1:{gateway_port()}/ops  (Prometheus: {prom_url})")
         sup.say("run", "platform is up; `cultists status` checks it; Ctrl-C stops it")
         return sup.wait()
+    except CommandError as exc:  # a busy port (before or while starting): the line says which
+        if sup.parts:
+            sup.say("run", f"the platform did not come up: {exc}; stopping everything")
+        raise
     except (TimeoutError, RuntimeError) as exc:
         sup.say("run", f"the platform did not come up: {exc}; stopping everything")
         return 1
@@ -155,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
         facts.clear()
         run_file().unlink(missing_ok=True)
         sup.stop_all()
+        unregister_run(registered)
         lock.release()
 
 
@@ -164,7 +233,7 @@ def _embedded_redis(sup: Supervisor, name: str, directory: Path) -> str:
     directory.mkdir(parents=True, exist_ok=True)
     port = free_port()
     url = f"redis://127.0.0.1:{port}/0"
-    sup.start(ProcessSpec(name, redis_argv(port, directory, persist=True), stop_last=True))
+    sup.start(ProcessSpec(name, redis_argv(port, directory, persist=True), stop_last=True, notes=REDIS_NOTES))
     sup.wait_until_listening(name, port, timeout=30)
     sup.say("run", f"embedded redis-server on {url} (data in {directory})")
     return url

@@ -4,9 +4,14 @@ Redis answers PING; each engine's standard gRPC health service says SERVING; the
 /healthz says ok; Celery workers answer a control ping (with the queues they consume);
 Prometheus's /-/ready says ready, when a local run or PROMETHEUS_URL names one (a run without
 the binary, or none known, is a line that does not count as down).
-Exit status 0 only when every part is up, so scripts can wait on it. Under `cultists run`
-it also lists each supervised process with its uptime and restarts (from the run file),
-and a part the supervisor gave up on counts as down.
+Exit status 0 only when every part is up, 1 when one is down, so scripts can wait on it.
+Under `cultists run` it also lists each supervised process with its uptime and restarts
+(from the run file), and a part the supervisor gave up on counts as down.
+
+It checks the platform it finds (the running `cultists run` of the data folder, or what
+REDIS_URL and the address variables name), never a guess: with neither, it says there is
+no running platform (exit status 3) instead of probing default ports. `--json` prints the
+same as one JSON document.
 """
 
 from __future__ import annotations
@@ -14,20 +19,51 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 import time
 import urllib.error
 import urllib.request
 
 from services.engines.registry import available_games
-from services.runtime.topology import engine_address, gateway_url, prometheus_url, read_run_file, redis_url
+from services.runtime.errors import BadInput
+from services.runtime.topology import (
+    data_dir,
+    engine_address,
+    gateway_url,
+    platform_redis_url,
+    prometheus_url,
+    read_run_file,
+)
+
+from .common import no_platform
+from .options import add_json, add_redis_url, command
 
 TIMEOUT = 2.0
+Check = tuple[str, tuple[bool, str] | str | None]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("status", help="report which parts of the platform are up")
-    p.add_argument("--redis-url", default=None, help="Redis (default: REDIS_URL)")
-    p.add_argument("--gateway", default=None, help="gateway base URL (default: GATEWAY_URL or :8000)")
+    p = command(
+        sub,
+        "status",
+        "report which parts of the platform are up",
+        description=__doc__.split("\n\n", 1)[1],
+        environment=[
+            "CULTISTS_DATA",
+            "REDIS_URL",
+            "GATEWAY_URL",
+            "ENGINE_ADDR_<GAME>",
+            "PROMETHEUS_URL",
+        ],
+        miss="a part is down",
+    )
+    add_redis_url(p)
+    p.add_argument(
+        "--gateway",
+        default=None,
+        metavar="URL",
+        help="gateway base URL (default: $GATEWAY_URL, else the run's)",
+    )
     p.add_argument(
         "--prometheus", default=None, help="Prometheus base URL (default: PROMETHEUS_URL or the run's)"
     )
@@ -38,6 +74,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="GAME=HOST:PORT",
         help="check only these engines (repeatable); what a container health check runs",
     )
+    add_json(p, "print the checks as one JSON document")
     p.set_defaults(func=run)
 
 
@@ -107,13 +144,20 @@ def check_workers(url: str) -> tuple[bool, str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    checks: list[tuple[str, tuple[bool, str] | str | None]] = []
+    checks: list[Check] = []
     if args.engine:
         for item in args.engine:
             game, _, address = item.partition("=")
+            if game not in available_games():
+                raise BadInput(
+                    f"--engine {item!r}: no installed game {game!r} ({', '.join(available_games())})"
+                )
             checks.append((f"engine {game}", check_engine(game, address or None)))
-        return _report(checks)
-    url = args.redis_url or redis_url() or read_run_file().get("redis_url")
+        return _report(checks, args.json)
+    facts = read_run_file()
+    url = args.redis_url or platform_redis_url()
+    if not facts and not url and not args.gateway and not os.environ.get("GATEWAY_URL"):
+        raise no_platform(", or name its parts with --gateway, --engine")
     checks.append(("redis", check_redis(url) if url else None))
     checks += [(f"engine {game}", check_engine(game)) for game in available_games()]
     checks.append(("gateway", check_gateway(args.gateway or gateway_url())))
@@ -121,15 +165,15 @@ def run(args: argparse.Namespace) -> int:
     prometheus = args.prometheus or prometheus_url()
     if prometheus:
         checks.append(("prometheus", check_prometheus(prometheus)))
-    elif "prometheus_url" in read_run_file():
+    elif "prometheus_url" in facts:
         checks.append(("prometheus", "not started: this run found no prometheus binary"))
     else:
         checks.append(("prometheus", "not checked: no local run and no PROMETHEUS_URL"))
-    checks += supervised_parts(read_run_file())
-    return _report(checks)
+    checks += supervised_parts(facts)
+    return _report(checks, args.json)
 
 
-def supervised_parts(facts: dict) -> list[tuple[str, tuple[bool, str] | str | None]]:
+def supervised_parts(facts: dict) -> list[Check]:
     """`cultists run`'s own view of its processes: state, uptime, restarts, last exit."""
     parts = facts.get("parts") or {}
     pid = facts.get("pid")
@@ -141,7 +185,7 @@ def supervised_parts(facts: dict) -> list[tuple[str, tuple[bool, str] | str | No
         return [("supervisor", (False, f"pid {pid} is gone; the run file is stale"))]
     except PermissionError:
         pass
-    rows: list[tuple[str, tuple[bool, str] | str | None]] = []
+    rows: list[Check] = []
     now = time.time()
     for name, part in sorted(parts.items()):
         state = part.get("state", "?")
@@ -165,19 +209,26 @@ def _duration(seconds: float) -> str:
     return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
 
 
-def _report(checks: list[tuple[str, tuple[bool, str] | str | None]]) -> int:
-    """One line per part; a plain string is a part this run chose not to start (no failure)."""
-    width = max(len(name) for name, _ in checks)
-    all_up = True
+def _report(checks: list[Check], as_json: bool = False) -> int:
+    """One line per part (or one JSON document); a plain string is a part this run chose
+    not to start (no failure), None a part that could not be checked (counts as down)."""
+    rows = []
     for name, result in checks:
         if isinstance(result, str):
-            print(f"{name:<{width}}  -     {result}")
-            continue
-        if result is None:
-            print(f"{name:<{width}}  ?     not checked: set REDIS_URL or pass --redis-url")
-            all_up = False
-            continue
-        up, detail = result
-        all_up &= up
-        print(f"{name:<{width}}  {'up  ' if up else 'DOWN'}  {detail}")
+            rows.append({"part": name, "state": "skipped", "detail": result})
+        elif result is None:
+            rows.append(
+                {"part": name, "state": "unknown", "detail": "not checked: set REDIS_URL or pass --redis-url"}
+            )
+        else:
+            rows.append({"part": name, "state": "up" if result[0] else "down", "detail": result[1]})
+    all_up = all(r["state"] in ("up", "skipped") for r in rows)
+    if as_json:
+        doc = {"all_up": all_up, "data_folder": str(data_dir()), "parts": rows}
+        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        return 0 if all_up else 1
+    width = max(len(r["part"]) for r in rows)
+    marks = {"up": "up  ", "down": "DOWN", "skipped": "-   ", "unknown": "?   "}
+    for r in rows:
+        print(f"{r['part']:<{width}}  {marks[r['state']]}  {r['detail']}")
     return 0 if all_up else 1

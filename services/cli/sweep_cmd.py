@@ -8,7 +8,9 @@
 
 The spec is validated completely before anything is queued; a bad one exits with status 2
 and says what is wrong. The report (HTML, PNG plots, JSON summary, per-game CSV, replay
-records) goes to `--out` (default var/sweeps/<sweep id>).
+records) goes to `--out` (default sweeps/<sweep id> in the data folder). On Celery it
+needs the running platform (`make run`): without one it says so (exit status 3) and never
+queues on a Redis it guessed.
 """
 
 from __future__ import annotations
@@ -22,35 +24,58 @@ from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-from rich.table import Table
 
 from services.engines.core.errors import BadConfig
+from services.runtime.errors import Unreachable
 
-from .common import balance_clients
+from .common import balance_clients, output_folder
+from .options import FILE, add_jobs, add_json, add_out, add_redis_url, add_wide, command, positive_int
+from .tables import Column, Group, print_table
 
 T = TypeVar("T")
+LOCALLY = ", or run it here with --local"
+# What the `flags` column holds: the tests of a cell that Benjamini-Hochberg rejected.
+FLAGS_LEGEND = (
+    "flags: the cell's balance tests rejected at q = 0.05 in the sweep's one Benjamini-Hochberg "
+    "family: seat / team = win rates differ across seats / teams, group:NAME = across that group "
+    "(e.g. group:cult); the HTML report has each test"
+)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sweep", help="run a balance sweep (Celery, or --local) and write its report")
-    p.add_argument("spec", nargs="?", help="sweep spec file (YAML or JSON); see docs/sweeps.md")
+    p = command(
+        sub,
+        "sweep",
+        "run a balance sweep (Celery, or --local) and write its report",
+        description=__doc__.split("\n\n", 1)[1],
+        environment=["CULTISTS_DATA", "REDIS_URL", "GATEWAY_URL", "COLUMNS"],
+        miss="the sweep was cancelled or failed, or --cancel found it finished",
+    )
+    p.add_argument(
+        "spec", nargs="?", help="sweep spec file (YAML or JSON); see docs/sweeps.md"
+    ).complete = FILE  # type: ignore[attr-defined]
     p.add_argument("--local", action="store_true", help="run in a local process pool instead of Celery")
-    p.add_argument("-j", "--processes", type=int, default=None, help="local pool size (default: CPU count)")
-    p.add_argument("--out", default=None, help="report directory (default var/sweeps/<sweep id>)")
+    p.add_argument(
+        "--games",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="games per cell instead of the spec's (a quick look at a big sweep)",
+    )
+    add_jobs(p)
+    add_out(p, "sweeps")
     p.add_argument("--no-wait", action="store_true", help="queue the sweep, print its id and return")
     p.add_argument("--follow", metavar="ID", help="follow a queued sweep and write its report")
     p.add_argument("--cancel", metavar="ID", help="cancel a queued or running sweep")
+    add_redis_url(p)
     p.add_argument(
-        "--redis",
+        "--replay-base",
         default=None,
-        help="Redis URL (default $REDIS_URL, else the running `cultists run`'s, from its run file)",
+        metavar="URL",
+        help="prefix of replay links in the report (default: $GATEWAY_URL, else the run's)",
     )
-    p.add_argument(
-        "--replay-base", default=None, help="prefix of replay links in the report (default $GATEWAY_URL)"
-    )
-    p.add_argument(
-        "--json", action="store_true", help="print the JSON summary's aggregates instead of a table"
-    )
+    add_json(p, "print the JSON summary's aggregates instead of a table")
+    add_wide(p)
     p.set_defaults(func=run)
 
 
@@ -64,14 +89,16 @@ def run(args: argparse.Namespace) -> int:
         return _follow(args, args.follow, replay_base)
     if not args.spec:
         raise BadConfig("name a sweep spec file, or use --follow ID / --cancel ID")
-    from services.balance.sweeps.spec import load_spec_file
+    from services.balance.sweeps.spec import load_spec_file, parse_spec
 
     spec = load_spec_file(args.spec)  # refused here, before anything is queued
+    if args.games is not None:
+        spec = parse_spec({**spec.to_dict(), "games": args.games, "chunk": min(spec.chunk, args.games)})
     if args.local:
         return _local(args, spec, replay_base)
     from services.balance.sweeps import control
 
-    store, app = balance_clients(args.redis)
+    store, app = balance_clients(args.redis_url, LOCALLY)
     sweep_id = control.submit(spec, store, app)
     print(
         f"sweep {sweep_id}: {spec.total_games:,} games in {len(spec.cells())} cells queued", file=sys.stderr
@@ -85,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
 def _cancel(args: argparse.Namespace) -> int:
     from services.balance.sweeps import control
 
-    store, _app = balance_clients(args.redis)
+    store, _app = balance_clients(args.redis_url)
     if not store.exists(args.cancel):
         raise BadConfig(f"no sweep {args.cancel!r}")
     if control.cancel(store, args.cancel):
@@ -114,7 +141,7 @@ def _follow(args: argparse.Namespace, sweep_id: str, replay_base: str, store=Non
     from services.balance.sweeps.spec import parse_spec
 
     if store is None:
-        store, app = balance_clients(args.redis)
+        store, app = balance_clients(args.redis_url)
     console = Console(stderr=True)
     try:
         first = _patiently(console, lambda: control.progress(store, sweep_id))
@@ -147,9 +174,9 @@ def _follow(args: argparse.Namespace, sweep_id: str, replay_base: str, store=Non
     spec = parse_spec(summary["spec"])
     # Streamed from Redis a few hundred chunks at a time: a 10M-game sweep fits in memory.
     results = (unpack(blob) for _chunk_id, blob in store.iter_chunk_blobs(sweep_id))
-    out = Path(args.out or f"var/sweeps/{sweep_id}")
+    out = output_folder(args.out, "sweeps", sweep_id)
     page = _write(out, summary, game_rows(spec, results), store.replays(sweep_id), replay_base)
-    _print(summary, page, args.json)
+    _print(summary, page, args)
     return 0
 
 
@@ -167,7 +194,10 @@ def _patiently(console: Console, read: Callable[[], T], give_up_after: float = 6
             value = read()
         except (redis.ConnectionError, redis.TimeoutError) as exc:
             if time.monotonic() > deadline:
-                raise BadConfig(f"Redis unreachable for {give_up_after:.0f} s: {exc}") from None
+                raise Unreachable(
+                    f"Redis unreachable for {give_up_after:.0f} s ({exc}); the sweep goes on without us: "
+                    "follow it again with --follow once Redis is back"
+                ) from None
             if not said:
                 console.print(f"Redis unreachable ({exc}); reconnecting...")
                 said = True
@@ -194,10 +224,10 @@ def _local(args: argparse.Namespace, spec, replay_base: str) -> int:
             elapsed = time.perf_counter() - start
             bar.update(task, completed=done, rate=done / elapsed if elapsed else 0.0)
 
-        summary, replays, results = run_local(spec, args.processes, update, sweep_id=sweep_id)
-    out = Path(args.out or f"var/sweeps/{sweep_id}")
+        summary, replays, results = run_local(spec, args.jobs, update, sweep_id=sweep_id)
+    out = output_folder(args.out, "sweeps", sweep_id)
     page = _write(out, summary, game_rows(spec, results), replays, replay_base)
-    _print(summary, page, args.json)
+    _print(summary, page, args)
     return 0
 
 
@@ -207,27 +237,58 @@ def _write(out: Path, summary: dict[str, Any], rows, replays, replay_base: str) 
     return write_report(out, summary, rows, replays, replay_base=replay_base)
 
 
-def _print(summary: dict[str, Any], page: Path, as_json: bool) -> None:
+# Left out first when the terminal is narrow: mean turns, draws, games, fair share; the
+# cell (wrapped below 30 characters), its seats' win rates and its flags always stay
+# (docs/cli.md).
+COLUMNS = [
+    Column("cell", wrap=True, justify="left", min_width=30),
+    Column("games", drop=3),
+    Column("seat win rates"),
+    Column("fair", drop=1),
+    Column("draws", drop=4),
+    Column("mean turns", drop=5),
+    Column("flags", wrap=True, justify="left", min_width=5),
+]
+
+
+def _print(summary: dict[str, Any], page: Path, args: argparse.Namespace) -> None:
     agg = summary["aggregates"]
-    if as_json:
+    if args.json:
         import orjson
 
         sys.stdout.buffer.write(orjson.dumps(agg, option=orjson.OPT_INDENT_2) + b"\n")
     else:
-        table = Table(title=f"{summary['name']}: {agg['games_counted']:,} games")
-        for col in ("cell", "games", "seat win rates", "fair", "draws", "mean turns", "flags"):
-            table.add_column(col)
+        rows: list[Any] = []
+        current = None
         for c in agg["cells"]:
-            table.add_row(
-                c["label"],
-                str(c["games"]),
-                " ".join(f"{s['rate']:.3f}" for s in c["seats"]),
-                f"{c['fair_share']:.3f}",
-                f"{c['draws']['rate']:.3f}",
-                f"{c['length']['mean']:.1f}",
-                ", ".join(c["flags"]),
+            # Cells grouped by their grid variant (the label's first part), each row
+            # labelled by the rest: players and line-up, with spaces to wrap at.
+            variant, _, rest = c["label"].partition(" | ")
+            if variant != current:
+                rows.append(Group(variant))
+                current = variant
+            rows.append(
+                [
+                    rest.replace(",", ", ") or variant,
+                    str(c["games"]),
+                    " ".join(f"{s['rate']:.3f}" for s in c["seats"]),
+                    f"{c['fair_share']:.3f}",
+                    f"{c['draws']['rate']:.3f}",
+                    f"{c['length']['mean']:.1f}",
+                    ", ".join(c["flags"]) or "-",
+                ]
             )
-        Console().print(table)
+        flagged = any(c["flags"] for c in agg["cells"])
+        print_table(
+            Console(),
+            f"{summary['name']}: {agg['games_counted']:,} games",
+            COLUMNS,
+            rows,
+            wide=args.wide,
+            legend=[FLAGS_LEGEND]
+            if flagged
+            else ["flags: none of the cells' balance tests was rejected (q = 0.05)"],
+        )
     run = summary["run"]
     print(
         f"{run['mode']} run: {run['seconds']:.1f} s, {run['games_per_second']:,.0f} games/s; report: {page}",

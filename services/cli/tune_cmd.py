@@ -6,33 +6,38 @@
 
 The spec is validated completely before any game is played (status 2 and what is wrong
 otherwise). The report (HTML, PNG plots, summary.json) goes to `--out` (default
-var/tunes/<tune id>). See docs/tune.md.
+tunes/<tune id> in the data folder). On Celery it needs the running platform (`make run`):
+without one it says so (exit status 3). See docs/tune.md.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from .common import balance_clients
+from .common import balance_clients, output_folder
+from .options import FILE, add_jobs, add_json, add_out, add_redis_url, command
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("tune", help="search config fields for balanced rules, confirmed on fresh seeds")
-    p.add_argument("spec", help="tune spec file (YAML or JSON); see docs/tune.md")
-    p.add_argument("--local", action="store_true", help="play in a local process pool instead of Celery")
-    p.add_argument("-j", "--processes", type=int, default=None, help="local pool size (default: CPU count)")
-    p.add_argument("--out", default=None, help="report directory (default var/tunes/<tune id>)")
-    p.add_argument("--json", action="store_true", help="print the JSON summary instead of the headline")
-    p.add_argument(
-        "--redis",
-        default=None,
-        help="Redis URL (default $REDIS_URL, else the running `cultists run`'s, from its run file)",
+    p = command(
+        sub,
+        "tune",
+        "search config fields for balanced rules, confirmed on fresh seeds",
+        description=__doc__.split("\n\n", 1)[1],
+        environment=["CULTISTS_DATA", "REDIS_URL"],
+        miss="the best rules found were not confirmed on fresh seeds",
     )
+    p.add_argument("spec", help="tune spec file (YAML or JSON); see docs/tune.md").complete = FILE  # type: ignore[attr-defined]
+    p.add_argument("--local", action="store_true", help="play in a local process pool instead of Celery")
+    add_jobs(p)
+    add_out(p, "tunes")
+    add_json(p, "print the JSON summary instead of the headline")
+    add_redis_url(p)
     p.set_defaults(func=run)
 
 
@@ -46,23 +51,35 @@ def run(args: argparse.Namespace) -> int:
     spec = load_tune_file(args.spec)  # refused here, before any game is played
     console = Console(stderr=True)
     if args.local:
-        runner: Any = LocalRunner(args.processes)
+        runner: Any = LocalRunner(args.jobs)
         tune_id, mode = f"local-{new_id()}", "local"
     else:
-        store, app = balance_clients(args.redis)
+        store, app = balance_clients(args.redis_url, ", or run it here with --local")
         runner, tune_id, mode = CeleryRunner(store, app), new_id(), "celery"
 
-    def progress(p: dict[str, Any]) -> None:
-        if p.get("phase") == "confirming":
-            console.print(f"confirming on {spec.confirm:,} fresh games per table ...")
-        elif p.get("phase") == "batch":
-            console.print(
-                f"{p['trials']} trials, {p['spent']:,}/{p['budget']:,} games; best so far {p['best']} "
-                f"(score {p['best_score']})"
-            )
+    with Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console,
+        transient=True,
+    ) as bar:
+        search = bar.add_task("tune: searching", total=spec.budget)
 
-    summary = run_tune(spec, runner, tune_id, progress, mode)
-    page = write_report(Path(args.out or f"var/tunes/{tune_id}"), summary)
+        def progress(p: dict[str, Any]) -> None:
+            if p.get("phase") == "confirming":
+                bar.update(search, completed=p["spent"], description="tune: searched")
+                console.print(f"best so far confirmed on {spec.confirm:,} fresh games per table ...")
+            elif p.get("phase") == "batch":
+                bar.update(
+                    search,
+                    completed=min(p["spent"], spec.budget),
+                    description=f"tune: {p['trials']} trials, best score {p['best_score']}",
+                )
+
+        summary = run_tune(spec, runner, tune_id, progress, mode)
+    page = write_report(output_folder(args.out, "tunes", tune_id), summary)
     if args.json:
         import orjson
 

@@ -52,6 +52,16 @@ class EmbeddedRedis:
         self.workdir.cleanup()
 
 
+# What the embedded Redis's one alarming start-up line means here (see ProcessSpec.notes).
+REDIS_NOTES = {
+    "WARNING Memory overcommit must be enabled": (
+        "(Redis warns that vm.overcommit_memory is 0: that risks background saves, which this "
+        "Redis never makes (append-only file, no snapshots); harmless here, and "
+        "`sysctl vm.overcommit_memory=1` silences it)"
+    )
+}
+
+
 def redis_argv(port: int, directory: Path, persist: bool) -> list[str]:
     """The redis-server command line: loopback only, no snapshots; `persist` turns on
     the append-only file (what `cultists run` restarts from after Redis dies)."""

@@ -28,8 +28,10 @@ import uuid
 from pathlib import Path
 from typing import IO
 
+from .errors import BadInput
 
-class FolderLocked(RuntimeError):
+
+class FolderLocked(BadInput, RuntimeError):
     """Another live `cultists run` holds the data folder."""
 
 

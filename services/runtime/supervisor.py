@@ -34,7 +34,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .ports import wait_for_port
+from .errors import BadInput
+from .ports import describe_holder, listening_inodes, session_members, socket_owners, wait_for_port
 
 COLOURS = ["36", "33", "35", "32", "34", "31", "96", "93"]
 _PR_SET_PDEATHSIG = 1
@@ -47,6 +48,9 @@ class ProcessSpec:
     env: dict[str, str] = field(default_factory=dict)
     # Stopped only after every other part has exited (Redis: the others flush into it).
     stop_last: bool = False
+    # Known alarming lines and what they mean here: a line holding a key is printed as
+    # its one-line explanation instead (Redis's overcommit WARNING, embedded_redis.py).
+    notes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -145,10 +149,12 @@ class Supervisor:
             sys.stdout.write(f"{prefix} | {line}\n")
             sys.stdout.flush()
 
-    def _pump(self, name: str, proc: subprocess.Popen, colour: str) -> None:
+    def _pump(self, name: str, proc: subprocess.Popen, colour: str, notes: dict[str, str]) -> None:
         assert proc.stdout is not None
         for raw in proc.stdout:
-            self.say(name, raw.decode(errors="replace").rstrip(), colour)
+            line = raw.decode(errors="replace").rstrip()
+            note = next((text for key, text in notes.items() if key in line), None)
+            self.say(name, line if note is None else note, colour)
 
     # -- starting ------------------------------------------------------------------------
     def start(self, spec: ProcessSpec) -> subprocess.Popen:
@@ -179,7 +185,7 @@ class Supervisor:
         part.started_mono = time.monotonic()
         part.restart_at = None
         threading.Thread(
-            target=self._pump, args=(part.spec.name, part.proc, part.colour), daemon=True
+            target=self._pump, args=(part.spec.name, part.proc, part.colour, part.spec.notes), daemon=True
         ).start()
         self._changed()
 
@@ -233,16 +239,36 @@ class Supervisor:
         self._changed()
 
     def wait_until_listening(self, name: str, port: int, timeout: float = 60.0) -> None:
-        """Wait for part `name` to accept connections on `port` (see `wait_until`)."""
+        """Wait for part `name` to accept connections on `port` (see `wait_until`).
+
+        Something answering on the port is not enough: it must be the part itself (or one
+        of its children). When another process holds the port, the part cannot bind it
+        and never will, so that is said at once (PortTaken, naming the holder) instead of
+        waiting out the timeout and then blaming a health check.
+        """
 
         def listening() -> bool:
             try:
                 wait_for_port(port, timeout=0.2)
             except TimeoutError:
                 return False
+            holder = self.foreign_listener(name, port)
+            if holder is not None:
+                raise PortTaken(f"{name} cannot bind port {port}: it is in use by {holder}")
             return True
 
         self.wait_until(name, listening, f"listening on port {port}", timeout)
+
+    def foreign_listener(self, name: str, port: int) -> str | None:
+        """Who listens on `port` when it is not part `name` (its session: the part and its
+        children), in words; None when it is the part, or when /proc cannot tell."""
+        inodes = listening_inodes(port)
+        proc = self.part(name).proc
+        if not inodes or proc is None:
+            return None
+        if socket_owners(inodes, session_members(proc.pid)):
+            return None
+        return describe_holder(port)
 
     def wait_until(self, name: str, ready: Callable[[], bool], what: str, timeout: float = 60.0) -> None:
         """Wait for part `name` to be `ready()`, healing meanwhile (a part that crashes
@@ -293,6 +319,10 @@ class Supervisor:
                 self.say("run", f"{part.spec.name} did not stop in time; killing it")
             _kill_group(part.proc.pid)
             part.proc.wait()
+
+
+class PortTaken(BadInput):
+    """A part cannot listen on its port because another process holds it."""
 
 
 def _kill_group(pgid: int) -> None:

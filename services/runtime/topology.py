@@ -7,10 +7,15 @@ and Kubernetes point the gateway and workers at engines and Redis; the defaults 
 
 from __future__ import annotations
 
-import json
 import os
-from pathlib import Path
-from typing import Any
+
+# The data folder and the run file live in data_folder.py; re-exported here because every
+# address below may come from the run file.
+from .data_folder import data_dir as data_dir
+from .data_folder import read_run_file as read_run_file
+from .data_folder import run_file as run_file
+from .errors import BadInput
+from .ports import PortUse
 
 ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists": 50053}
 ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
@@ -20,7 +25,16 @@ PROMETHEUS_PORT = 9090
 
 
 def _port(variable: str, default: int) -> int:
-    return int(os.environ.get(variable, str(default)))
+    given = os.environ.get(variable)
+    if not given:
+        return default
+    try:
+        port = int(given)
+    except ValueError:
+        port = -1
+    if not 0 < port < 65536:
+        raise BadInput(f"{variable}={given!r} is not a port number: give one from 1 to 65535")
+    return port
 
 
 def engine_port(game: str) -> int:
@@ -41,6 +55,25 @@ def gateway_port() -> int:
 
 def prometheus_port() -> int:
     return _port("PROMETHEUS_PORT", PROMETHEUS_PORT)
+
+
+def platform_ports(games: list[str], queues: list[str], prometheus: bool) -> list[PortUse]:
+    """Every fixed port `cultists run` binds (its embedded Redis picks a free one), in
+    start order: what the run checks before it starts anything."""
+    uses = []
+    for g in games:
+        uses.append(PortUse(f"{g} engine", engine_port(g), f"ENGINE_PORT_{g.upper()}"))
+        uses.append(
+            PortUse(f"{g} engine metrics", engine_metrics_port(g), f"ENGINE_METRICS_PORT_{g.upper()}")
+        )
+    uses.append(PortUse("gateway", gateway_port(), "GATEWAY_PORT"))
+    uses += [
+        PortUse(f"{q} worker metrics", worker_metrics_port(q), f"WORKER_METRICS_PORT_{q.upper()}")
+        for q in queues
+    ]
+    if prometheus:
+        uses.append(PortUse("prometheus", prometheus_port(), "PROMETHEUS_PORT"))
+    return uses
 
 
 def engine_address(game: str) -> str:
@@ -78,25 +111,3 @@ def prometheus_url() -> str | None:
     """Prometheus's base URL: PROMETHEUS_URL, else what a local run wrote; None when neither
     names one (no run, or a run without the binary): a platform may run without it."""
     return os.environ.get("PROMETHEUS_URL") or read_run_file().get("prometheus_url") or None
-
-
-def data_dir(create: bool = True) -> Path:
-    """Where a local run keeps its files (Redis data, beat schedule, the run file); made
-    unless `create` is False (a path to write under later, if ever)."""
-    path = Path(os.environ.get("CULTISTS_DATA", "var")).resolve()
-    if create:
-        path.mkdir(parents=True, exist_ok=True)
-    return path
-
-
-def run_file() -> Path:
-    """Written by `cultists run` while it runs: the addresses it chose (the embedded Redis
-    port is free-picked), so `cultists status` finds them without being told."""
-    return data_dir() / "run.json"
-
-
-def read_run_file() -> dict[str, Any]:
-    try:
-        return json.loads(run_file().read_text())
-    except (OSError, ValueError):
-        return {}

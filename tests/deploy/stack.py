@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.runtime.ports import free_port
+from tests.support.run_ports import free_run_ports
 
 GAMES = ("crazy_cultists", "trash_cult", "tricky_cultists")
 SHORT_GAMES = {  # bot-only games that end in seconds
@@ -122,7 +122,7 @@ def engine_pid(run_pid: int, game: str) -> int:
 class Stack:
     run: subprocess.Popen
     env: dict[str, str]
-    ports: dict[str, int]
+    ports: dict[str, str]
     facts: dict
     log: Path
 
@@ -153,12 +153,9 @@ class Stack:
 def running_stack(home: Path) -> Iterator[Stack]:
     """`cultists run` on free ports, its Prometheus scraping and evaluating every second and
     holding alerts for 2 s instead of minutes; killed on the way out if still running."""
-    ports = {f"ENGINE_PORT_{g.upper()}": free_port() for g in GAMES}
-    ports |= {f"ENGINE_METRICS_PORT_{g.upper()}": free_port() for g in GAMES}
-    ports |= {"GATEWAY_PORT": free_port(), "WORKER_METRICS_PORT_SWEEPS": free_port(),
-              "WORKER_METRICS_PORT_TABLES": free_port(), "PROMETHEUS_PORT": free_port()}  # fmt: skip
+    ports = free_run_ports()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_URL")}
-    env |= {k: str(v) for k, v in ports.items()}
+    env |= ports
     env |= {"CULTISTS_DATA": str(home / "var"), "PROMETHEUS_SCRAPE_INTERVAL": "1s",
             "PROMETHEUS_EVALUATION_INTERVAL": "1s", "PROMETHEUS_ALERT_FOR": "2s"}  # fmt: skip
     log_path = home / "run.log"

@@ -30,12 +30,12 @@ import pytest
 
 from services.engines.core.play import replay
 from services.engines.registry import load_game
-from services.runtime.ports import free_port
 from services.runtime.run_lock import run_processes
 from tests.deploy.stack import GAMES, SHORT_GAMES
 from tests.deploy.stack import alive as _alive
 from tests.deploy.stack import http as _http
 from tests.deploy.stack import wait as _wait
+from tests.support.run_ports import free_run_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 # Killed in this order; Redis last, when there is most to lose.
@@ -116,11 +116,8 @@ def _bot_table(gateway: str, game: str) -> str:
 @pytest.fixture(scope="module")
 def platform(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("chaos")
-    ports = {f"ENGINE_PORT_{g.upper()}": free_port() for g in GAMES}
-    ports |= {f"ENGINE_METRICS_PORT_{g.upper()}": free_port() for g in GAMES}
-    ports |= {"GATEWAY_PORT": free_port(), "WORKER_METRICS_PORT_SWEEPS": free_port(),
-              "WORKER_METRICS_PORT_TABLES": free_port(), "PROMETHEUS_PORT": free_port()}  # fmt: skip
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | {k: str(v) for k, v in ports.items()}
+    ports = free_run_ports()
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | ports
     # A killed worker's unacknowledged tasks come back after this many seconds, and the
     # sweep chunk it held once its lease (10 s, renewed every third of it) has run out and
     # the reconciler (every 2 s) looks: with the production 60 s and 30 s, the test would

@@ -14,6 +14,7 @@ import yaml
 
 from services.cli.run_cmd import plan
 from services.runtime import prometheus
+from services.runtime.run_lock import RunLock
 from tests.deploy.test_configs import _run, _tool
 
 
@@ -77,12 +78,17 @@ def test_without_the_binary_the_rest_of_the_run_is_planned(tmp_path, monkeypatch
 def test_status_says_a_run_without_prometheus_did_not_start_one(tmp_path):
     (tmp_path / "run.json").write_text(json.dumps({"prometheus_url": None}))
     env = {"CULTISTS_DATA": str(tmp_path), "PATH": "/usr/bin:/bin"}
-    done = subprocess.run(
-        [sys.executable, "-m", "services.cli.main", "status"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    lock = RunLock(tmp_path)  # held as a live run holds it: a run file without it is stale
+    lock.acquire()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "services.cli.main", "status"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        lock.release()
     line = next(x for x in done.stdout.splitlines() if x.startswith("prometheus"))
     assert "not started" in line and "DOWN" not in line

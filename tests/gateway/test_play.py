@@ -100,7 +100,7 @@ def test_whole_game_humans_and_bots_over_http(game, client, app, probe, table_wo
     path = tmp_path / "replay.json"
     path.write_text(json.dumps(record))
     capsysbinary.readouterr()
-    assert cultists(["replay", str(path)]) == 0
+    assert cultists(["replay", str(path), "--json"]) == 0
     rebuilt = orjson.loads(capsysbinary.readouterr().out)
     assert rebuilt["terminal"] and rebuilt["winners"] == final["winners"]
     assert rebuilt["decisions"] == final["decisions"]

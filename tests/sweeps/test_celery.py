@@ -128,7 +128,7 @@ def test_a_game_replayed_from_the_report_reproduces_winner_and_length(
         )
         path = tmp_path / f"cell-{cell['cell']}.json"
         path.write_bytes(orjson.dumps(record))
-        assert cli(["replay", str(path)]) == 0
+        assert cli(["replay", str(path), "--json"]) == 0
         replayed = json.loads(capsysbinary.readouterr().out)
         row = rows[cell["cell"], rep["seed"]]
         assert replayed["terminal"] is True

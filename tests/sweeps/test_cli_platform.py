@@ -16,20 +16,26 @@ from services.balance.sweeps.store import SweepStore
 from services.cli.main import main as cli
 from services.cli.sweep_cmd import _patiently
 from services.runtime.embedded_redis import start_redis
+from services.runtime.run_lock import RunLock
 
 TINY = {"game": "trash_cult", "seed": 3, "games": 2, "chunk": 2, "players": [2], "lineups": ["random"]}
 
 
 def test_sweep_without_redis_url_uses_the_run_files_redis(redis_url, store, tmp_path, monkeypatch, capsys):
-    """With REDIS_URL unset, the sweep goes to the Redis `cultists run` wrote in its run file,
-    not to the 127.0.0.1:6379 default (where no Redis runs in the tests)."""
+    """With REDIS_URL unset, the sweep goes to the Redis `cultists run` wrote in its run file
+    (a run holding the folder's lock, as a live run does), never to a guessed default."""
     monkeypatch.delenv("REDIS_URL", raising=False)
     monkeypatch.setenv("CULTISTS_DATA", str(tmp_path / "var"))
     (tmp_path / "var").mkdir()
     (tmp_path / "var" / "run.json").write_text(json.dumps({"redis_url": redis_url}))
     spec_file = tmp_path / "spec.yaml"
     spec_file.write_text(yaml.safe_dump(TINY))
-    assert cli(["sweep", str(spec_file), "--no-wait"]) == 0
+    lock = RunLock(tmp_path / "var")
+    lock.acquire()
+    try:
+        assert cli(["sweep", str(spec_file), "--no-wait"]) == 0
+    finally:
+        lock.release()
     sweep_id = capsys.readouterr().out.strip()
     assert store.exists(sweep_id)
     assert store.spec(sweep_id)["game"] == "trash_cult"

@@ -220,6 +220,27 @@ def test_nightly_command_compares_stores_and_previews(tmp_path, capsys):
     }
 
 
+def test_a_preview_with_no_stored_night_stores_a_baseline_first_and_says_so(tmp_path, capsys):
+    """The README's preview on a fresh install: there is no night to compare with, so the
+    rules as they are play first (same suite, same seeds), and the preview is compared
+    with that baseline instead of with nothing."""
+    args = ["nightly", "--local", "-j", "1", "--games", "2", "--data", str(tmp_path), "--json"]
+    assert main([*args, "--set", "trash_cult:food_needed_2p=2"]) == 0
+    out, err = capsys.readouterr()
+    preview = json.loads(out)
+    said = " ".join(err.split())  # the console wraps its lines at the terminal's width
+    assert "playing a baseline night of the rules as they are first" in said
+    archive = night.NightArchive(tmp_path / "nightly")
+    [baseline, stored] = archive.night_ids()
+    assert archive.latest() == baseline == preview["previous_night"] and stored == preview["night"]
+    assert json.loads((tmp_path / "nightly" / baseline / "night.json").read_text())["overrides"] == {}
+    assert all(part["compared"] > 0 for part in preview["games"].values())
+    # With a night stored, the next preview plays no baseline.
+    assert main([*args, "--set", "trash_cult:food_needed_2p=2"]) == 0
+    assert "baseline" not in capsys.readouterr().err
+    assert len(archive.night_ids()) == 3
+
+
 @pytest.mark.parametrize(
     ("option", "message"),
     [

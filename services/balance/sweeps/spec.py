@@ -275,7 +275,10 @@ def read_spec_file(path: str | Path, kind: str = "sweep") -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise SpecError(f"{kind} spec {path} is not YAML or JSON: {exc}") from None
+        problem = getattr(exc, "problem", None) or str(exc).strip().splitlines()[0]
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise SpecError(f"{kind} spec {path} is not YAML or JSON: {problem}{where}") from None
 
 
 def load_spec_file(path: str | Path) -> SweepSpec:

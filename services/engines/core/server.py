@@ -11,6 +11,7 @@ Prometheus metrics on their own port, and graceful shutdown on SIGTERM.
 
 from __future__ import annotations
 
+import errno
 import functools
 import gc
 import logging
@@ -311,10 +312,18 @@ def start_engine(
     host: str = "127.0.0.1",
     metrics_port: int | None = None,
     max_workers: int = 8,
+    reuse_port: bool = False,
 ) -> RunningEngine:
-    """Start serving `game`; port 0 picks a free port (tests). Returns at once."""
+    """Start serving `game`; port 0 picks a free port (tests). Returns at once.
+
+    gRPC sets SO_REUSEPORT by default, which lets a second server bind a port another
+    already listens on and silently share its connections; here it is off unless asked
+    for (`reuse_port`), so a port in use is refused (OSError)."""
     spec = load_game(game)
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=max_workers))
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=max_workers),
+        options=[("grpc.so_reuseport", 1 if reuse_port else 0)],
+    )
     engine_pb2_grpc.add_GameEngineServicer_to_server(EngineServicer(spec, load_messages(game)), server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
@@ -322,9 +331,12 @@ def start_engine(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
         server,
     )
-    bound = server.add_insecure_port(f"{host}:{port}")
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError:  # what grpcio raises for an address it cannot bind
+        bound = 0
     if bound == 0:
-        raise OSError(f"could not bind {host}:{port}")
+        raise OSError(errno.EADDRINUSE, f"could not bind {host}:{port}")
     metrics_server = None
     actual_metrics = None
     if metrics_port is not None:
@@ -337,7 +349,9 @@ def start_engine(
     return RunningEngine(game, bound, actual_metrics, server, health_servicer, metrics_server)
 
 
-def serve_forever(game: str, port: int, host: str, metrics_port: int | None) -> None:
+def serve_forever(
+    game: str, port: int, host: str, metrics_port: int | None, reuse_port: bool = False
+) -> None:
     """Run until SIGTERM or SIGINT, then drain gracefully (what `cultists serve` does).
 
     The stop signals are blocked in every thread (gRPC's and the metrics server's inherit
@@ -347,7 +361,7 @@ def serve_forever(game: str, port: int, host: str, metrics_port: int | None) -> 
     and the engine never drained (seen in the grpc bench)."""
     stop_signals = {signal.SIGTERM, signal.SIGINT}
     signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
-    engine = start_engine(game, port=port, host=host, metrics_port=metrics_port)
+    engine = start_engine(game, port=port, host=host, metrics_port=metrics_port, reuse_port=reuse_port)
     # What is loaded now (gRPC, protobuf, the rules) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise walk it again and again.
     gc.freeze()
