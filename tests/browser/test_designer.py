@@ -10,7 +10,7 @@ import pytest
 
 from services.balance.sweeps.drift import NightGame
 from services.balance.sweeps.night import NightArchive
-from services.balance.sweeps.store import SweepStore, new_id
+from services.balance.sweeps.store import SweepStore, key, new_id
 from services.balance.tune.evaluate import LocalRunner
 from services.balance.tune.report import render_plots
 from services.balance.tune.run import run_tune
@@ -79,7 +79,7 @@ def test_the_designer_page_follows_tunes_sweeps_and_nights(
     # ... and a sweep half played.
     sweep = new_id()
     sweeps.create(sweep, {"game": "trash_cult", "games": 100}, 200, 4)
-    sweeps.r.hset(f"cultists:sweep:{sweep}:meta", mapping={"games_done": 100, "status": "running"})
+    sweeps.r.hset(key(sweep, "meta"), mapping={"games_done": 100, "status": "running"})
     try:
         _follow(new_context().new_page(), running, finished, sweep, summary, tunes, sweeps, screenshots)
     finally:  # nothing left "running" for another test's reconciler to pick up
@@ -101,7 +101,7 @@ def _follow(page, running, finished, sweep, summary, tunes, sweeps, screenshots)
 
     # Progress moves without a reload.
     tunes.update(running, spent=300, trials=9)
-    sweeps.r.hset(f"cultists:sweep:{sweep}:meta", "games_done", 150)
+    sweeps.r.hset(key(sweep, "meta"), "games_done", 150)
     page.wait_for_function(
         f"document.querySelector('[data-testid=tune-percent-{running}]').dataset.percent === '75'"
     )
