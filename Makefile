@@ -7,7 +7,7 @@ PROTOS := $(wildcard protos/cultists/v1/*.proto)
 export PYTHONDONTWRITEBYTECODE := 1
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: install proto compile node run test bench bench-quick lint format clean
+.PHONY: install proto compile node run test golden bench bench-quick lint format clean
 
 install: $(STAMP) compile node
 
@@ -55,6 +55,11 @@ run: install
 
 test: install
 	$(BIN)/pytest -q -p no:cacheprovider
+
+# Rewrites tests/golden/*.json from the current rules, after a change to the random stream
+# or to a rule's outcome that is meant; the records' diff shows the change in review.
+golden: install
+	$(BIN)/python -m tests.golden.record
 
 # Every section (`python -m bench.run --help` lists each one's last duration); both
 # targets rewrite bench/results.json and the docs' figure tables, and say so first.
