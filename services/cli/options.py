@@ -39,6 +39,7 @@ ENVIRONMENT = {
     "NIGHTLY_GAMES": "games per cell of the nightly suite (default 400)",
     "NIGHTLY_SEED": "the nightly suite's master seed (default 20240101)",
     "CULTISTS_PURE_PYTHON": "1 runs the engines' source instead of their compiled build",
+    "CULTISTS_DEAL_SECRET": "the secret live tables' deal keys come from (default: the data folder's deal-secret)",
     "COLUMNS": "the width tables are fitted to (default: the terminal's)",
 }
 

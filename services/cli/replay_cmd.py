@@ -1,6 +1,7 @@
 """`cultists replay`: rebuild a game from seed + config + action list (rulings G-2).
 
-Takes the replay record the gateway hands out after a match, or a line of
+Takes the replay record the gateway hands out after a match (with the table's
+`deal_key` where its deal was keyed), or a line of
 `cultists simulate --json --actions`, from a file or standard input, checks its shape
 before playing anything (a record that is not one is refused naming the first field that
 is wrong), and checks every action's legality as it is replayed: an action that is not
@@ -36,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         environment=["CULTISTS_PURE_PYTHON"],
     )
     p.add_argument(
-        "record", help="JSON file with game, players, seed, config, actions ('-' = stdin)"
+        "record", help="JSON file with game, players, seed, config, actions, deal_key ('-' = stdin)"
     ).complete = FILE  # type: ignore[attr-defined]
     p.add_argument("--steps", action="store_true", help="print every action as it is replayed")
     add_json(p, "print the result as one JSON document")
@@ -80,6 +81,9 @@ def _check_shape(name: str, record: dict[str, Any]) -> None:
     config = record.get("config")
     if config is not None and not isinstance(config, dict):
         raise BadConfig(f"{name}: 'config' must be an object of config fields, not {config!r}")
+    key = record.get("deal_key")
+    if key is not None and not (isinstance(key, str) and len(key) == 64 and _is_hex(key)):
+        raise BadConfig(f"{name}: 'deal_key' must be the table's 64 hex digits, not {str(key)[:70]!r}")
     actions = record["actions"]
     if not isinstance(actions, list):
         raise BadConfig(f"{name}: 'actions' must be a list of [seat, action] pairs")
@@ -91,6 +95,20 @@ def _check_shape(name: str, record: dict[str, Any]) -> None:
             )
 
 
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _deal_key(record: dict[str, Any]) -> bytes | None:
+    """A finished live table's deal key (docs/fairness.md); None: a seeded deal."""
+    key = record.get("deal_key")
+    return bytes.fromhex(key) if key else None
+
+
 def run(args: argparse.Namespace) -> int:
     record = load_record(args.record)
     try:
@@ -100,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     players = record.get("players") or spec.default_players
     config = spec.make_config(record.get("config") or {})
     if args.steps:
-        state = spec.new_state(config, players, record["seed"])
+        state = spec.new_state(config, players, record["seed"], _deal_key(record))
         for n, (seat, action) in enumerate(record["actions"]):
             try:
                 legal = seat in state.to_act() and action in state.legal_actions(seat)
@@ -111,7 +129,7 @@ def run(args: argparse.Namespace) -> int:
                 raise _not_legal(args.record, n, seat, action, exc) from None
     else:
         try:
-            state = replay(spec, config, players, record["seed"], record["actions"])
+            state = replay(spec, config, players, record["seed"], record["actions"], _deal_key(record))
         except IllegalAction as exc:
             n, seat, action = _first_illegal(spec, config, players, record)
             raise _not_legal(args.record, n, seat, action, exc) from None
@@ -143,7 +161,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _first_illegal(spec: Any, config: Any, players: int, record: dict[str, Any]) -> tuple[int, int, int]:
     """Where in the record replay stopped (replayed again, one action at a time)."""
-    state = spec.new_state(config, players, record["seed"])
+    state = spec.new_state(config, players, record["seed"], _deal_key(record))
     for n, (seat, action) in enumerate(record["actions"]):
         try:
             state.apply(seat, action)

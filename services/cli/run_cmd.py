@@ -22,6 +22,7 @@ import urllib.request
 from pathlib import Path
 
 from services.engines.registry import available_games
+from services.platform.deal import DEAL_SECRET_ENV, kept_secret
 from services.runtime import prometheus
 from services.runtime.data_folder import ensure_data_dir, register_run, unregister_run
 from services.runtime.embedded_cluster import form, node_argv, wait_ok
@@ -62,8 +63,9 @@ workers' metrics 9104-9106 (WORKER_METRICS_PORT_<QUEUE>), Prometheus 9090
 (PROMETHEUS_PORT); the embedded Redis takes a free port.
 
 The data folder: CULTISTS_DATA, else the per-user default ~/.local/share/cultists. It
-holds Redis's append-only file, Prometheus's data, nights, records, reports and
-run.json (docs/cli.md).
+holds Redis's append-only file, Prometheus's data, nights, records, reports, run.json
+and deal-secret, the secret live tables' deal keys are derived from unless
+CULTISTS_DEAL_SECRET gives one (docs/fairness.md, docs/cli.md).
 """
 
 
@@ -85,6 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "WORKER_METRICS_PORT_<QUEUE>",
             "PROMETHEUS_PORT",
             "CULTISTS_PURE_PYTHON",
+            "CULTISTS_DEAL_SECRET",
         ],
         miss="the platform did not come up",
     )
@@ -174,6 +177,10 @@ def run(args: argparse.Namespace) -> int:
         # Every port, before anything starts (a few milliseconds; /proc is read only
         # for a busy one, to name its holder).
         refuse_busy(check_ports(ports_to_check(prometheus.binary() is not None)))
+        # One deal secret for every process of this platform (docs/fairness.md): kept in
+        # the data folder, unless CULTISTS_DEAL_SECRET names one. Made only once the ports
+        # are known free: a refused run leaves nothing behind.
+        os.environ.setdefault(DEAL_SECRET_ENV, kept_secret(folder))
         if leftovers:
             sup.say("run", f"the last run (pid {lock.previous.get('pid')}) was killed; stopped its "
                     f"{len(leftovers)} leftover processes")  # fmt: skip

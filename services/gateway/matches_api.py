@@ -325,6 +325,11 @@ class Replay(Body):
     actions: list[Annotated[list[int], Field(min_length=2, max_length=2)]] = Field(
         description="[seat, action] pairs, in order"
     )
+    deal_key: str | None = Field(
+        None,
+        description="the 64 hex digits of the ChaCha20 key the deal was drawn from, secret while "
+        "the table lived (docs/fairness.md); absent where the seed alone deals (a chosen seed)",
+    )
 
 
 class Events(Body):

@@ -96,8 +96,11 @@ class EngineClients:
             found = self._descriptions[game] = self._call(game, "Describe", engine_pb2.DescribeRequest())
         return found
 
-    def new_game(self, game: str, config: dict[str, Any], players: int, seed: int) -> common_pb2.Step:
-        request = engine_pb2.NewGameRequest(players=players, seed=seed, with_legal=True)
+    def new_game(
+        self, game: str, config: dict[str, Any], players: int, seed: int, deal_key: bytes = b""
+    ) -> common_pb2.Step:
+        """A new game's first Step; a `deal_key` deals it from ChaCha20 (platform/deal.py)."""
+        request = engine_pb2.NewGameRequest(players=players, seed=seed, with_legal=True, deal_key=deal_key)
         if config:
             request.config.CopyFrom(self.config_any(game, config))
         return self._call(game, "NewGame", request)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from services.runtime.topology import engine_address
 
+from .deal import secret_from_env
 from .matchmaking import MatchPolicy
 
 
@@ -116,6 +117,9 @@ class Settings:
     # how long one answer is shared by every viewer (the page refreshes every few seconds).
     prometheus_url: str | None = None
     dashboards_cache_seconds: float = 5.0
+    # The secret live tables' deal keys are derived from (deal.py, CULTISTS_DEAL_SECRET);
+    # by default one random per process, which deals and replays as well (keys are stored).
+    deal_secret: bytes = field(default_factory=secret_from_env, repr=False)
 
     @property
     def task_broker_url(self) -> str:
@@ -170,4 +174,5 @@ class Settings:
             ),
             prometheus_url=os.environ.get("PROMETHEUS_URL") or None,
             dashboards_cache_seconds=_env_float("DASHBOARDS_CACHE_SECONDS", cls.dashboards_cache_seconds),
+            deal_secret=secret_from_env(),
         )

@@ -25,7 +25,8 @@ The record (`gw:{t:<id>}`): game, players, seed, config, status, version, state 
 bytes), to_act, due, and per seat i: kind:i (human|bot), bot:i, player:i, token:i (sha256
 of the seat token), away:i ('1' or empty), deadline:i (unix seconds or empty), legal:i
 (the seat's legal actions at this version, JSON; empty: ask View), pid:i (the player id a
-seat is bound to), left:i (its player left during play); seed_source; once finished,
+seat is bound to), left:i (its player left during play); seed_source; deal_key (hex, the
+deal's ChaCha20 key: server-side, in the replay record once finished); once finished,
 finished_at and scores.
 """
 
@@ -133,6 +134,10 @@ class Table:
     # Once finished: each seat's final score and what made it (store.final_scores), and when.
     scores: list[dict[str, Any]] = field(default_factory=list)
     finished_at: float | None = None
+    # The ChaCha20 key the deal is drawn from (platform/deal.py); None: the seeded
+    # generator (a chosen seed, or a table from before keyed deals). Never in `summary`:
+    # it tells every card to come, so only the finished table's replay record holds it.
+    deal_key: bytes | None = None
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -241,6 +246,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         seed_source=get(b"seed_source", b"server").decode(),
         scores=orjson.loads(get(b"scores", b"[]")),
         finished_at=float(raw[b"finished_at"]) if b"finished_at" in raw else None,
+        deal_key=bytes.fromhex(raw[b"deal_key"].decode()) if b"deal_key" in raw else None,
     )
 
 

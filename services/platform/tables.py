@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from .bounds import check_bot, check_config
+from .deal import deal_key
 from .dispatch import TaskQueue
 from .engines import EngineClients
 from .errors import PlatformError
@@ -202,7 +203,12 @@ class TableService:
         check_config(game, config, desc.config_limits)  # read back as numbers: "9e9" too
         humans = sum(1 for name in bots if name is None)
         seed, seed_source = table_seed(seed, humans)
-        step = self.engines.new_game(game, config, players, seed)
+        table_id = new_table_id()
+        # Every deal nobody chose is keyed from the deal secret (docs/fairness.md): the
+        # public seed alone does not tell the cards. A chosen seed is a practice deal that
+        # anyone may rebuild from it (table_seed), so it stays the seeded generator.
+        key = b"" if seed_source == "chosen" else deal_key(self.settings.deal_secret, table_id, seed)
+        step = self.engines.new_game(game, config, players, seed, key)
         self._check_state_size(step.state, "that config")
         now = time.time()
         waiting = any(b is None and i not in claims for i, b in enumerate(bots))
@@ -213,6 +219,8 @@ class TableService:
             "state": step.state, "to_act": orjson.dumps(list(step.to_act)).decode(),
             "turn": step.turn, "decisions": step.decisions, "seed_source": seed_source,
         }  # fmt: skip
+        if key:
+            record["deal_key"] = key.hex()  # server-side until the table ends (replay())
         for i, legal in enumerate(self.engines.legal_json(game, step, players)):
             record[f"legal:{i}"] = legal
         fallback = default_bot(list(desc.bots))
@@ -226,7 +234,7 @@ class TableService:
                 if player_id:
                     record[f"pid:{i}"] = player_id
         return TablePlan(
-            table_id=new_table_id(),
+            table_id=table_id,
             record=record,
             created=now,
             expire=self.settings.waiting_ttl_seconds if waiting else None,
@@ -434,13 +442,16 @@ class TableService:
         table = self.get(table_id)
         if table.status != "finished":
             raise PlatformError(409, "not_finished", "the replay record is given once the game is over")
-        return {
+        record = {
             "game": table.game,
             "players": table.players,
             "seed": table.seed,
             "config": table.config,
             "actions": self.store.actions(table.id),
         }
+        if table.deal_key:  # the deal's key, secret while the table lived (docs/fairness.md)
+            record["deal_key"] = table.deal_key.hex()
+        return record
 
     # -- moving --------------------------------------------------------------------------------
     def act(self, table: Table, seat: int, action: int, version: int) -> dict[str, Any]:

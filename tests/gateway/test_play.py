@@ -95,7 +95,9 @@ def test_whole_game_humans_and_bots_over_http(game, client, app, probe, table_wo
     assert {seat for seat, _ in actions} == set(range(table["players"])), "humans and bots both moved"
 
     record = client.get(f"/api/tables/{tid}/replay").get_json()
-    assert set(record) == {"game", "players", "seed", "config", "actions"}
+    # Two humans: a seed they chose is mixed, and the deal keyed (docs/fairness.md), so the
+    # record holds the deal's key, published now that the game is over.
+    assert set(record) == {"game", "players", "seed", "config", "actions", "deal_key"}
     assert len(record["actions"]) == final["decisions"] == stored(redis, tid)[0]
     path = tmp_path / "replay.json"
     path.write_text(json.dumps(record))

@@ -24,6 +24,19 @@ from .config import config_from_mapping, config_to_dict
 from .errors import BadConfig, BadState, IllegalAction
 from .rng import Rng
 
+# The live tables' generator (deal_rng.py), imported when a state first needs it: sweeps and
+# the engines' other paths never pay for the cipher library.
+_DEAL_RNG: Any = None
+
+
+def _deal_rng() -> Any:
+    global _DEAL_RNG
+    if _DEAL_RNG is None:
+        from . import deal_rng
+
+        _DEAL_RNG = deal_rng
+    return _DEAL_RNG
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -76,11 +89,13 @@ class State:
     ADDED_FIELDS: ClassVar[dict[str, Callable[[dict[str, Any], int], Any]]] = {}
     spec = _SpecOf()
 
-    def __init__(self, config: Any, num_players: int, seed: int) -> None:
+    def __init__(self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None) -> None:
         self.config = config
         self.num_players = num_players
         self.seed = seed
-        self.rng = Rng(seed)
+        # SplitMix64 from the seed alone (sweeps, simulations, tests); a live table's deal
+        # key makes it ChaCha20 instead, which no player can predict (docs/fairness.md).
+        self.rng = Rng(seed) if deal_key is None else _deal_rng().DealRng(deal_key)
         self.turn = 0  # turns begun, counted for G-5's cap
         self.decisions = 0  # actions applied, by any seat
         self.log: list[Event] | None = None  # None: don't format events (simulation)
@@ -195,7 +210,8 @@ class State:
         new.config = self.config
         new.num_players = self.num_players
         new.seed = self.seed
-        new.rng = Rng.from_state(self.rng.state)
+        rng = self.rng
+        new.rng = Rng.from_state(rng.state) if type(rng) is Rng else rng.copy()
         new.turn = self.turn
         new.decisions = self.decisions
         new.log = None
@@ -220,6 +236,9 @@ class State:
             "turn": self.turn,
             "decisions": self.decisions,
         }
+        if type(self.rng) is not Rng:  # a live table's generator; absent means SplitMix64
+            doc["generator"] = self.rng.kind
+            doc["deal_key"] = self.rng.key.hex()
         for name in self.FIELDS:
             doc[name] = _copy(getattr(self, name)) if copy else getattr(self, name)
         return doc
@@ -248,7 +267,7 @@ class State:
             new.config = config
             new.num_players = players
             new.seed = _whole(doc, "seed", -_U64, _U64)
-            new.rng = Rng.from_state(_whole(doc, "rng", 0, _U64))
+            new.rng = _rng_of(doc)
             new.turn = _whole(doc, "turn", 0, _U64)
             new.decisions = _whole(doc, "decisions", 0, _U64)
             new.log = None
@@ -349,6 +368,25 @@ def _whole(doc: dict[str, Any], name: str, lo: int, hi: int) -> int:
     if type(value) is not int or not lo <= value < hi:
         raise BadState(f"{name} must be a whole number in {lo}..{hi - 1}, got {value!r}")
     return value
+
+
+def _rng_of(doc: dict[str, Any]) -> Any:
+    """The document's generator: SplitMix64 at `rng` when it names none (every document
+    written before live tables dealt from ChaCha20 reads the same as it always did), or
+    ChaCha20 under `deal_key` at word `rng`."""
+    position = _whole(doc, "rng", 0, _U64)
+    if "generator" not in doc and "deal_key" not in doc:
+        return Rng.from_state(position)
+    kind, key = doc.get("generator"), doc.get("deal_key")
+    deal_rng = _deal_rng()
+    if kind != deal_rng.KIND:
+        raise BadState(f"generator must be {deal_rng.KIND!r} where one is named, got {kind!r}")
+    if type(key) is not str or len(key) != 2 * deal_rng.KEY_BYTES or key != key.lower():
+        raise BadState(f"deal_key must be {2 * deal_rng.KEY_BYTES} lower-case hex digits")
+    try:
+        return deal_rng.DealRng.from_state(bytes.fromhex(key), position)
+    except ValueError:
+        raise BadState(f"deal_key must be {2 * deal_rng.KEY_BYTES} lower-case hex digits") from None
 
 
 def _json_shaped(path: str, value: Any) -> None:
@@ -465,7 +503,11 @@ class GameSpec:
             return _cached_config(self.config_class, b"{}")
         return config_from_mapping(self.config_class, values)
 
-    def new_state(self, config: Any = None, num_players: int | None = None, seed: int = 0) -> State:
+    def new_state(
+        self, config: Any = None, num_players: int | None = None, seed: int = 0, deal_key: bytes | None = None
+    ) -> State:
+        """A fresh game; with `deal_key` (a live table's, 32 bytes) it deals from ChaCha20
+        under that key, otherwise from SplitMix64 seeded with `seed`."""
         from .errors import BadConfig
 
         players = self.default_players if num_players is None else num_players
@@ -475,4 +517,6 @@ class GameSpec:
             )
         if config is None or isinstance(config, dict):
             config = self.make_config(config)
-        return self.state_class(config, players, seed)
+        if deal_key is None:
+            return self.state_class(config, players, seed)
+        return self.state_class(config, players, seed, deal_key)

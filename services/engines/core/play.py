@@ -109,9 +109,17 @@ def _record(spec: GameSpec, state: State, bots: list[str], actions: list[list[in
     )
 
 
-def replay(spec: GameSpec, config: Any, players: int, seed: int, actions: Sequence[Sequence[int]]) -> State:
-    """Rebuild a game from its record, checking every action (raises IllegalAction)."""
-    state = spec.new_state(config, players, seed)
+def replay(
+    spec: GameSpec,
+    config: Any,
+    players: int,
+    seed: int,
+    actions: Sequence[Sequence[int]],
+    deal_key: bytes | None = None,
+) -> State:
+    """Rebuild a game from its record, checking every action (raises IllegalAction); a
+    live table's record also holds its `deal_key` once the table is over (fairness.md)."""
+    state = spec.new_state(config, players, seed, deal_key)
     for seat, action in actions:
         state.apply(seat, action)
     return state

@@ -32,6 +32,7 @@ from prometheus_client import start_http_server
 from ..registry import load_game
 from .bots import bot_names, make_bot
 from .config import check_limits, config_limits, config_to_dict
+from .deal_rng import KEY_BYTES as DEAL_KEY_BYTES
 from .errors import BadConfig, BadState, IllegalAction
 from .game import GameSpec, State
 from .issued import IssuedStates
@@ -234,7 +235,10 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         overrides = self.messages.config_from_any(request.config)
         check_limits(self.spec.config_class, overrides)  # the bounds Describe publishes
         config = self.spec.make_config(overrides)
-        state = self.spec.new_state(config, request.players or None, request.seed)
+        key = request.deal_key or None
+        if key is not None and len(key) != DEAL_KEY_BYTES:
+            raise BadConfig(f"deal_key must be {DEAL_KEY_BYTES} bytes, or empty for a seeded deal")
+        state = self.spec.new_state(config, request.players or None, request.seed, key)
         state.log = []
         GAMES_STARTED.labels(self.spec.name).inc()
         return self._step(state, request.with_legal)

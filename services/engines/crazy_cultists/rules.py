@@ -290,8 +290,8 @@ class CrazyCultistsState(State):
         "known_deck",
     )
 
-    def __init__(self, config: Any, num_players: int, seed: int) -> None:
-        super().__init__(config, num_players, seed)
+    def __init__(self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None) -> None:
+        super().__init__(config, num_players, seed, deal_key)
         check_players(config, num_players)
         self._derive()
         if self.n_main < num_players * config.starting_hand:

@@ -309,8 +309,10 @@ class TrashCultState(State):
     )
     config: TrashCultConfig
 
-    def __init__(self, config: TrashCultConfig, num_players: int, seed: int) -> None:
-        super().__init__(config, num_players, seed)
+    def __init__(
+        self, config: TrashCultConfig, num_players: int, seed: int, deal_key: bytes | None = None
+    ) -> None:
+        super().__init__(config, num_players, seed, deal_key)
         n = num_players
         if config.cults and len(config.cults) != n:
             raise BadConfig(f"cults names {len(config.cults)} cults for {n} players")

@@ -108,8 +108,10 @@ class TrickyCultistsState(State):
     )
     config: TrickyCultistsConfig
 
-    def __init__(self, config: TrickyCultistsConfig, num_players: int, seed: int) -> None:
-        super().__init__(config, num_players, seed)
+    def __init__(
+        self, config: TrickyCultistsConfig, num_players: int, seed: int, deal_key: bytes | None = None
+    ) -> None:
+        super().__init__(config, num_players, seed, deal_key)
         self.suspicion = [0] * num_players  # carries over between rounds (TK-10)
         self.breakdown: list[list[list[int]]] = []  # per round, per seat: agenda, tricks, bonus, suspicion
         # Per scored round, per seat: [agenda kind or -1, met true / failed false / null].

@@ -96,7 +96,10 @@ class PastStates:
         if cached is not None and cached[0] <= version:
             start, state = cached[0], cached[1].clone()
         else:
-            start, state = 0, spec.new_state(spec.make_config(table.config), table.players, table.seed)
+            start, state = (
+                0,
+                spec.new_state(spec.make_config(table.config), table.players, table.seed, table.deal_key),
+            )
         for seat, action in actions[start:version]:
             state.apply(seat, action)
         with self._lock:

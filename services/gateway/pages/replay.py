@@ -187,6 +187,7 @@ class Replay:
         source: Source,
         seat_names: list[str],
         bots: list[str] | None = None,
+        deal_key: bytes | None = None,
     ) -> None:
         self.spec = spec
         self.messages: GameMessages = load_messages(spec.name)
@@ -200,7 +201,7 @@ class Replay:
         self.moves: list[Move] = []
         self.events: list[list[dict[str, Any]]] = [[]]  # per step; step 0 is the deal
         self._checkpoints: list[State] = []
-        state = spec.new_state(self._config_obj, players, seed)
+        state = spec.new_state(self._config_obj, players, seed, deal_key)  # the table's deal (fairness.md)
         for n, (seat, action) in enumerate(actions):
             if n % CHECKPOINT_EVERY == 0:
                 self._checkpoints.append(state.clone())
@@ -368,10 +369,12 @@ def simulate(source: Source, seconds: float = BUILD_SECONDS) -> Replay:
 def from_record(record: dict[str, Any], source: Source, seat_names: list[str]) -> Replay:
     """A finished table's replay record (`GET /api/tables/{id}/replay`)."""
     spec = _spec(record["game"])
+    key = bytes.fromhex(record["deal_key"]) if record.get("deal_key") else None
     try:
         return Replay(
-            spec, record["config"], record["players"], record["seed"], record["actions"], source, seat_names
-        )
+            spec, record["config"], record["players"], record["seed"], record["actions"], source, seat_names,
+            deal_key=key,
+        )  # fmt: skip
     except EngineError as exc:  # the record does not replay: the rules changed since
         raise PlatformError(409, "replay_mismatch", f"the table's moves do not replay: {exc}") from None
 
