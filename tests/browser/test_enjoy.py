@@ -240,7 +240,8 @@ def test_forced_answers_are_taken_for_you(game, new_context):
     record = page.request.get(f"/api/tables/{table}/replay").json()
     spec = load_game(game)
     config = spec.make_config(record["config"])
-    state = spec.new_state(config, record["players"], record["seed"])
+    key = bytes.fromhex(record["deal_key"]) if "deal_key" in record else None  # docs/fairness.md
+    state = spec.new_state(config, record["players"], record["seed"], key)
     choices = forced = 0
     for seat, action in record["actions"]:
         if seat == 0:
@@ -251,7 +252,7 @@ def test_forced_answers_are_taken_for_you(game, new_context):
         state.apply(seat, action)
     assert forced > 0, "the game had forced answers"
     assert clicks == choices, f"{clicks} clicks for {choices} real choices ({forced} forced, taken for you)"
-    final = rebuild(spec, config, record["players"], record["seed"], record["actions"])
+    final = rebuild(spec, config, record["players"], record["seed"], record["actions"], key)
     assert final.is_terminal()
     print(f"\nCLICKS {game}: before {choices + forced}, after {clicks} ({forced} forced answers taken)")
 

@@ -48,8 +48,9 @@ def test_whole_game_by_clicking(game, new_context, screenshots):
     assert shown == ",".join(map(str, api["winners"]))
     record = page.request.get(f"/api/tables/{table}/replay").json()
     spec = load_game(game)
+    key = bytes.fromhex(record["deal_key"]) if "deal_key" in record else None  # docs/fairness.md
     final = rebuild(
-        spec, spec.make_config(record["config"]), record["players"], record["seed"], record["actions"]
+        spec, spec.make_config(record["config"]), record["players"], record["seed"], record["actions"], key
     )
     assert final.is_terminal() and final.winners() == api["winners"]
     assert {k: str(v) for k, v in record["config"].items()} == SHORT[game], "the form's config was used"

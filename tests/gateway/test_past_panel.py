@@ -41,7 +41,8 @@ def test_past_positions_as_each_seat_saw_them(client, table_worker):
     # Seat 0 at version 1 sees its own hand as it was then (= the rules library's view).
     mine = client.get(f"/tables/{tid}/panel?at=1", headers=bearer(token)).get_data(as_text=True)
     spec = load_game(GAME)
-    state = rebuild(spec, spec.make_config({"rounds": 1}), 4, _seed(client, tid), [[0, first]])
+    seed, key = _deal(client, tid)
+    state = rebuild(spec, spec.make_config({"rounds": 1}), 4, seed, [[0, first]], key)
     assert 'data-testid="hand"' in mine, "seat 0's hand is in its own past panel"
     hand = mine[mine.index('data-testid="hand"') : mine.index('data-testid="codex"')]
     ids = re.findall(r'data-card-id="(\d+)"', hand)
@@ -49,10 +50,12 @@ def test_past_positions_as_each_seat_saw_them(client, table_worker):
     assert "Your agenda" in mine and "data-action" not in mine
 
 
-def _seed(client, tid: str) -> int:
-    """A running table's seed (the API gives it only in the finished table's record)."""
+def _deal(client, tid: str) -> tuple[int, bytes | None]:
+    """A running table's seed and deal key (the API gives them only in the finished table's
+    record; the key alone deals the cards, docs/fairness.md)."""
     with client.application.app_context():
-        return current().tables.get(tid).seed
+        table = current().tables.get(tid)
+        return table.seed, table.deal_key
 
 
 def test_bad_versions_are_refused(client, table_worker):
