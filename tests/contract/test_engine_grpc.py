@@ -240,6 +240,23 @@ def test_unknown_bot_and_bad_config_are_invalid_argument(game):
     assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT
 
 
+def test_a_deal_key_deals_from_chacha20_and_a_bad_one_is_invalid_argument(game):
+    """NewGameRequest.deal_key (docs/fairness.md): 32 bytes deal from ChaCha20 under them,
+    the same deal every time and not the seed's; any other length is refused."""
+    _name, _, _, stub = game
+    key = bytes(range(32))
+    keyed = json_from_bytes(stub.NewGame(engine_pb2.NewGameRequest(seed=3, deal_key=key), timeout=5).state)
+    again = json_from_bytes(stub.NewGame(engine_pb2.NewGameRequest(seed=3, deal_key=key), timeout=5).state)
+    seeded = json_from_bytes(stub.NewGame(engine_pb2.NewGameRequest(seed=3), timeout=5).state)
+    assert keyed["generator"] == "chacha20" and keyed["deal_key"] == key.hex() and keyed == again
+    cards = {k: v for k, v in keyed.items() if k not in ("rng", "generator", "deal_key")}
+    assert "generator" not in seeded and cards != {k: v for k, v in seeded.items() if k != "rng"}
+    for bad in (b"short", bytes(33)):
+        with pytest.raises(grpc.RpcError) as err:
+            stub.NewGame(engine_pb2.NewGameRequest(seed=3, deal_key=bad), timeout=5)
+        assert err.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "deal_key" in err.value.details()
+
+
 def test_metrics_are_exported_per_game_and_method(game):
     name, engine, _, stub = game
     stub.Ping(engine_pb2.PingRequest(), timeout=5)
