@@ -14,6 +14,7 @@ import hashlib
 import pathlib
 import random
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import orjson
@@ -52,14 +53,15 @@ def position_digest(state: State) -> str:
     return hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()[:16]
 
 
-def replay_digests(spec: GameSpec, record: dict[str, Any]) -> list[str]:
-    """The digest of the first position and of the one after each recorded action."""
+def replay_digests(spec: GameSpec, record: dict[str, Any]) -> Iterator[str]:
+    """The digest of the first position and of the one after each recorded action, one at
+    a time: a test compares each before the next action is tried, so a changed deal is
+    reported as the position that changed, not as the illegal move it leads to later."""
     state = spec.new_state(record["config"] or None, record["players"], record["seed"])
-    digests = [position_digest(state)]
+    yield position_digest(state)
     for seat, action in record["actions"]:
         state.apply(seat, action)
-        digests.append(position_digest(state))
-    return digests
+        yield position_digest(state)
 
 
 def play(game: str, players: int, config: dict[str, Any]) -> dict[str, Any]:
@@ -75,7 +77,7 @@ def play(game: str, players: int, config: dict[str, Any]) -> dict[str, Any]:
         state.apply(seat, action)
         actions.append([seat, action])
     record = {"game": game, "players": players, "seed": SEED, "config": config, "actions": actions}
-    record["digests"] = replay_digests(spec, record)
+    record["digests"] = list(replay_digests(spec, record))
     record["returns"] = state.returns()
     return record
 
