@@ -47,6 +47,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     write("no-actions.json", json.dumps({k: v for k, v in record.items() if k != "actions"}))
     write("torn.json", json.dumps({**record, "actions": [*record["actions"][:3], [1, 2, 3]]}))
     write("illegal.json", json.dumps({**record, "actions": [*record["actions"][:5], [0, 999999]]}))
+    write("bad-key.json", json.dumps({**record, "deal_key": "zz" * 32}))
     write("bad-seed.json", json.dumps({**record, "seed": "four"}))
     write("unknown-game.json", json.dumps({**record, "game": "chess"}))
     write("bad.yaml", "game: crazy_cultists\ngames: [1, 2\n")
@@ -105,6 +106,7 @@ CASES = [
     (["replay", "{torn.json}"], 2, ["action 3 is [1,2,3]", "not a [seat, action] pair", "corrupted"]),
     (["replay", "--steps", "{torn.json}"], 2, ["action 3 is [1,2,3]"]),
     (["replay", "{illegal.json}"], 2, ["action 5 (seat 0, action 999999) is not legal there"]),
+    (["replay", "{bad-key.json}"], 2, ["'deal_key' must be the table's 64 hex digits"]),
     (["replay", "--steps", "{illegal.json}"], 2, ["action 5 (seat 0, action 999999) is not legal there"]),
     (["replay", "{bad-seed.json}"], 2, ["'seed' must be a whole number"]),
     (["replay", "{unknown-game.json}"], 2, ["unknown game 'chess'"]),
