@@ -221,8 +221,8 @@ def test_a_pass_that_dies_before_writing_its_table_leaves_no_dangling_ticket(cli
     ).get_json()
     if status["status"] != "matched":  # a table worker's pass got the lock first: seat by it
         status = {"table": _seated(client, gw, tickets[0])}
-    else:
-        assert formed == [status["table"].encode()], "the dead pass left its plan behind"
+    elif formed:  # ours was the pass that seated them (not a table worker's): it left its plan
+        assert formed == [status["table"].encode()]
     table = client.get(f"/api/tables/{status['table']}")
     assert table.status_code == 200, table.get_json()
     assert {s["player"] for s in table.get_json()["seats"]} == {"fay", "gus", "hal"}
