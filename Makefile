@@ -53,8 +53,10 @@ proto:
 run: install
 	$(BIN)/cultists run
 
+# One worker per core, whole files to a worker (a file's servers start once); a Redis from
+# REDIS_URL gives each worker its own database (tests/conftest.py).
 test: install
-	$(BIN)/pytest -q -p no:cacheprovider
+	$(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadfile
 
 # Every section (`python -m bench.run --help` lists each one's last duration); both
 # targets rewrite bench/results.json and the docs' figure tables, and say so first.
