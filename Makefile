@@ -53,8 +53,10 @@ proto:
 run: install
 	$(BIN)/cultists run
 
+# One worker per core, whole files to a worker (a file's servers start once); a Redis from
+# REDIS_URL gives each worker its own database (tests/conftest.py).
 test: install
-	$(BIN)/pytest -q -p no:cacheprovider
+	$(BIN)/pytest -q -p no:cacheprovider -n auto --dist loadfile
 
 # Rewrites tests/golden/*.json from the current rules, after a change to the random stream
 # or to a rule's outcome that is meant; the records' diff shows the change in review.

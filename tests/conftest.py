@@ -8,6 +8,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
@@ -22,16 +23,27 @@ os.environ["XDG_DATA_HOME"] = tempfile.mkdtemp(prefix="cultists-tests-home-")
 
 @pytest.fixture(scope="session")
 def redis_url() -> Iterator[str]:
-    """REDIS_URL if given (a database the tests may flush), else our own real redis-server."""
+    """REDIS_URL if given (a database the tests may flush), else our own real redis-server.
+
+    Under parallel workers (`make test` runs them) each worker takes its own database of a
+    given Redis, counting up from the URL's: every test flushes what it uses, and two
+    workers must never flush each other's."""
     given = os.environ.get("REDIS_URL")
     if given:
-        yield given
+        yield _worker_database(given)
         return
     server = start_redis()
     try:
         yield server.url
     finally:
         server.stop()
+
+
+def _worker_database(url: str) -> str:
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw0")  # gw0, gw1, ...; unset when serial
+    parts = urlsplit(url)
+    base = int(parts.path.strip("/") or 0)
+    return urlunsplit(parts._replace(path=f"/{base + int(worker.removeprefix('gw'))}"))
 
 
 @pytest.fixture()

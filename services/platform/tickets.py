@@ -161,7 +161,20 @@ class MatchmakingService:
         return out
 
     def status(self, ticket_id: str, token: str | None, player_id: str | None = None) -> dict[str, Any]:
-        return self._public(ticket_id, self._load(ticket_id, token, player_id), time.time())
+        ticket = self._load(ticket_id, token, player_id)
+        self._written(ticket)
+        return self._public(ticket_id, ticket, time.time())
+
+    def _written(self, ticket: dict[str, str]) -> None:
+        """A matched ticket names a table that exists: a pass marks its tickets matched and
+        writes the table just after, so a reader in between writes it (once, whoever is
+        first), rather than hand out a table id that answers 404 for a moment."""
+        if ticket["status"] != "matched":
+            return
+        game, players = ticket["game"], int(ticket["players"])
+        raw = self.redis.hget(forming_key(game, players), ticket["table"])
+        if raw is not None:
+            self._write_formed(game, players, TablePlan.from_json(raw))
 
     def authorise(self, ticket_id: str, token: str | None, player_id: str | None = None) -> str:
         """The ticket's token hash, after the same checks as `status` (for a stream ticket,
@@ -181,7 +194,9 @@ class MatchmakingService:
         raw = self.redis.hgetall(key) if key else {}
         if not raw:
             return None
-        return self._public(ticket_id, {k.decode(): v.decode() for k, v in raw.items()}, time.time())
+        ticket = {k.decode(): v.decode() for k, v in raw.items()}
+        self._written(ticket)
+        return self._public(ticket_id, ticket, time.time())
 
     def _announce(self, ticket_id: str) -> None:
         """Tell the ticket's streams it changed (after the change is written)."""

@@ -277,8 +277,10 @@ def play(stack: Stack) -> None:
     # Prometheus has scraped its progress for ten seconds, then cancelled: the panel keeps
     # those points for the range it shows. Seen once was not enough: a series that lives one
     # or two scrapes can fall between two of the panel's 3 s steps (15 minutes, 300 points).
-    long = http(f"{gateway}/api/sweeps", {"game": "crazy_cultists", "seed": 5, "games": 200_000, "chunk": 50,
-                                          "players": [4], "lineups": ["heuristic"]})["id"]  # fmt: skip
+    # 20,000 four-player heuristic games outlast the scrapes by minutes; the request plans
+    # 400 chunks, which a loaded machine does well inside its 60 s.
+    long = http(f"{gateway}/api/sweeps", {"game": "crazy_cultists", "seed": 5, "games": 20_000, "chunk": 50,
+                                          "players": [4], "lineups": ["heuristic"]}, timeout=60)["id"]  # fmt: skip
     seen = f'count_over_time(cultists_sweep_progress_ratio{{sweep="{long}"}}[1m]) >= 10'
     wait(lambda: stack.series(seen), 120, "Prometheus to scrape an active sweep's progress for 10 s")
     http(f"{gateway}/api/sweeps/{long}/cancel", {})

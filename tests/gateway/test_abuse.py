@@ -548,8 +548,13 @@ def test_a_thousand_waiting_tables_expire(gateway_settings, clean):
             client.post(f"/api/tables/{started}/seats/{seat}")
         wait_for(lambda: not any(gw.redis.exists(table_key(t)) for t in opened[:: 50]),
                  timeout=30, what="waiting tables to expire")  # fmt: skip
-        wait_for(lambda: client.get("/api/tables").get_json()["tables"] == [], timeout=30, what="expiry")
-        assert gw.store.count("waiting") == 0, "their ids left the index"
+
+        def listed_and_left() -> bool:
+            """The lobby drops an expired id when it reads past it; a reconciler pass that
+            read a table just before it expired may list it once more, for the next read."""
+            return client.get("/api/tables").get_json()["tables"] == [] and gw.store.count("waiting") == 0
+
+        wait_for(listed_and_left, timeout=30, what="expired tables to leave the lobby and its index")
         left = {k.decode() for k in gw.redis.scan_iter("gw:{t:*", count=1000)}
         assert left == {table_key(started), f"{table_key(started)}:log"}, "a started table stays"
         assert gw.redis.ttl(table_key(started)) == -1

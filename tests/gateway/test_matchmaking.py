@@ -3,10 +3,11 @@ filling) and the Redis-backed queue: tickets, cancel, tables, ratings, time to m
 
 from __future__ import annotations
 
+import contextlib
 import random
 
 from services.engines.registry import available_games
-from services.platform.keys import queue_key, ticket_key
+from services.platform.keys import forming_key, queue_key, ticket_key
 from services.platform.matchmaking import MatchPolicy, Ticket, group_tickets
 from services.platform.ratings import DEFAULT
 
@@ -198,3 +199,31 @@ def test_a_new_ticket_triggers_matching_on_the_worker(client, table_worker):
         )
 
     wait_for(matched, timeout=20, what="the worker to match the tickets")
+
+
+def test_a_pass_that_dies_before_writing_its_table_leaves_no_dangling_ticket(client, app, monkeypatch):
+    """A pass marks its tickets matched, then writes the table. Dying in between (or a
+    reader arriving in between) must never hand out a table id that answers 404: the
+    first reader writes the formed table from its plan, and the beat writes the rest."""
+    gw = app.extensions["cultists"]
+    tickets = [_ticket(client, name) for name in ("fay", "gus", "hal")]
+
+    def died(*_args) -> None:
+        raise ConnectionError("the matching process died here")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(gw.matchmaking, "_write_formed", died)
+        with contextlib.suppress(ConnectionError):
+            gw.matchmaking.match(GAME, PLAYERS)
+    formed = gw.redis.hkeys(forming_key(GAME, PLAYERS))
+    status = client.get(
+        f"/api/matchmaking/tickets/{tickets[0]['ticket']}", headers=tickets[0]["headers"]
+    ).get_json()
+    if status["status"] != "matched":  # a table worker's pass got the lock first: seat by it
+        status = {"table": _seated(client, gw, tickets[0])}
+    elif formed:  # ours was the pass that seated them (not a table worker's): it left its plan
+        assert formed == [status["table"].encode()]
+    table = client.get(f"/api/tables/{status['table']}")
+    assert table.status_code == 200, table.get_json()
+    assert {s["player"] for s in table.get_json()["seats"]} == {"fay", "gus", "hal"}
+    assert gw.matchmaking.finish_forming() == 0, "the reader wrote it; nothing left half formed"

@@ -118,6 +118,10 @@ def test_stateful_run_over_linked_operations_finds_no_server_error(app):
         stateful_step_count=8,
         deadline=None,
         database=None,
+        # One fixed sequence of scenarios: which rules are enabled follows the answers
+        # (a bundle fills when a table is made), and a random run that meets a different
+        # state on its replay stops with hypothesis's FlakyStrategyDefinition, not a finding.
+        derandomize=True,
         suppress_health_check=list(HealthCheck),
     )
     Checked.run(settings=budget)

@@ -175,8 +175,9 @@ def test_leaving_a_rated_game_early_lowers_the_leavers_rating(client, app, table
 
     status = wait_for(seated, timeout=15, what="the match")
     tid = status["table"]
-    table = client.get(f"/api/tables/{tid}").get_json()
-    seat_of = {s["player_id"]: s["seat"] for s in table["seats"]}
+    table = client.get(f"/api/tables/{tid}")
+    assert table.status_code == 200, table.get_json()
+    seat_of = {s["player_id"]: s["seat"] for s in table.get_json()["seats"]}
     gone = seat_of[quitter["player"]]
     left = client.delete(f"/api/tables/{tid}/seats/{gone}", headers=tickets[quitter["player"]])
     assert left.status_code == 200, left.get_json()

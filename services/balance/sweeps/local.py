@@ -8,31 +8,18 @@ Celery is measured against, and for big one-off sweeps on a single large machine
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.context
 import os
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from typing import Any
 
+from services.engines.core.pools import pool_context
+
 from .plan import Chunk, chunks
 from .simulate import simulate_chunk
 from .spec import SweepSpec
 from .summary import build_summary, run_info
-
-
-def _context() -> multiprocessing.context.BaseContext:
-    """Pool processes come from a fork server, not a fork of this process.
-
-    The caller may hold threads (a Redis health check, Celery's connection pool, rich's
-    refresh thread); forking a process with threads can copy a lock in its held state and
-    hang the child. The fork server is a fresh single-threaded process that imports the
-    simulation code once, so workers still start fast.
-    """
-    ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["services.balance.sweeps.simulate", "services.engines.registry"])
-    return ctx
 
 
 def _run(spec: SweepSpec, chunk: Chunk) -> dict[str, Any]:
@@ -59,7 +46,10 @@ def simulate_local(
             if on_progress:
                 on_progress(done, total)
         return results
-    with ProcessPoolExecutor(max_workers=processes, mp_context=_context()) as pool:
+    with ProcessPoolExecutor(
+        max_workers=processes,
+        mp_context=pool_context(["services.balance.sweeps.simulate", "services.engines.registry"]),
+    ) as pool:
         # Keep a bounded window of chunks in flight: the pool stays busy without holding
         # every result of a huge sweep in the queue at once.
         pending = set()

@@ -27,7 +27,6 @@ order once all are played, so the ratings do not depend on `jobs`.
 from __future__ import annotations
 
 import itertools
-import multiprocessing
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -39,6 +38,7 @@ from .config import config_to_dict
 from .errors import BadConfig
 from .game import GameSpec, State
 from .play import play_to_end
+from .pools import pool_context
 from .stats import wilson
 
 
@@ -218,10 +218,7 @@ def play_ladder(
             if progress:
                 progress(len(done))
     else:
-        # fork: workers inherit the imported rules and need no `__main__` guard in the
-        # caller (spawn would re-run a script that calls us); they use no parent locks.
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else None)
+        context = pool_context([__name__, "services.engines.registry"])
         with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
             for done in pool.map(_play_deals, tasks):
                 results += done
