@@ -42,6 +42,7 @@ from tests.deploy.containers import (
     Container,
     Network,
     build_image,
+    compose_config,
     grpc_serving,
     http_ok,
     prometheus_image,
@@ -82,16 +83,17 @@ def _start_redis(network: Network, name: str, port: int, home: Path, argv: list[
     local = network.port(name, port)
     args = [redis_binary(), *argv[1:], "--port", str(local), "--bind", "127.0.0.1", "--dir", str(data),
             "--save", ""]  # fmt: skip
+    password = argv[argv.index("--requirepass") + 1] if "--requirepass" in argv else None
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _wait(lambda: http_ok_redis(local), 30, "redis")
+    _wait(lambda: http_ok_redis(local, password), 30, "redis")
     return proc
 
 
-def http_ok_redis(port: int) -> bool:
+def http_ok_redis(port: int, password: str | None = None) -> bool:
     import redis
 
     try:
-        return bool(redis.Redis(port=port, socket_timeout=1).ping())
+        return bool(redis.Redis(port=port, password=password, socket_timeout=1).ping())
     except redis.RedisError:
         return False
 
@@ -132,11 +134,9 @@ def _stop(containers: list[Container], others: list[subprocess.Popen]) -> None:
 
 
 def test_compose_services_start_and_serve(image, home):
-    config = yaml.safe_load(
-        subprocess.run(
-            ["docker-compose", "config"], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout
-    )
+    done = compose_config()
+    assert done.returncode == 0, done.stderr
+    config = yaml.safe_load(done.stdout)
     services = {n: s for n, s in config["services"].items() if n not in THIRD_PARTY}
     network = Network(config["services"])
     ours = {n: s for n, s in services.items() if s.get("image", "").startswith("cultists")}
