@@ -175,7 +175,9 @@ def test_compose_services_start_and_serve(image, home):
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
         _play_and_sweep(gateway, network.ports["worker-sweeps", 9100])
         assert "prometheus" in services, "docker-compose.yml has no prometheus service"
-        _assert_scraped(f"http://127.0.0.1:{network.ports['prometheus', PROMETHEUS_PORT]}", set(ours) - UNSCRAPED)
+        _assert_scraped(
+            f"http://127.0.0.1:{network.ports['prometheus', PROMETHEUS_PORT]}", set(ours) - UNSCRAPED
+        )
     finally:
         _stop(started, others)
 
