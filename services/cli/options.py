@@ -39,6 +39,9 @@ ENVIRONMENT = {
     "NIGHTLY_GAMES": "games per cell of the nightly suite (default 400)",
     "NIGHTLY_SEED": "the nightly suite's master seed (default 20240101)",
     "CULTISTS_PURE_PYTHON": "1 runs the engines' source instead of their compiled build",
+    "ENGINE_MAX_BOT_ITERATIONS": "the most IS-MCTS iterations one bot decision may ask this engine for (default 5000)",
+    "ENGINE_MAX_BOT_MS": "the most milliseconds one bot decision may ask this engine for (default 5000)",
+    "ENGINE_GRACE_SECONDS": "how long a draining engine lets calls finish before it stops their searches (default 5)",
     "COLUMNS": "the width tables are fitted to (default: the terminal's)",
 }
 

@@ -410,8 +410,8 @@ def serve_forever(
     compiled by Cython, need never do between two sleeps: a SIGTERM landing there was lost
     and the engine never drained (seen in the grpc bench)."""
     stop_signals = {signal.SIGTERM, signal.SIGINT}
+    grace = _grace_seconds()  # a bad setting is refused before anything starts
     signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
-    grace = _grace_seconds()
     engine = start_engine(game, port=port, host=host, metrics_port=metrics_port, reuse_port=reuse_port)
     # What is loaded now (gRPC, protobuf, the rules) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise walk it again and again.
@@ -426,12 +426,13 @@ def serve_forever(
 
 
 def _grace_seconds() -> float:
-    """ENGINE_GRACE_SECONDS, kept below the orchestrator's own (deploy/k8s: 30 s)."""
+    """ENGINE_GRACE_SECONDS, kept below the orchestrator's own (deploy/k8s: 30 s); a bad
+    value is BadConfig, which `cultists` reports as bad input (exit 2)."""
     raw = os.environ.get(GRACE_ENV, "").strip()
     try:
         value = float(raw) if raw else DEFAULT_GRACE
     except ValueError:
-        raise SystemExit(f"{GRACE_ENV} must be a number of seconds, got {raw!r}") from None
-    if value < 0:
-        raise SystemExit(f"{GRACE_ENV} must not be negative, got {raw!r}")
+        raise BadConfig(f"{GRACE_ENV} must be a number of seconds, got {raw!r}") from None
+    if not value >= 0:
+        raise BadConfig(f"{GRACE_ENV} must not be negative, got {raw!r}")
     return value
