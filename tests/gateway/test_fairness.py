@@ -3,15 +3,14 @@ table of a guest or anonymous client seats cheap bots only, and a human's bot op
 are served before tables of bots only.
 
 Real parts: the gateway app on real Redis with the in-process engines, and for the
-ordering a real `celery worker -Q tables` of its own on a Redis database no other worker
-of the run reads (so the package's table worker cannot take these tasks).
+ordering a real `celery worker -Q tables` of its own on a redis-server of its own (so the
+package's table worker cannot take these tasks).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-import urllib.parse
 
 import pytest
 import redis
@@ -22,6 +21,7 @@ from services.platform.errors import PlatformError
 from services.platform.settings import Settings
 from services.platform.store import hash_token
 from services.runtime.broker import PRIORITY_STEPS, queue_keys
+from services.runtime.embedded_redis import start_redis
 from services.runtime.task_client import task_client
 from tests.gateway.conftest import engine_env
 from tests.gateway.support import sign_in_guest
@@ -92,16 +92,25 @@ def test_a_tables_bots_are_bounded_together(client, gateway_settings):
 
 
 # -- queueing --------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def own_broker():
+    """A real redis-server of this module's own, for its store and broker alone: no other
+    worker of the run (the package's table worker, a parallel test process) reads it."""
+    server = start_redis()
+    client = redis.Redis.from_url(server.url)
+    try:
+        yield server.url, client
+    finally:
+        client.close()
+        server.stop()
+
+
 @pytest.fixture()
-def own_broker(redis_url: str):
-    """A database of the session's Redis for this module's store and broker alone."""
-    parts = urllib.parse.urlsplit(redis_url)
-    url = urllib.parse.urlunsplit(parts._replace(path="/7"))
-    client = redis.Redis.from_url(url)
+def own_store(own_broker):
+    url, client = own_broker
     client.flushdb()
     yield url, client
     client.flushdb()
-    client.close()
 
 
 def _platform(url: str, engines: dict, **overrides) -> Platform:
@@ -131,8 +140,8 @@ def _human_table(platform: Platform) -> str:
     return table.id
 
 
-def test_a_bot_only_table_moves_in_stretches_queued_behind_humans(own_broker, engines):
-    url, client = own_broker
+def test_a_bot_only_table_moves_in_stretches_queued_behind_humans(own_store, engines):
+    url, client = own_store
     platform = _platform(url, engines, bot_only_slice_seconds=0.0)
     try:
         bots = platform.tables.open_table(GAME, 2, SHORT, ["heuristic", "random"], 60.0, opened_by="account")
@@ -152,10 +161,10 @@ def test_a_bot_only_table_moves_in_stretches_queued_behind_humans(own_broker, en
         platform.close()
 
 
-def test_a_humans_bot_opponent_moves_before_queued_bot_only_tables(own_broker, engines):
+def test_a_humans_bot_opponent_moves_before_queued_bot_only_tables(own_store, engines):
     """Bot-only tables queued first, then a human's table; one worker process starts: the
     human's table moves first, and no bot-only table has moved by then."""
-    url, client = own_broker
+    url, client = own_store
     platform = _platform(url, engines)
     worker = None
     try:
@@ -201,8 +210,8 @@ def _watch(platform: Platform, tables: list[str], first: dict[str, float], halt:
         time.sleep(0.02)
 
 
-def test_untrusted_openers_are_refused_in_the_platform_too(own_broker, engines):
-    url, _client = own_broker
+def test_untrusted_openers_are_refused_in_the_platform_too(own_store, engines):
+    url, _client = own_store
     platform = _platform(url, engines)
     try:
         with pytest.raises(PlatformError) as caught:
