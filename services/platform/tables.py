@@ -519,7 +519,7 @@ class TableService:
         moves = 0
         started = time.monotonic()
         bots_only = False
-        for _attempt in range(budget):  # a lost race (someone else moved) is an attempt too
+        for attempt in range(budget):  # a lost race (someone else moved) is an attempt too
             table = self.store.load(table_id)
             if table is None or table.status != "playing":
                 return moves
@@ -527,7 +527,7 @@ class TableService:
             if not bots:
                 return moves
             bots_only = is_bots_only(table)
-            if bots_only and _attempt and time.monotonic() - started >= self.settings.bot_only_slice_seconds:
+            if bots_only and attempt and time.monotonic() - started >= self.settings.bot_only_slice_seconds:
                 break
             moves += self.bot_move(table, bots[0], timed_out=False, dispatch=False)
         self.tasks.advance(table_id, bots_only)  # the rest continues in a fresh task
