@@ -359,8 +359,38 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h" if seconds >= 3600 else f"{seconds / 60:.0f} min"
 
 
+def fairness_table(results: dict[str, Any]) -> str:
+    section = _section(results, "fairness")
+    rows = [
+        "| run | human's bot reply p50 (ms) | p90 (ms) | max (ms) | replies |",
+        "|---|---|---|---|---|",
+    ]
+    for key, name in (
+        ("alone", "alone"),
+        (
+            "loaded",
+            f"{section['bot_only_tables']} bot-only tables, `{section['bot_only_bot']}` in both seats",
+        ),
+    ):
+        run = section[key]
+        rows.append(
+            f"| {name} | {run['reply_p50_ms']:.0f} | {run['reply_p90_ms']:.0f} | {run['reply_max_ms']:.0f} "
+            f"| {run['replies']} |"
+        )
+    return "\n".join(
+        [
+            *rows,
+            "",
+            f"A tables worker of {section['worker_processes']} processes. {_when(section)}",
+            *_targets(section),
+            "",
+        ]
+    )
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "gateway": gateway_table,
+    "fairness": fairness_table,
     "grpc": grpc_table,
     "engines": engines_table,
     "gateway_profile": profile_table,

@@ -40,6 +40,9 @@ ENVIRONMENT = {
     "NIGHTLY_SEED": "the nightly suite's master seed (default 20240101)",
     "CULTISTS_PURE_PYTHON": "1 runs the engines' source instead of their compiled build",
     "CULTISTS_DEAL_SECRET": "the secret live tables' deal keys come from (default: the data folder's deal-secret)",
+    "ENGINE_MAX_BOT_ITERATIONS": "the most IS-MCTS iterations one bot decision may ask this engine for (default 5000)",
+    "ENGINE_MAX_BOT_MS": "the most milliseconds one bot decision may ask this engine for (default 5000)",
+    "ENGINE_GRACE_SECONDS": "how long a draining engine lets calls finish before it stops their searches (default 5)",
     "COLUMNS": "the width tables are fitted to (default: the terminal's)",
 }
 

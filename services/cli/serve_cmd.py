@@ -23,7 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "serve",
         "run a game's rules engine as a gRPC service",
         description=__doc__.split("\n\n", 1)[1],
-        environment=["CULTISTS_PURE_PYTHON"],
+        environment=[
+            "CULTISTS_PURE_PYTHON",
+            "ENGINE_MAX_BOT_ITERATIONS",
+            "ENGINE_MAX_BOT_MS",
+            "ENGINE_GRACE_SECONDS",
+        ],
     )
     add_game_argument(p)
     p.add_argument("--port", type=int, default=50051, help="gRPC port")

@@ -118,6 +118,14 @@ def list_tables():
     return jsonify({"tables": [gw.tables.summary(t) for t in tables], "next": cursor, "total": total})
 
 
+def opener_kind() -> str:
+    """Who opens a table, as the platform prices its bots (bounds.check_table_bots)."""
+    signed_in = current_player()
+    if signed_in is None:
+        return "anonymous"
+    return "guest" if signed_in.kind == "guest" else "account"
+
+
 @bp.post("/tables")
 def create_table():
     gw = current()
@@ -126,7 +134,9 @@ def create_table():
     seats = body.seats
     bots = None if seats is None else [None if s.kind == "human" else s.bot or "random" for s in seats]
     decision = body.decision_seconds if body.decision_seconds is not None else gw.settings.decision_seconds
-    table = gw.tables.open_table(body.game, body.players, body.config or {}, bots, decision, seed=body.seed)
+    table = gw.tables.open_table(
+        body.game, body.players, body.config or {}, bots, decision, seed=body.seed, opened_by=opener_kind()
+    )
     assert table is not None  # only a watched (matchmaking) open can fail
     return created(gw.tables.summary(table), f"/api/tables/{table.id}")
 

@@ -30,6 +30,14 @@ CODES: dict[str, tuple[int, str]] = {
     "invalid_bots": (400, "the bot line-up does not fit the table"),
     "unknown_bot": (400, "no such bot for this game"),
     "bot_limit": (400, "a bot parameter is over its bound (docs/security.md)"),
+    "table_bot_budget": (
+        400,
+        "the table's bots together search more per decision than a table may (docs/security.md)",
+    ),
+    "bot_only_search": (
+        403,
+        "a table of bots only opened by a guest or anonymous client seats cheap bots only (docs/security.md)",
+    ),
     "state_too_large": (400, "the config or move would make a state larger than tables hold"),
     "invalid_spec": (400, "the sweep or tune spec cannot run (a field it names)"),
     "too_long": (400, "the replay asked for is longer than the gateway rebuilds"),
@@ -95,7 +103,7 @@ BODY = ("malformed", "request_entity_too_large")
 ENGINE = ("engine_unavailable", "engine_error")
 TABLE_OPEN = (
     "unknown_game", "invalid_players", "invalid_bot", "unknown_bot", "bot_limit", "invalid_config",
-    "config_limit", "invalid_argument", "state_too_large",
+    "config_limit", "invalid_argument", "state_too_large", "table_bot_budget",
 )  # fmt: skip
 REPLAY = (
     "malformed", "unknown_game", "unknown_table", "invalid_players", "invalid_bots", "invalid_config",
@@ -121,7 +129,11 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("get", "/api/games"): ("listGames", "lobby", ENGINE),
     ("get", "/api/games/{game}"): ("getGame", "lobby", ("unknown_game", *ENGINE)),
     ("get", "/api/tables"): ("listTables", "lobby", ("malformed", *ENGINE)),
-    ("post", "/api/tables"): ("createTable", "lobby", (*BODY, *TABLE_OPEN, *ENGINE, "rate_limited")),
+    ("post", "/api/tables"): (
+        "createTable",
+        "lobby",
+        (*BODY, *TABLE_OPEN, *ENGINE, "bot_only_search", "session_expired", "rate_limited"),
+    ),
     ("get", "/api/tables/{table_id}"): ("getTable", "lobby", ("unknown_table", *ENGINE)),
     ("get", "/api/tables/{table_id}/seats/{seat}"): ("getSeat", "lobby", ("unknown_table", "unknown_seat")),
     ("post", "/api/tables/{table_id}/seats/{seat}"): (

@@ -6,6 +6,13 @@ deck of a million cards is refused with a 400 that names the field and its limit
 any engine is asked. The bounds of config fields are the engine's own (`Describe`'s
 `config_limits`); the bounds of bot parameters are the gateway's, because they price a
 request's CPU, which is the gateway's concern.
+
+A table is priced as a whole too (issue 27 item 3): its bot seats' search budgets per
+decision add up, and the sum is bounded (`check_table_bots`), since a six-seat table of
+maximal searches costs six times one. A bot-only table (no human seat) is only somebody's
+spectacle: opened by a guest or an anonymous client it may seat cheap bots only, so free
+identities cannot buy searches that run for hours with nobody playing. The engine keeps
+its own ceiling as well (services/engines/core/budget.py).
 """
 
 from __future__ import annotations
@@ -35,6 +42,61 @@ BOT_PARAM_MAX: dict[str, float] = {
 # Rollout bots a search may use: cheap ones only (a search rolling out with a search
 # multiplies the budgets).
 ROLLOUTS = ("random", "heuristic")
+# Who opened a table, as the platform is told: an anonymous client, a guest player, a player
+# with an account. Internal openers (matchmaking, which seats humans) pass None.
+UNTRUSTED_OPENERS = ("anonymous", "guest")
+
+
+def search_budget(game: str, text: str) -> tuple[int, float]:
+    """What one decision of the bot `text` (already checked) may search: (iterations, 0)
+    or (0, ms) for a searching bot, defaults included; (0, 0) for one that does not search
+    (random, the games' heuristics)."""
+    bot = make_bot(load_game(game), text, 0)
+    ms = float(getattr(bot, "ms", 0.0) or 0.0)
+    if ms > 0:
+        return 0, ms
+    return int(getattr(bot, "iterations", 0) or 0), 0.0
+
+
+def check_table_bots(
+    game: str,
+    bots: list[str | None],
+    opened_by: str | None,
+    max_iterations: int,
+    max_ms: float,
+) -> None:
+    """The table's bot seats (None: a human seat), each already passed by `check_bot`:
+    403 for a bot-only table with a searching bot opened by a guest or anonymous client,
+    400 naming the bound when the seats' budgets per decision add up to more than a table
+    may use."""
+    seated = [name for name in bots if name is not None]
+    budgets = [search_budget(game, name) for name in seated]
+    searching = [name for name, (iterations, ms) in zip(seated, budgets, strict=True) if iterations or ms]
+    if searching and opened_by in UNTRUSTED_OPENERS and len(seated) == len(bots):
+        who = "a guest" if opened_by == "guest" else "an anonymous client"
+        raise PlatformError(
+            403,
+            "bot_only_search",
+            f"a table of bots only, opened by {who}, seats cheap bots only (random, heuristic); "
+            f"sign in with an account or take a seat yourself to play against {searching[0]!r}",
+        )
+    iterations = sum(i for i, _ in budgets)
+    if iterations > max_iterations:
+        raise PlatformError(
+            400,
+            "table_bot_budget",
+            f"the table's bots search {iterations} iterations per decision in all; a table may "
+            f"use at most {max_iterations}",
+            limit=max_iterations,
+        )
+    ms = sum(m for _, m in budgets)
+    if ms > max_ms:
+        raise PlatformError(
+            400,
+            "table_bot_budget",
+            f"the table's bots search {ms:g} ms per decision in all; a table may use at most {max_ms:g}",
+            limit=max_ms,
+        )
 
 
 def check_bot(game: str, text: str, known: Iterable[str]) -> str:

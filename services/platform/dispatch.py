@@ -6,6 +6,12 @@ sender the process was built with (the gateway's light client,
 workers listen on. Queueing is a hint, never a duty the request can fail on: a bot
 seat also has a short deadline in Redis, so a task lost here (broker hiccup, process killed
 right after the commit) is picked up by the beat's deadline sweep a moment later.
+
+Bot moves go out at one of two priorities (kombu's Redis transport keeps one list per
+priority step and a worker pops the most urgent non-empty one: services/runtime/broker.py).
+A table a human sits at is urgent (0): someone waits for the bots' answer. A table of bots
+only is background work (9): its moves wait behind every human's, and it moves in short
+stretches (TableService.advance), so a worker is never held from a human for long.
 """
 
 from __future__ import annotations
@@ -16,6 +22,8 @@ from typing import Any, Protocol
 log = logging.getLogger("cultists.gateway.dispatch")
 
 QUEUE = "tables"
+# Redis transport: lower is more urgent; the same steps as the sweeps' (broker.py).
+PRIORITY = {"human": 0, "bots_only": 9}
 
 
 class TaskSender(Protocol):
@@ -31,15 +39,16 @@ class TaskQueue:
         self.queue = queue
         self.app = sender
 
-    def _send(self, name: str, *args: object) -> None:
+    def _send(self, name: str, *args: object, priority: int = PRIORITY["human"]) -> None:
         try:
-            self.app.send_task(f"workers.tables.{name}", args=list(args), queue=self.queue)
+            self.app.send_task(f"workers.tables.{name}", args=list(args), queue=self.queue, priority=priority)
         except Exception:  # the deadline sweep covers for it
             log.exception("could not queue %s%r", name, args)
 
-    def advance(self, table_id: str) -> None:
-        """Let the bots whose turn it is at this table move."""
-        self._send("advance_table", table_id)
+    def advance(self, table_id: str, bots_only: bool = False) -> None:
+        """Let the bots whose turn it is at this table move; behind every human's table
+        when nobody human sits at this one."""
+        self._send("advance_table", table_id, priority=PRIORITY["bots_only" if bots_only else "human"])
 
     def match(self, game: str, players: int) -> None:
         """Run matchmaking for one queue now rather than at the next beat."""

@@ -70,6 +70,14 @@ class Settings:
     # An index entry whose table is missing is dropped once older than this (a creation
     # lists a table just before writing it: store.py).
     index_grace_seconds: float = 30.0
+    # What one table's bot seats may search per decision, added over its seats
+    # (bounds.check_table_bots); each seat alone is bounded by bounds.BOT_PARAM_MAX.
+    table_bot_iterations: int = 3000
+    table_bot_ms: float = 3000.0
+    # A table with no human seat moves its bots for this long per task, then queues its
+    # next stretch behind every table a human waits at (dispatch.py: priorities), so
+    # bot-only tables never hold a tables worker from a human's bot opponents for long.
+    bot_only_slice_seconds: float = 1.0
     # Largest engine state a table may hold (a normal one is 1-3 KB); a config that deals
     # more is refused when the table is opened.
     max_state_bytes: int = 64 * 1024
@@ -157,6 +165,9 @@ class Settings:
             archive_grace_seconds=_env_float("GATEWAY_ARCHIVE_GRACE_SECONDS", cls.archive_grace_seconds),
             archive_dir=os.environ.get("CULTISTS_ARCHIVE_DIR") or None,
             waiting_ttl_seconds=int(_env_float("GATEWAY_WAITING_TTL_SECONDS", cls.waiting_ttl_seconds)),
+            table_bot_iterations=int(_env_float("GATEWAY_TABLE_BOT_ITERATIONS", cls.table_bot_iterations)),
+            table_bot_ms=_env_float("GATEWAY_TABLE_BOT_MS", cls.table_bot_ms),
+            bot_only_slice_seconds=_env_float("TABLES_BOT_ONLY_SLICE_SECONDS", cls.bot_only_slice_seconds),
             rate_limit_address=os.environ.get("GATEWAY_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
             rate_limit_player=os.environ.get("GATEWAY_RATE_LIMIT_PLAYER", cls.rate_limit_player),
             rate_limit_tarpit_seconds=_env_float(

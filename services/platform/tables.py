@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from .bounds import check_bot, check_config
+from .bounds import check_bot, check_config, check_table_bots
 from .deal import deal_key
 from .dispatch import TaskQueue
 from .engines import EngineClients
@@ -43,6 +43,11 @@ def new_table_id() -> str:
 def default_bot(bots: list[str]) -> str:
     """The bot that plays for a seat whose player is absent: the strongest cheap one offered."""
     return "heuristic" if "heuristic" in bots else "random"
+
+
+def is_bots_only(table: Table) -> bool:
+    """No human plays here (none was seated, or every one left): nobody waits for the bots."""
+    return all(seat.kind == "bot" for seat in table.seats)
 
 
 def bot_seed(table_seed: int, seat: int, version: int) -> int:
@@ -160,9 +165,12 @@ class TableService:
         claims: dict[int, tuple[str, str | None, str | None]] | None = None,
         rated: bool = False,
         source: str = "lobby",
+        opened_by: str | None = None,
     ) -> Table:
         """Start a game on the engine and write the table (see `plan_table`)."""
-        plan = self.plan_table(game, players, config, bots, decision_seconds, seed, claims, rated, source)
+        plan = self.plan_table(
+            game, players, config, bots, decision_seconds, seed, claims, rated, source, opened_by
+        )
         self.write_table(plan)
         return self.get(plan.table_id)
 
@@ -177,12 +185,14 @@ class TableService:
         claims: dict[int, tuple[str, str | None, str | None]] | None = None,
         rated: bool = False,
         source: str = "lobby",
+        opened_by: str | None = None,
     ) -> TablePlan:
         """Start a game on the engine and make the table's record, not yet written.
         `bots[i]` names seat i's bot, or None for a human seat; `claims` are human seats
         already taken (seat -> token hash, display name, player id). Matchmaking keeps the
         plan beside its tickets before writing it, so a crash in between is finished later
-        (tickets.py)."""
+        (tickets.py). `opened_by` ("anonymous", "guest", "account"; None from matchmaking)
+        decides which bots a table of bots only may seat (bounds.check_table_bots)."""
         desc = self.engines.describe(game)
         players = players or (len(bots) if bots else desc.default_players)
         # A variant may seat fewer than the default rules (CC-2's two_players): the range
@@ -198,6 +208,9 @@ class TableService:
         for name in bots:
             if name is not None:
                 check_bot(game, name, desc.bots)
+        check_table_bots(
+            game, bots, opened_by, self.settings.table_bot_iterations, self.settings.table_bot_ms
+        )
         claims = claims or {}
         config = self.engines.normal_config(game, config) if config else {}
         check_config(game, config, desc.config_limits)  # read back as numbers: "9e9" too
@@ -510,17 +523,25 @@ class TableService:
         return True
 
     def advance(self, table_id: str, budget: int = 500) -> int:
-        """Play every bot seat that must decide, until a human must; the Celery task body."""
+        """Play every bot seat that must decide, until a human must; the Celery task body.
+        A table of bots only stops after `bot_only_slice_seconds` (at least one move) and
+        queues its next stretch at background priority, so a worker goes back to the queue,
+        where a human's table comes first, several times a second rather than once a game."""
         moves = 0
-        for _attempt in range(budget):  # a lost race (someone else moved) is an attempt too
+        started = time.monotonic()
+        bots_only = False
+        for attempt in range(budget):  # a lost race (someone else moved) is an attempt too
             table = self.store.load(table_id)
             if table is None or table.status != "playing":
                 return moves
             bots = [s for s in table.to_act if table.seats[s].kind == "bot"]
             if not bots:
                 return moves
+            bots_only = is_bots_only(table)
+            if bots_only and attempt and time.monotonic() - started >= self.settings.bot_only_slice_seconds:
+                break
             moves += self.bot_move(table, bots[0], timed_out=False, dispatch=False)
-        self.tasks.advance(table_id)  # a long bot-only stretch continues in a fresh task
+        self.tasks.advance(table_id, bots_only)  # the rest continues in a fresh task
         return moves
 
     def enforce_deadlines(self, now: float) -> int:
@@ -551,14 +572,14 @@ class TableService:
     # -- after a change -------------------------------------------------------------------------
     def _after_change(self, table: Table) -> None:
         if table.status == "playing" and any(table.seats[s].kind == "bot" for s in table.to_act):
-            self.tasks.advance(table.id)
+            self.tasks.advance(table.id, is_bots_only(table))
 
     def _after_commit(self, table: Table, step: Any, dispatch: bool = True) -> None:
         if step.terminal:
             if table.rated:
                 self.ratings.settle(table.id)
         elif dispatch and any(table.seats[s].kind == "bot" for s in step.to_act):
-            self.tasks.advance(table.id)
+            self.tasks.advance(table.id, is_bots_only(table))
 
     def _check_state_size(self, state: bytes, what: str) -> None:
         """400 if `state` is over the cap, checked before anything is written: at opening

@@ -56,6 +56,12 @@ BUILD_INPUTS = (
     "Dockerfile", ".dockerignore", "pyproject.toml", "README.md", "protos", "services", "workers", "deploy",
 )  # fmt: skip
 KEEP_IMAGES = 3  # images kept in the cache, the most recently used
+# The secrets docker-compose.yml has no default for (docs/security.md): set to these for
+# `docker-compose config` in the tests.
+COMPOSE_SECRETS = {
+    "REDIS_PASSWORD": "redis-secret-for-tests",
+    "GRAFANA_ADMIN_PASSWORD": "grafana-secret-for-tests",
+}
 
 
 def _ignore_patterns() -> list[re.Pattern]:
@@ -553,3 +559,15 @@ def grpc_serving(port: int, service: str = "") -> bool:
         except grpc.RpcError:
             return False
     return reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+def compose_config(env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`docker-compose config` of the project, with COMPOSE_SECRETS set (or `env` instead)."""
+    tool = shutil.which("docker-compose")
+    assert tool, "docker-compose is not installed: `make install` (deploy/system-packages.sh) installs it"
+    environ = {k: v for k, v in os.environ.items() if k not in COMPOSE_SECRETS}
+    return subprocess.run(
+        [tool, "-f", "docker-compose.yml", "config"],
+        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        env={**environ, **(COMPOSE_SECRETS if env is None else env)},
+    )  # fmt: skip

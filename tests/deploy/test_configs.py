@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.deploy.containers import COMPOSE_SECRETS, compose_config
+
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
 
@@ -54,9 +56,14 @@ def test_every_alert_has_a_unit_test():
     assert alerts - tested <= {"EngineDown", "MatchmakingBacklogGrowing"}, alerts - tested
 
 
+def _compose() -> dict:
+    done = compose_config()
+    assert done.returncode == 0, done.stderr
+    return yaml.safe_load(done.stdout)
+
+
 def test_compose_file_is_valid():
-    out = _run(_tool("docker-compose"), "-f", "docker-compose.yml", "config")
-    config = yaml.safe_load(out)
+    config = _compose()
     services = set(config["services"])
     assert {
         "redis", "gateway", "worker-sweeps", "worker-tables", "beat", "prometheus", "grafana",
@@ -147,7 +154,7 @@ def test_the_data_folder_outlives_restarts_and_is_shared_by_beat_and_the_sweeps_
     """Stored nights and per-game records live in CULTISTS_DATA: a named volume in compose
     and a ReadWriteMany claim in Kubernetes, mounted where beat and every sweeps worker
     read it, never a container's own disk."""
-    compose = yaml.safe_load(_run(_tool("docker-compose"), "-f", "docker-compose.yml", "config"))
+    compose = _compose()
     assert "cultists-data" in compose["volumes"]
     for name in ("worker-sweeps", "beat"):
         service = compose["services"][name]
@@ -169,3 +176,158 @@ def test_the_data_folder_outlives_restarts_and_is_shared_by_beat_and_the_sweeps_
         data = next(m["name"] for m in container["volumeMounts"] if m["mountPath"] == "/data")
         assert volumes[data]["persistentVolumeClaim"]["claimName"] == "cultists-data", name
         assert {"name": "CULTISTS_DATA", "value": "/data"} in container["env"], name
+
+
+@pytest.mark.parametrize("missing", sorted(COMPOSE_SECRETS))
+def test_compose_has_no_default_for_its_secrets(missing):
+    """Without REDIS_PASSWORD or GRAFANA_ADMIN_PASSWORD the stack does not start at all,
+    rather than with a password everyone knows."""
+    done = compose_config({k: v for k, v in COMPOSE_SECRETS.items() if k != missing})
+    assert done.returncode != 0 and missing in done.stderr
+
+
+def test_compose_redis_needs_its_password_and_every_client_sends_it():
+    from urllib.parse import urlsplit
+
+    services = _compose()["services"]
+    command = services["redis"]["command"]
+    assert command[command.index("--requirepass") + 1] == COMPOSE_SECRETS["REDIS_PASSWORD"]
+    assert services["redis"]["environment"]["REDISCLI_AUTH"] == COMPOSE_SECRETS["REDIS_PASSWORD"]
+    clients = [name for name, s in services.items() if "REDIS_URL" in (s.get("environment") or {})]
+    assert {"gateway", "worker-tables", "worker-sweeps", "worker-tunes", "beat"} <= set(clients)
+    for name in clients:
+        url = urlsplit(services[name]["environment"]["REDIS_URL"])
+        assert url.password == COMPOSE_SECRETS["REDIS_PASSWORD"] and url.hostname == "redis", name
+    assert "ports" not in services["redis"], "Redis is published on the host"
+
+
+def test_compose_publishes_neither_prometheus_nor_an_open_grafana():
+    services = _compose()["services"]
+    assert "ports" not in services["prometheus"], "Prometheus is published on the host"
+    published = {name for name, s in services.items() if s.get("ports")}
+    assert published == {"gateway", "grafana"}, f"only the gateway and Grafana are published: {published}"
+    grafana = services["grafana"]
+    env = grafana["environment"]
+    assert env["GF_SECURITY_ADMIN_PASSWORD"] == COMPOSE_SECRETS["GRAFANA_ADMIN_PASSWORD"]
+    assert env["GF_AUTH_ANONYMOUS_ENABLED"] == "false" and env["GF_USERS_ALLOW_SIGN_UP"] == "false"
+    assert all(_host_ip(p) == "127.0.0.1" for p in grafana["ports"]), grafana["ports"]
+
+
+def _host_ip(port: dict | str) -> str | None:
+    """The host address a compose port is published on (long or short form)."""
+    if isinstance(port, dict):
+        return port.get("host_ip")
+    parts = str(port).split(":")
+    return parts[0] if len(parts) == 3 else None
+
+
+def _kustomized() -> list[dict]:
+    return [d for d in yaml.safe_load_all(_run(_tool("kubectl"), "kustomize", str(DEPLOY / "k8s"))) if d]
+
+
+def _selects(selector: dict, labels: dict[str, str]) -> bool:
+    """A label selector's verdict (matchLabels and In/NotIn/Exists expressions)."""
+    if any(labels.get(k) != v for k, v in selector.get("matchLabels", {}).items()):
+        return False
+    for expr in selector.get("matchExpressions", []):
+        value, op = labels.get(expr["key"]), expr["operator"]
+        ok = {
+            "In": value in expr.get("values", []),
+            "NotIn": value not in expr.get("values", []),
+            "Exists": value is not None,
+            "DoesNotExist": value is None,
+        }[op]
+        if not ok:
+            return False
+    return True
+
+
+# Where a connection comes from or goes to: a pod of ours (its labels) or something outside
+# the namespace (a client on the internet, Prometheus in `monitoring`, an external Redis).
+OUTSIDE = {"namespace": "elsewhere"}
+MONITORING = {"namespace": "monitoring"}
+
+
+def _peer_matches(peer: dict, other: dict) -> bool:
+    if "ipBlock" in peer:
+        return "namespace" in other
+    if "namespaceSelector" in peer:
+        namespace = other.get("namespace", "cultists")
+        return _selects(peer["namespaceSelector"], {"kubernetes.io/metadata.name": namespace}) and (
+            "podSelector" not in peer or "namespace" not in other
+        )
+    return "namespace" not in other and _selects(peer["podSelector"], other)
+
+
+def _rule_allows(rule: dict, other: dict, port: int, key: str) -> bool:
+    ports = rule.get("ports")
+    if ports and not any(p.get("port") == port for p in ports):
+        return False
+    peers = rule.get(key)
+    return not peers or any(_peer_matches(peer, other) for peer in peers)
+
+
+def _allowed(policies: list[dict], source: dict, target: dict, port: int) -> bool:
+    """NetworkPolicy semantics for one TCP connection: each side that some policy selects
+    for the direction must have a rule allowing it (unselected pods, and the outside, are
+    not restricted here)."""
+
+    def side(pod: dict, direction: str, key: str, other: dict) -> bool:
+        if "namespace" in pod:
+            return True
+        chosen = [
+            p for p in policies
+            if direction in p["spec"]["policyTypes"] and _selects(p["spec"]["podSelector"], pod)
+        ]  # fmt: skip
+        return not chosen or any(
+            _rule_allows(rule, other, port, key)
+            for p in chosen
+            for rule in p["spec"].get(direction.lower(), [])
+        )
+
+    return side(source, "Egress", "to", target) and side(target, "Ingress", "from", source)
+
+
+def test_network_policies_let_only_the_platform_reach_engines_and_redis():
+    docs = _kustomized()
+    policies = [d for d in docs if d["kind"] == "NetworkPolicy"]
+    pods = {
+        d["metadata"]["name"]: d["spec"]["template"]["metadata"]["labels"]
+        for d in docs if d["kind"] == "Deployment"
+    }  # fmt: skip
+    engines = [name for name in pods if name.startswith("engine-")]
+    assert len(engines) == 3
+    default = next(p for p in policies if p["metadata"]["name"] == "default-deny")["spec"]
+    assert default["podSelector"] == {} and set(default["policyTypes"]) == {"Ingress", "Egress"}
+    redis = {"app.kubernetes.io/name": "redis"}  # an in-cluster Redis, if one is run here
+
+    for engine in engines:
+        for name, labels in pods.items():
+            expected = name in ("gateway", "worker-tables")
+            assert _allowed(policies, labels, pods[engine], 50051) == expected, (name, engine)
+        assert not _allowed(policies, OUTSIDE, pods[engine], 50051), engine
+        assert _allowed(policies, MONITORING, pods[engine], 9100), engine
+        assert not _allowed(policies, OUTSIDE, pods[engine], 9100), engine
+        # An engine reaches nothing: not Redis, not the outside.
+        assert not _allowed(policies, pods[engine], OUTSIDE, 6379), engine
+        assert not _allowed(policies, pods[engine], redis, 6379), engine
+        assert not _allowed(policies, pods[engine], OUTSIDE, 443), engine
+
+    for name, labels in pods.items():
+        platform = not name.startswith("engine-")
+        assert _allowed(policies, labels, OUTSIDE, 6379) == platform, name  # the external Redis
+        assert _allowed(policies, labels, redis, 6379) == platform, name
+        assert not _allowed(policies, labels, OUTSIDE, 443), f"{name} may reach the internet"
+    assert not _allowed(policies, OUTSIDE, redis, 6379)
+
+    assert _allowed(policies, OUTSIDE, pods["gateway"], 8000)
+    for worker in ("worker-tables", "worker-sweeps", "worker-tunes", "beat"):
+        assert not _allowed(policies, OUTSIDE, pods[worker], 9100), worker
+        assert not _allowed(policies, pods["gateway"], pods[worker], 9100), worker
+
+
+def test_kubernetes_redis_url_carries_a_password():
+    from urllib.parse import urlsplit
+
+    (secret,) = [d for d in _kustomized() if d["kind"] == "Secret"]
+    assert urlsplit(secret["stringData"]["REDIS_URL"]).password

@@ -42,6 +42,7 @@ from tests.deploy.containers import (
     Container,
     Network,
     build_image,
+    compose_config,
     grpc_serving,
     http_ok,
     prometheus_image,
@@ -51,6 +52,7 @@ from tests.deploy.stack import http as _http
 from tests.deploy.stack import wait as _wait
 
 THIRD_PARTY = {"grafana"}  # no binary to stand in for its image: see above
+PROMETHEUS_PORT = 9090  # where prom/prometheus listens unless told otherwise
 UNSCRAPED = {"beat"}  # serves no metrics: it only sends tasks
 SWEEP = {"game": "trash_cult", "seed": 5, "games": 8, "chunk": 4, "players": [2], "max_turns": 40,
          "lineups": ["random"]}  # fmt: skip
@@ -82,16 +84,17 @@ def _start_redis(network: Network, name: str, port: int, home: Path, argv: list[
     local = network.port(name, port)
     args = [redis_binary(), *argv[1:], "--port", str(local), "--bind", "127.0.0.1", "--dir", str(data),
             "--save", ""]  # fmt: skip
+    password = argv[argv.index("--requirepass") + 1] if "--requirepass" in argv else None
     proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _wait(lambda: http_ok_redis(local), 30, "redis")
+    _wait(lambda: http_ok_redis(local, password), 30, "redis")
     return proc
 
 
-def http_ok_redis(port: int) -> bool:
+def http_ok_redis(port: int, password: str | None = None) -> bool:
     import redis
 
     try:
-        return bool(redis.Redis(port=port, socket_timeout=1).ping())
+        return bool(redis.Redis(port=port, password=password, socket_timeout=1).ping())
     except redis.RedisError:
         return False
 
@@ -132,11 +135,9 @@ def _stop(containers: list[Container], others: list[subprocess.Popen]) -> None:
 
 
 def test_compose_services_start_and_serve(image, home):
-    config = yaml.safe_load(
-        subprocess.run(
-            ["docker-compose", "config"], cwd=ROOT, capture_output=True, text=True, check=True
-        ).stdout
-    )
+    done = compose_config()
+    assert done.returncode == 0, done.stderr
+    config = yaml.safe_load(done.stdout)
     services = {n: s for n, s in config["services"].items() if n not in THIRD_PARTY}
     network = Network(config["services"])
     ours = {n: s for n, s in services.items() if s.get("image", "").startswith("cultists")}
@@ -174,7 +175,9 @@ def test_compose_services_start_and_serve(image, home):
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
         _play_and_sweep(gateway, network.ports["worker-sweeps", 9100])
         assert "prometheus" in services, "docker-compose.yml has no prometheus service"
-        _assert_scraped(f"http://127.0.0.1:{network.ports['prometheus', 9090]}", set(ours) - UNSCRAPED)
+        _assert_scraped(
+            f"http://127.0.0.1:{network.ports['prometheus', PROMETHEUS_PORT]}", set(ours) - UNSCRAPED
+        )
     finally:
         _stop(started, others)
 
@@ -236,9 +239,10 @@ def _start_all(
 
 def _prometheus(network: Network, service: dict, home: Path) -> Container:
     """The compose service's command after the image's entrypoint, its volumes mounted,
-    and the listen address the image defaults to (0.0.0.0 on the container port) said
-    explicitly so that the port can be remapped as a port mapping would."""
-    [port] = [p["target"] for p in service["ports"]]
+    and the listen address the image defaults to (0.0.0.0:9090) said explicitly so that
+    the port can be remapped as the stack's network would. The service publishes no
+    port (docs/security.md); its health check names 9090, which claims it here."""
+    port = PROMETHEUS_PORT
     argv = [*service["command"], f"--web.listen-address=0.0.0.0:{port}"]
     return Container(prometheus_image(), "prometheus", argv, {}, network, home,
                      volumes=list(service["volumes"]))  # fmt: skip

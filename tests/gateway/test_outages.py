@@ -17,6 +17,7 @@ import pytest
 from cultists.v1 import engine_pb2_grpc
 from prometheus_client import REGISTRY
 
+from services.engines.core.budget import BotBudget
 from services.engines.core.messages import load_messages
 from services.engines.core.server import EngineServicer, start_engine
 from services.engines.registry import load_game
@@ -35,8 +36,9 @@ THINKER = "trash_cult"  # its first decision has several legal actions: a bot re
 
 def test_an_engine_stopped_mid_call_is_503_engine_unavailable():
     """The engine's own stop cuts a bot search off (grpc 1.85 ends it UNAVAILABLE,
-    "Cancelling all calls"; a call the server cancels ends CANCELLED, the next test)."""
-    engine = start_engine(THINKER, port=0)
+    "Cancelling all calls"; a call the server cancels ends CANCELLED, the next test).
+    The engine's own ceiling is raised to let the 20 s search in (budget.py)."""
+    engine = start_engine(THINKER, port=0, budget=BotBudget(ms=30_000.0))
     clients = EngineClients(
         Settings(engine_addresses={THINKER: f"127.0.0.1:{engine.port}"}, engine_timeout=30)
     )

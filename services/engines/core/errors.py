@@ -20,3 +20,10 @@ class BadState(EngineError):
 
 class IllegalAction(EngineError):
     """An action that is not legal for that seat now; the message says why in words."""
+
+
+class SearchStopped(TimeoutError):
+    """A bot's search was told to stop before its budget ran out: the caller's deadline
+    passed, the call was cancelled, or the engine is shutting down. Not the caller's
+    malformed input (so not an EngineError): nobody is waiting for the answer any more,
+    and the search must not spend another millisecond of CPU on it."""

@@ -34,8 +34,10 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
+from .errors import SearchStopped
 from .game import GameSpec, State
 from .rng import Rng
 
@@ -137,6 +139,11 @@ class ISMCTSBot:
         has_guide = prior > 0 and "heuristic" in spec.bots
         self.guide = make_bot(spec, "heuristic", seed ^ 0x6D1DE) if has_guide else None
         self.last_iterations = 0
+        # Asked between iterations, on the same clock as the GIL offers below: True means
+        # nobody waits for this answer any more (the gRPC caller's deadline passed or it
+        # hung up, the engine is stopping, a game's own deadline passed), and the search
+        # ends with SearchStopped instead of spending the rest of its budget.
+        self.stop: Callable[[], bool] | None = None
 
     def choose(self, state: State, seat: int, legal: list[int]) -> int:
         if len(legal) == 1:
@@ -148,6 +155,7 @@ class ISMCTSBot:
         done = 0
         clock = time.perf_counter
         offer_at = clock() + _YIELD_EVERY
+        stop = self.stop
         while True:
             if deadline is None:
                 if done >= self.iterations:
@@ -161,6 +169,9 @@ class ISMCTSBot:
             # move at the next table): offer it once per _YIELD_EVERY of search.
             now = clock()
             if now >= offer_at:
+                if stop is not None and stop():
+                    self.last_iterations = done
+                    raise SearchStopped(f"search stopped after {done} iterations")
                 _yield_gil(0)
                 offer_at = now + _YIELD_EVERY
         self.last_iterations = done

@@ -72,11 +72,15 @@ def play_to_end(
 ) -> tuple[State, GameRecord]:
     """`play_game`, also handing back the final state (sweeps read facts from it).
     `deadline` (a `time.monotonic()` value): raise TimeoutError once it passes, between
-    two decisions, so a caller serving a request can bound the whole game's time."""
+    two decisions, so a caller serving a request can bound the whole game's time; a bot
+    that searches (one with a `stop` hook, ismcts.py) is stopped inside a decision too
+    (SearchStopped, a TimeoutError), so one long decision cannot outlive the deadline."""
     if len(bot_specs) != players:
         raise ValueError(f"need {players} bots, got {len(bot_specs)}")
     state = spec.new_state(config, players, seed)
     bots: list[Bot] = [make_bot(spec, b, bot_seed(seed, i)) for i, b in enumerate(bot_specs)]
+    if deadline is not None:
+        _stop_bots_at(bots, deadline)
     actions: list[list[int]] = []
     record = actions.append
     while not state.is_terminal():
@@ -90,6 +94,17 @@ def play_to_end(
         if record_actions:
             record([seat, action])
     return state, _record(spec, state, list(bot_specs), actions)
+
+
+def _stop_bots_at(bots: Sequence[Bot], deadline: float) -> None:
+    """Give every searching bot a stop hook that says yes once `deadline` passes."""
+
+    def past() -> bool:
+        return time.monotonic() > deadline
+
+    for bot in bots:
+        if hasattr(bot, "stop"):
+            bot.stop = past  # type: ignore[attr-defined]
 
 
 def _record(spec: GameSpec, state: State, bots: list[str], actions: list[list[int]]) -> GameRecord:

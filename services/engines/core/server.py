@@ -7,6 +7,11 @@ answer never depends on it, and any replica can serve any call. Everything a pro
 service is expected to have is here once: the standard health service (which says
 NOT_SERVING while draining, unlike a health check that always says yes), server reflection,
 Prometheus metrics on their own port, and graceful shutdown on SIGTERM.
+
+The engine keeps its own bounds (issue 27): a bot whose budget is above the engine's
+ceiling is refused (budget.py, INVALID_ARGUMENT naming the ceiling), a search stops as soon
+as its caller's deadline passes or the caller hangs up, and a drain that outlasts its grace
+period stops the searches still running, so SIGTERM ends the process within the grace.
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ import errno
 import functools
 import gc
 import logging
+import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Hashable
 from concurrent import futures
@@ -31,9 +38,10 @@ from prometheus_client import start_http_server
 
 from ..registry import load_game
 from .bots import bot_names, make_bot
+from .budget import BotBudget
 from .config import check_limits, config_limits, config_to_dict
 from .deal_rng import KEY_BYTES as DEAL_KEY_BYTES
-from .errors import BadConfig, BadState, IllegalAction
+from .errors import BadConfig, BadState, IllegalAction, SearchStopped
 from .game import GameSpec, State
 from .issued import IssuedStates
 from .messages import GameMessages, load_messages
@@ -45,6 +53,8 @@ log = logging.getLogger("cultists.engine")
 SERVICE_NAME = engine_pb2.DESCRIPTOR.services_by_name["GameEngine"].full_name
 _ACTION_CACHE_SIZE = 65536  # distinct actions kept built (see EngineServicer._cached_action)
 _TEXT_CONFIGS = 64  # configs whose actions are kept by text key (EngineServicer._texts_of)
+GRACE_ENV = "ENGINE_GRACE_SECONDS"  # how long a drain lets in-flight calls finish
+DEFAULT_GRACE = 5.0
 
 
 def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -65,6 +75,9 @@ def _rpc(method: Callable[..., Any]) -> Callable[..., Any]:
             code, detail = grpc.StatusCode.INVALID_ARGUMENT, str(exc)
         except IllegalAction as exc:
             code, detail = grpc.StatusCode.FAILED_PRECONDITION, str(exc)
+        except SearchStopped as exc:  # the caller is gone or out of time: say which
+            code = grpc.StatusCode.CANCELLED if self.halted() else grpc.StatusCode.DEADLINE_EXCEEDED
+            detail = str(exc)
         except Exception:
             log.exception("%s.%s failed", self.spec.name, name)
             code, detail = grpc.StatusCode.INTERNAL, f"internal error in {name}"
@@ -92,9 +105,11 @@ def _scores(state: State) -> list[common_pb2.SeatScore]:
 class EngineServicer(engine_pb2_grpc.GameEngineServicer):
     """GameEngine for one game."""
 
-    def __init__(self, spec: GameSpec, messages: GameMessages) -> None:
+    def __init__(self, spec: GameSpec, messages: GameMessages, budget: BotBudget | None = None) -> None:
         self.spec = spec
         self.messages = messages
+        self.budget = budget or BotBudget.from_env()
+        self._halt = threading.Event()  # set once a drain's grace is over (RunningEngine.stop)
         # Labelled once: a labels() lookup per call is a visible share of an Apply.
         self._applied = ACTIONS_APPLIED.labels(spec.name)
         self._finished = GAMES_FINISHED.labels(spec.name)
@@ -103,6 +118,28 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         self._issued = IssuedStates()
 
     # -- helpers -------------------------------------------------------------------------
+    def halt(self) -> None:
+        """Stop every search still running, now and from here on (the drain is over)."""
+        self._halt.set()
+
+    def halted(self) -> bool:
+        return self._halt.is_set()
+
+    def _stopper(self, context: grpc.ServicerContext) -> Callable[[], bool]:
+        """A search's stop hook for one call: the engine halted, the caller hung up (or the
+        server cancelled the call), or the caller's deadline has passed."""
+        halt = self._halt
+        is_active = context.is_active
+        time_remaining = context.time_remaining
+
+        def stop() -> bool:
+            if halt.is_set() or not is_active():
+                return True
+            remaining = time_remaining()
+            return remaining is not None and remaining <= 0
+
+        return stop
+
     def _load(self, data: bytes) -> State:
         """The state the bytes hold, a copy of the kept one where there is one (issued.py)."""
         state = self._issued.recall(data)
@@ -280,7 +317,11 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         self._seat(state, request.seat)
         if request.seat not in state.to_act():
             raise IllegalAction(f"seat {request.seat} is not asked to decide now")
-        bot = make_bot(self.spec, request.bot or "random", request.seed)
+        text = request.bot or "random"
+        bot = make_bot(self.spec, text, request.seed)
+        self.budget.check(bot, text)  # this engine's own ceiling, whatever the gateway allowed
+        if hasattr(bot, "stop"):
+            bot.stop = self._stopper(context)
         legal = state.legal_actions(request.seat)
         return self._action(state, bot.choose(state, request.seat, legal))
 
@@ -299,12 +340,18 @@ class RunningEngine:
     server: grpc.Server
     health: health.HealthServicer
     metrics_server: Any = None
+    servicer: EngineServicer | None = None
 
-    def stop(self, grace: float = 5.0) -> None:
-        """Say NOT_SERVING first so balancers drain us, then finish in-flight calls."""
+    def stop(self, grace: float = DEFAULT_GRACE) -> None:
+        """Say NOT_SERVING first so balancers drain us, then let in-flight calls finish
+        for up to `grace` seconds; a search still running then is stopped (gRPC cancels its
+        call, but a Python thread runs on until the search itself looks), so the process
+        can exit at once instead of waiting for it."""
         self.health.enter_graceful_shutdown()
         SERVING.labels(self.game).set(0)
         self.server.stop(grace).wait()
+        if self.servicer is not None:
+            self.servicer.halt()
         if self.metrics_server is not None:
             self.metrics_server.shutdown()
             self.metrics_server.server_close()
@@ -317,18 +364,21 @@ def start_engine(
     metrics_port: int | None = None,
     max_workers: int = 8,
     reuse_port: bool = False,
+    budget: BotBudget | None = None,
 ) -> RunningEngine:
     """Start serving `game`; port 0 picks a free port (tests). Returns at once.
 
     gRPC sets SO_REUSEPORT by default, which lets a second server bind a port another
     already listens on and silently share its connections; here it is off unless asked
-    for (`reuse_port`), so a port in use is refused (OSError)."""
+    for (`reuse_port`), so a port in use is refused (OSError). `budget`: the bot ceilings
+    (default: ENGINE_MAX_BOT_ITERATIONS / ENGINE_MAX_BOT_MS, budget.py)."""
     spec = load_game(game)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers),
         options=[("grpc.so_reuseport", 1 if reuse_port else 0)],
     )
-    engine_pb2_grpc.add_GameEngineServicer_to_server(EngineServicer(spec, load_messages(game)), server)
+    servicer = EngineServicer(spec, load_messages(game), budget)
+    engine_pb2_grpc.add_GameEngineServicer_to_server(servicer, server)
     health_servicer = health.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
     reflection.enable_server_reflection(
@@ -350,7 +400,7 @@ def start_engine(
     for name in ("", SERVICE_NAME):
         health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
     SERVING.labels(game).set(1)
-    return RunningEngine(game, bound, actual_metrics, server, health_servicer, metrics_server)
+    return RunningEngine(game, bound, actual_metrics, server, health_servicer, metrics_server, servicer)
 
 
 def serve_forever(
@@ -364,6 +414,7 @@ def serve_forever(
     compiled by Cython, need never do between two sleeps: a SIGTERM landing there was lost
     and the engine never drained (seen in the grpc bench)."""
     stop_signals = {signal.SIGTERM, signal.SIGINT}
+    grace = _grace_seconds()  # a bad setting is refused before anything starts
     signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
     engine = start_engine(game, port=port, host=host, metrics_port=metrics_port, reuse_port=reuse_port)
     # What is loaded now (gRPC, protobuf, the rules) lives as long as the process: keep it
@@ -373,6 +424,19 @@ def serve_forever(
         "%s engine serving on %s:%d (metrics on %s)", game, host, engine.port, engine.metrics_port or "-"
     )
     signal.sigwait(stop_signals)
-    log.info("%s engine draining", game)
-    engine.stop()
+    log.info("%s engine draining (grace %gs)", game, grace)
+    engine.stop(grace)
     log.info("%s engine stopped", game)
+
+
+def _grace_seconds() -> float:
+    """ENGINE_GRACE_SECONDS, kept below the orchestrator's own (deploy/k8s: 30 s); a bad
+    value is BadConfig, which `cultists` reports as bad input (exit 2)."""
+    raw = os.environ.get(GRACE_ENV, "").strip()
+    try:
+        value = float(raw) if raw else DEFAULT_GRACE
+    except ValueError:
+        raise BadConfig(f"{GRACE_ENV} must be a number of seconds, got {raw!r}") from None
+    if not value >= 0:
+        raise BadConfig(f"{GRACE_ENV} must not be negative, got {raw!r}")
+    return value
