@@ -53,6 +53,10 @@ class Settings:
     # Safety net for bot seats: the bot task is queued at once, the deadline only catches
     # a lost task (a worker killed between the commit and the queueing).
     bot_grace_seconds: float = 3.0
+    # A bot move that failed because the engine (or Redis) was away is tried again after
+    # a backoff that grows from a quarter of this to this (the retry interval): a table is
+    # never left stalled for longer than this once the engine is back.
+    engine_retry_seconds: float = 1.0
     # A seat that timed out is "away": its next decisions wait this long, not a full
     # deadline, until the player shows up again with the token.
     away_seconds: float = 5.0
@@ -148,6 +152,7 @@ class Settings:
             ),
             decision_seconds=_env_float("GATEWAY_DECISION_SECONDS", cls.decision_seconds),
             bot_grace_seconds=_env_float("GATEWAY_BOT_GRACE_SECONDS", cls.bot_grace_seconds),
+            engine_retry_seconds=_env_float("GATEWAY_ENGINE_RETRY_SECONDS", cls.engine_retry_seconds),
             away_seconds=_env_float("GATEWAY_AWAY_SECONDS", cls.away_seconds),
             finished_ttl_seconds=int(_env_float("GATEWAY_FINISHED_TTL_SECONDS", cls.finished_ttl_seconds)),
             archive_grace_seconds=_env_float("GATEWAY_ARCHIVE_GRACE_SECONDS", cls.archive_grace_seconds),
