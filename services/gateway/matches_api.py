@@ -19,7 +19,6 @@ from services.gateway.context import current
 from services.platform.errors import PlatformError
 from services.platform.keys import updates_channel
 from services.platform.store import Table
-from services.runtime.redis_client import channel_pubsub
 
 from . import rate_limit_headers
 from .auth import player_id
@@ -227,10 +226,11 @@ def stream(table_id: str):
         seat: int | None = _ticket_seat(table, query.ticket)
     else:
         seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
-    # Sharded pub/sub: the channel lives in the table's slot, on one Redis or a cluster.
-    pubsub = channel_pubsub(gw.redis, updates_channel(table_id))
-    pubsub.ssubscribe(updates_channel(table_id))  # before reading anything: nothing falls between
+    # The process's one subscription per Redis node hears the table's sharded channel;
+    # confirmed before anything is read, so nothing falls between (stream_hub.py).
+    subscription = gw.streams.subscribe(updates_channel(table_id))
     settings = gw.settings
+    reads = gw.stream_tables  # the streams' own small pool, not the requests' (context.py)
 
     # Uses only what is captured above, never the request context: the body is streamed
     # after this view has returned.
@@ -242,14 +242,17 @@ def stream(table_id: str):
             # First the table as it is now (read after subscribing, so a move made
             # meanwhile is in it or still comes as an update): a client that connects, or
             # reconnects, mid-turn learns at once whose turn it is and what it may do.
-            state = gw.tables.stream_state(table_id, seat)
+            with gw.streams.reading():
+                state = reads.stream_state(table_id, seat)
             if state is None:
                 yield "event: end\ndata: {}\n\n"
                 return
             yield f"event: state\ndata: {orjson.dumps(state).decode()}\n\n"
             finished = state["status"] == "finished"
             while True:
-                for entry in gw.store.log(table_id, cursor + 1):
+                with gw.streams.reading():
+                    entries = reads.store.log(table_id, cursor + 1)
+                for entry in entries:
                     cursor += 1
                     yield f"id: {cursor}\nevent: log\ndata: {orjson.dumps(entry).decode()}\n\n"
                 if finished:
@@ -257,20 +260,23 @@ def stream(table_id: str):
                     return
                 if time.monotonic() > stop_at:
                     return  # the client reconnects with Last-Event-ID
-                message = pubsub.get_sharded_message(timeout=settings.stream_heartbeat_seconds)
+                message = subscription.get(timeout=settings.stream_heartbeat_seconds)
+                if subscription.ended:
+                    return  # shutdown, a lost subscription, or far behind: it resumes
                 if message is None:
                     yield ": keepalive\n\n"
                     continue
                 # Every change (a move, a seat taken or left) carries the state after it.
-                state = gw.tables.stream_state(table_id, seat)
+                with gw.streams.reading():
+                    state = reads.stream_state(table_id, seat)
                 if state is None:
                     yield "event: end\ndata: {}\n\n"
                     return
-                update = {**orjson.loads(message["data"]), **state}
+                update = {**orjson.loads(message), **state}
                 finished = state["status"] == "finished"
                 yield f"event: update\ndata: {orjson.dumps(update).decode()}\n\n"
         finally:
-            pubsub.close()
+            subscription.close()
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(generate(), mimetype="text/event-stream", headers=headers)

@@ -45,3 +45,14 @@ def channel_pubsub(client: Any, channel: str) -> redis.client.PubSub:
         node = client.get_node_from_key(channel)
         return redis.Redis(host=node.host, port=node.port).pubsub(ignore_subscribe_messages=True)
     return client.pubsub(ignore_subscribe_messages=True)
+
+
+def drop_idle_connections(client: Any) -> None:
+    """Close the connections `client`'s pools hold unused (those in use stay): a pool
+    keeps every connection it ever opened, and one used only in bursts need not."""
+    if is_cluster(client):
+        for node in client.get_nodes():
+            if node.redis_connection is not None:
+                node.redis_connection.connection_pool.disconnect(inuse_connections=False)
+        return
+    client.connection_pool.disconnect(inuse_connections=False)
