@@ -9,6 +9,7 @@ table's watchers, and a reconnecting client resumes from its Last-Event-ID witho
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
 import orjson
@@ -218,7 +219,10 @@ def stream(table_id: str):
     gw = current()
     query = _query(SeatStreamQuery)
     after = query.after
-    table = gw.tables.get(table_id)
+    gw.streams.check_room()  # past the cap: 503 before any read
+    reads = gw.stream_tables  # the streams' own small pool, not the requests' (context.py)
+    with gw.streams.reading():
+        table = reads.get(table_id)
     # With a seat's token (or a stream ticket for one), the state and each update also
     # say what `/legal` says for that seat.
     token = bearer_token()
@@ -230,7 +234,7 @@ def stream(table_id: str):
     # confirmed before anything is read, so nothing falls between (stream_hub.py).
     subscription = gw.streams.subscribe(updates_channel(table_id))
     settings = gw.settings
-    reads = gw.stream_tables  # the streams' own small pool, not the requests' (context.py)
+    hub = gw.streams
 
     # Uses only what is captured above, never the request context: the body is streamed
     # after this view has returned.
@@ -242,16 +246,19 @@ def stream(table_id: str):
             # First the table as it is now (read after subscribing, so a move made
             # meanwhile is in it or still comes as an update): a client that connects, or
             # reconnects, mid-turn learns at once whose turn it is and what it may do.
-            with gw.streams.reading():
-                state = reads.stream_state(table_id, seat)
+            state = hub.shared(
+                ("state", table_id, seat), subscription.since, lambda: reads.stream_state(table_id, seat)
+            )
             if state is None:
                 yield "event: end\ndata: {}\n\n"
                 return
             yield f"event: state\ndata: {orjson.dumps(state).decode()}\n\n"
             finished = state["status"] == "finished"
             while True:
-                with gw.streams.reading():
-                    entries = reads.store.log(table_id, cursor + 1)
+                start = cursor + 1
+                entries = hub.shared(
+                    ("log", table_id, start), subscription.since, partial(reads.store.log, table_id, start)
+                )
                 for entry in entries:
                     cursor += 1
                     yield f"id: {cursor}\nevent: log\ndata: {orjson.dumps(entry).decode()}\n\n"
@@ -267,8 +274,9 @@ def stream(table_id: str):
                     yield ": keepalive\n\n"
                     continue
                 # Every change (a move, a seat taken or left) carries the state after it.
-                with gw.streams.reading():
-                    state = reads.stream_state(table_id, seat)
+                state = hub.shared(
+                    ("state", table_id, seat), subscription.since, lambda: reads.stream_state(table_id, seat)
+                )
                 if state is None:
                     yield "event: end\ndata: {}\n\n"
                     return

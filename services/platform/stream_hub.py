@@ -29,7 +29,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import Any, TypeVar
 
 import redis
 
@@ -39,6 +39,7 @@ from .errors import PlatformError
 from .metrics import STREAMS_OPEN, STREAMS_REFUSED
 
 log = logging.getLogger("cultists.platform.stream_hub")
+T = TypeVar("T")
 
 # Messages one stream may have waiting; a client this far behind is ended (it resumes).
 MAILBOX_SIZE = 256
@@ -57,21 +58,28 @@ class Subscription:
         self._hub = hub
         self._reader = reader
         self.channel = channel
-        self._mailbox: queue.Queue[bytes | None] = queue.Queue(MAILBOX_SIZE)
+        self._mailbox: queue.Queue[tuple[bytes, float] | None] = queue.Queue(MAILBOX_SIZE)
         self.ended = False  # the hub closed, its connection broke, or it fell behind
+        # When the last message returned by get() reached this process (at first: when
+        # the subscription was confirmed): a read that began after it sees that change.
+        self.since = time.monotonic()
 
     def get(self, timeout: float) -> bytes | None:
         """The next message's data, or None after `timeout` (or once ended: check `ended`)."""
         if self.ended:
             return None
         try:
-            return self._mailbox.get(timeout=timeout)
+            item = self._mailbox.get(timeout=timeout)
         except queue.Empty:
             return None
+        if item is None:
+            return None
+        self.since = item[1]
+        return item[0]
 
-    def _deliver(self, data: bytes) -> None:
+    def _deliver(self, data: bytes, arrived: float) -> None:
         try:
-            self._mailbox.put_nowait(data)
+            self._mailbox.put_nowait((data, arrived))
         except queue.Full:
             self._end()
 
@@ -227,8 +235,9 @@ class _Reader:
                 return
             else:
                 return
+        arrived = time.monotonic()
         for sub in listeners:
-            sub._deliver(message["data"])
+            sub._deliver(message["data"], arrived)
 
     def _drop_all(self) -> None:
         with self._lock:
@@ -237,6 +246,16 @@ class _Reader:
             self._dirty.clear()
         for sub in ended:
             sub._end()
+
+
+class _Flight:
+    """One read in flight that several streams wait on (StreamHub.shared)."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.done = threading.Event()
+        self.value: Any = None
+        self.error: BaseException | None = None
 
 
 class StreamHub:
@@ -251,11 +270,44 @@ class StreamHub:
         self._client = client
         self.cap = cap
         self._reads = threading.BoundedSemaphore(reads)
+        self._flights: dict[Any, _Flight] = {}
         self._on_idle = on_idle
         self._lock = threading.Lock()
         self._readers: dict[str, _Reader] = {}
         self._open: set[Subscription] = set()
         self._closed = False
+
+    def shared(self, key: Any, since: float, read: Callable[[], T]) -> T:
+        """`read()`'s result, shared by the streams that want the same `key` at once.
+
+        A move nudges every stream of its table together, and each would read the same
+        table and log lines: one read in flight serves them all. A stream joins a read
+        only if it began at or after `since` (when the stream heard of the change it
+        reads for, `Subscription.since`), so what it gets is never older than that change;
+        otherwise it starts its own. Results are shared: callers must not change them."""
+        with self._lock:
+            flight = self._flights.get(key)
+            mine = flight is None or flight.started < since
+            if mine:
+                flight = self._flights[key] = _Flight()
+        assert flight is not None
+        if not mine:
+            flight.done.wait()
+            if flight.error is not None:
+                raise flight.error
+            return flight.value
+        try:
+            with self.reading():
+                flight.value = read()
+        except BaseException as exc:
+            flight.error = exc
+            raise
+        finally:
+            with self._lock:
+                if self._flights.get(key) is flight:
+                    del self._flights[key]
+            flight.done.set()
+        return flight.value
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -264,6 +316,15 @@ class StreamHub:
         cluster's pools refuse past their size instead of waiting)."""
         with self._reads:
             yield
+
+    def check_room(self) -> None:
+        """503 at once when this process already serves its cap of streams (a stream's
+        first check, before it reads anything)."""
+        if len(self._open) >= self.cap:
+            STREAMS_REFUSED.inc()
+            raise PlatformError(
+                503, "too_many_streams", f"this gateway process serves {self.cap} streams at most"
+            )
 
     @property
     def open_streams(self) -> int:
