@@ -354,6 +354,8 @@ class StreamHub:
         if not joined.confirmed.wait(CONFIRM_SECONDS) or sub.ended:
             sub.close()
             raise PlatformError(503, "store_unavailable", "the stream's subscription was not confirmed")
+        # A read begun from now on sees every change that was not nudged to this stream.
+        sub.since = time.monotonic()
         return sub
 
     def _reader_for(self, channel: str) -> _Reader:

@@ -222,3 +222,36 @@ def test_sigterm_ends_open_streams_at_once(live_store, engines, tmp_path):
         assert not any(s.thread.is_alive() for s in streams), "a stream outlived the shutdown"
         assert proc.wait(timeout=30) == 0
         assert time.monotonic() - start < 10, "the shutdown waited for the streams"
+
+
+def test_streams_share_a_read_only_if_it_began_after_the_change_they_heard(live_store):
+    """One read in flight serves the streams that heard of a change before it began;
+    a stream that heard of one after it began reads again (it might miss that change)."""
+    client = _client(live_store)
+    hub = StreamHub(client, cap=5)
+    calls: list[int] = []
+    gate = threading.Event()
+
+    def read() -> int:
+        calls.append(1)
+        number = len(calls)
+        gate.wait(30)
+        return number
+
+    results: list[int] = []
+    heard = time.monotonic()
+    first = threading.Thread(target=lambda: results.append(hub.shared("k", heard, read)))
+    first.start()
+    wait_for(lambda: calls, what="the first read in flight")
+    joiner = threading.Thread(target=lambda: results.append(hub.shared("k", heard, read)))
+    joiner.start()
+    time.sleep(1)  # the joiner is waiting on the first read
+    late = threading.Thread(target=lambda: results.append(hub.shared("k", time.monotonic(), read)))
+    late.start()
+    wait_for(lambda: len(calls) == 2, what="the late stream's own read")
+    gate.set()
+    for thread in (first, joiner, late):
+        thread.join(timeout=30)
+    assert sorted(results) == [1, 1, 2]
+    hub.close()
+    client.close()
