@@ -23,9 +23,9 @@ misses nothing, since every stream reads what it sends from the table's log.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -52,13 +52,20 @@ IDLE_SECONDS = 2.0
 
 
 class Subscription:
-    """One stream's view of its channel: messages in order, until it ends."""
+    """One stream's view of its channel: messages in order, until it ends.
+
+    Its mailbox is a deque and an Event, not a queue.Queue: thousands of them wait at
+    once, and a Queue's three conditions cost memory and stack depth at every waiting
+    stream. One reader appends, one stream takes."""
+
+    __slots__ = ("_hub", "_items", "_reader", "_wake", "channel", "ended", "since")
 
     def __init__(self, hub: StreamHub, reader: _Reader, channel: str) -> None:
         self._hub = hub
         self._reader = reader
         self.channel = channel
-        self._mailbox: queue.Queue[tuple[bytes, float] | None] = queue.Queue(MAILBOX_SIZE)
+        self._items: collections.deque[tuple[bytes, float]] = collections.deque()
+        self._wake = threading.Event()
         self.ended = False  # the hub closed, its connection broke, or it fell behind
         # When the last message returned by get() reached this process (at first: when
         # the subscription was confirmed): a read that began after it sees that change.
@@ -66,27 +73,27 @@ class Subscription:
 
     def get(self, timeout: float) -> bytes | None:
         """The next message's data, or None after `timeout` (or once ended: check `ended`)."""
-        if self.ended:
-            return None
-        try:
-            item = self._mailbox.get(timeout=timeout)
-        except queue.Empty:
-            return None
-        if item is None:
-            return None
-        self.since = item[1]
-        return item[0]
+        while not self.ended:
+            if self._items:
+                data, self.since = self._items.popleft()
+                return data
+            self._wake.clear()
+            if self._items or self.ended:  # came between the look and the clear
+                continue
+            if not self._wake.wait(timeout):
+                return None
+        return None
 
     def _deliver(self, data: bytes, arrived: float) -> None:
-        try:
-            self._mailbox.put_nowait((data, arrived))
-        except queue.Full:
+        if len(self._items) >= MAILBOX_SIZE:
             self._end()
+            return
+        self._items.append((data, arrived))
+        self._wake.set()
 
     def _end(self) -> None:
         self.ended = True
-        with contextlib.suppress(queue.Full):  # a full mailbox wakes its stream anyway
-            self._mailbox.put_nowait(None)  # wakes a stream waiting in get()
+        self._wake.set()  # wakes a stream waiting in get()
 
     def close(self) -> None:
         self._hub._release(self)
