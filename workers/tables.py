@@ -13,6 +13,7 @@ import logging
 import time
 
 from services.platform.context import Platform
+from services.platform.errors import PlatformError
 from services.platform.settings import Settings
 
 from .app import app
@@ -27,10 +28,26 @@ def live() -> Platform:
     return Platform.build(Settings.from_env(), app)
 
 
-@app.task(name="workers.tables.advance_table", ignore_result=True)
-def advance_table(table_id: str) -> int:
-    """Let every bot that must decide at this table move, until a human must."""
-    return live().tables.advance(table_id)
+# Tries of one bot task against an unavailable engine (about two minutes at the retry
+# interval) before it leaves the table to the deadline sweep, which keeps trying too.
+ENGINE_RETRIES = 120
+
+
+@app.task(name="workers.tables.advance_table", ignore_result=True, bind=True)
+def advance_table(self, table_id: str) -> int:
+    """Let every bot that must decide at this table move, until a human must. An engine
+    (or Redis) that is away is waited for with backoff, not left to the next deadline:
+    the bot moves within one retry interval of the engine being back."""
+    tables = live().tables
+    try:
+        return tables.advance(table_id)
+    except PlatformError as exc:
+        if exc.status != 503:
+            raise
+        log.warning("bot move at table %s: %s; trying again", table_id, exc.message)
+        raise self.retry(
+            countdown=tables.retry_delay(self.request.retries), max_retries=ENGINE_RETRIES
+        ) from None
 
 
 @app.task(name="workers.tables.match_queue", ignore_result=True)

@@ -92,8 +92,14 @@ def check_engine(game: str, address: str | None = None) -> tuple[bool, str]:
     import grpc
     from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+    from services.platform.engine_channels import open_channel
+
     address = address or engine_address(game)
-    with grpc.insecure_channel(address) as channel:
+    try:
+        channel = open_channel(address)
+    except (ValueError, OSError) as exc:  # not host:port, or a name that does not resolve
+        return False, f"{address}: {exc}"
+    with channel:
         try:
             reply = health_pb2_grpc.HealthStub(channel).Check(
                 health_pb2.HealthCheckRequest(service="cultists.v1.GameEngine"), timeout=TIMEOUT

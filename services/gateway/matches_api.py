@@ -9,6 +9,7 @@ table's watchers, and a reconnecting client resumes from its Last-Event-ID witho
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
 import orjson
@@ -19,7 +20,6 @@ from services.gateway.context import current
 from services.platform.errors import PlatformError
 from services.platform.keys import updates_channel
 from services.platform.store import Table
-from services.runtime.redis_client import channel_pubsub
 
 from . import rate_limit_headers
 from .auth import player_id
@@ -219,7 +219,10 @@ def stream(table_id: str):
     gw = current()
     query = _query(SeatStreamQuery)
     after = query.after
-    table = gw.tables.get(table_id)
+    gw.streams.check_room()  # past the cap: 503 before any read
+    reads = gw.stream_tables  # the streams' own small pool, not the requests' (context.py)
+    with gw.streams.reading():
+        table = reads.get(table_id)
     # With a seat's token (or a stream ticket for one), the state and each update also
     # say what `/legal` says for that seat.
     token = bearer_token()
@@ -227,10 +230,11 @@ def stream(table_id: str):
         seat: int | None = _ticket_seat(table, query.ticket)
     else:
         seat = gw.tables.seat_of(table, token, player_id()) if token is not None else None
-    # Sharded pub/sub: the channel lives in the table's slot, on one Redis or a cluster.
-    pubsub = channel_pubsub(gw.redis, updates_channel(table_id))
-    pubsub.ssubscribe(updates_channel(table_id))  # before reading anything: nothing falls between
+    # The process's one subscription per Redis node hears the table's sharded channel;
+    # confirmed before anything is read, so nothing falls between (stream_hub.py).
+    subscription = gw.streams.subscribe(updates_channel(table_id))
     settings = gw.settings
+    hub = gw.streams
 
     # Uses only what is captured above, never the request context: the body is streamed
     # after this view has returned.
@@ -242,14 +246,20 @@ def stream(table_id: str):
             # First the table as it is now (read after subscribing, so a move made
             # meanwhile is in it or still comes as an update): a client that connects, or
             # reconnects, mid-turn learns at once whose turn it is and what it may do.
-            state = gw.tables.stream_state(table_id, seat)
+            state = hub.shared(
+                ("state", table_id, seat), subscription.since, lambda: reads.stream_state(table_id, seat)
+            )
             if state is None:
                 yield "event: end\ndata: {}\n\n"
                 return
             yield f"event: state\ndata: {orjson.dumps(state).decode()}\n\n"
             finished = state["status"] == "finished"
             while True:
-                for entry in gw.store.log(table_id, cursor + 1):
+                start = cursor + 1
+                entries = hub.shared(
+                    ("log", table_id, start), subscription.since, partial(reads.store.log, table_id, start)
+                )
+                for entry in entries:
                     cursor += 1
                     yield f"id: {cursor}\nevent: log\ndata: {orjson.dumps(entry).decode()}\n\n"
                 if finished:
@@ -257,20 +267,24 @@ def stream(table_id: str):
                     return
                 if time.monotonic() > stop_at:
                     return  # the client reconnects with Last-Event-ID
-                message = pubsub.get_sharded_message(timeout=settings.stream_heartbeat_seconds)
+                message = subscription.get(timeout=settings.stream_heartbeat_seconds)
+                if subscription.ended:
+                    return  # shutdown, a lost subscription, or far behind: it resumes
                 if message is None:
                     yield ": keepalive\n\n"
                     continue
                 # Every change (a move, a seat taken or left) carries the state after it.
-                state = gw.tables.stream_state(table_id, seat)
+                state = hub.shared(
+                    ("state", table_id, seat), subscription.since, lambda: reads.stream_state(table_id, seat)
+                )
                 if state is None:
                     yield "event: end\ndata: {}\n\n"
                     return
-                update = {**orjson.loads(message["data"]), **state}
+                update = {**orjson.loads(message), **state}
                 finished = state["status"] == "finished"
                 yield f"event: update\ndata: {orjson.dumps(update).decode()}\n\n"
         finally:
-            pubsub.close()
+            subscription.close()
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
     return Response(generate(), mimetype="text/event-stream", headers=headers)

@@ -16,8 +16,8 @@ from pydantic import ConfigDict, Field
 from services.gateway.context import current
 from services.platform.context import Platform
 from services.platform.errors import PlatformError
+from services.platform.stream_hub import Subscription
 from services.platform.tickets import ticket_channel_of
-from services.runtime.redis_client import channel_pubsub
 
 from .auth import current_player, player_id
 from .errors import bearer_token
@@ -76,10 +76,11 @@ def ticket_stream(ticket_id: str):
         gw.matchmaking.status(ticket_id, bearer_token(), player_id())  # 401/403/404 as GET does
     channel = ticket_channel_of(ticket_id)
     assert channel is not None  # the checks above refused a ticket id that names no queue
-    pubsub = channel_pubsub(gw.redis, channel)  # sharded pub/sub, in the ticket's queue's slot
-    pubsub.ssubscribe(channel)  # before reading: no change falls between
+    # Sharded pub/sub in the ticket's queue's slot, heard through the process's one
+    # subscription per node and confirmed before reading: no change falls between.
+    subscription = gw.streams.subscribe(channel)
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(ticket_events(gw, ticket_id, pubsub), mimetype="text/event-stream", headers=headers)
+    return Response(ticket_events(gw, ticket_id, subscription), mimetype="text/event-stream", headers=headers)
 
 
 def _redeem_ticket_pass(ticket_id: str, ticket: str) -> None:
@@ -103,7 +104,7 @@ def _sse(event: str, data: Any) -> str:
     return f"event: {event}\ndata: {orjson.dumps(data).decode()}\n\n"
 
 
-def ticket_events(gw: Platform, ticket_id: str, pubsub: Any) -> Iterator[str]:
+def ticket_events(gw: Platform, ticket_id: str, subscription: Subscription) -> Iterator[str]:
     """A matchmaking ticket's stream, from the subscription opened before the first read.
     Uses only what it is given, never the request context (it runs after the view)."""
     settings = gw.settings
@@ -118,11 +119,13 @@ def ticket_events(gw: Platform, ticket_id: str, pubsub: Any) -> Iterator[str]:
         while ticket["status"] == "queued":
             if time.monotonic() > stop_at:
                 return  # the client reconnects; its first event is the state again
-            message = pubsub.get_sharded_message(timeout=settings.stream_heartbeat_seconds)
+            message = subscription.get(timeout=settings.stream_heartbeat_seconds)
+            if subscription.ended:
+                return  # shutdown or a lost subscription: the client reconnects
             if message is None:
                 yield ": keepalive\n\n"
                 continue
-            ticket = orjson.loads(message["data"])
+            ticket = orjson.loads(message)
         if ticket["status"] == "matched":
             if ticket.get("bots"):
                 yield _sse("bots_filled", ticket)
@@ -131,7 +134,7 @@ def ticket_events(gw: Platform, ticket_id: str, pubsub: Any) -> Iterator[str]:
             yield _sse("cancelled", ticket)
         yield _sse("end", {})
     finally:
-        pubsub.close()
+        subscription.close()
 
 
 @bp.delete("/tickets/<ticket_id>")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import redis
 
-from services.runtime.redis_client import connect
+from services.runtime.redis_client import connect, drop_idle_connections
 from services.runtime.topology import data_dir
 
 from .archive import Archiver, TableArchive
@@ -23,6 +23,7 @@ from .players import PlayerBook
 from .ratings import RatingBook
 from .settings import Settings
 from .store import TableStore, Timing
+from .stream_hub import StreamHub
 from .stream_tickets import StreamTickets
 from .tables import TableService
 from .tickets import MatchmakingService
@@ -43,6 +44,11 @@ class Platform:
     stream_tickets: StreamTickets
     idempotency: IdempotencyStore
     move_limits: MoveLimits
+    # Every event stream of this process, over one subscription per Redis node; it opens
+    # its connections at the first stream, so a worker that serves none holds none.
+    streams: StreamHub
+    # The table reads of streams, on their own small pool (see build).
+    stream_tables: TableService
 
     @classmethod
     def build(cls, settings: Settings, sender: TaskSender) -> Platform:
@@ -78,12 +84,31 @@ class Platform:
             client, settings.idempotency_seconds, settings.idempotency_pending_seconds
         )
         moves = MoveLimits(client, settings.move_tries_per_decision, settings.move_window_seconds)
+        # What streams read after a nudge (the log, the state) goes through a small pool
+        # of its own: however many watchers a move wakes, they use at most
+        # stream_read_connections, and moves and `/healthz` never wait behind them.
+        reads = connect(
+            settings.redis_url, settings.redis_cluster, settings.stream_read_connections,
+            settings.redis_wait_seconds,
+        )  # fmt: skip
+        read_store = TableStore(
+            reads, timing, settings.finished_ttl_seconds, engines.games, settings.index_grace_seconds, archive
+        )
+        stream_tables = TableService(settings, read_store, engines, tasks, ratings)
+        streams = StreamHub(
+            client,
+            settings.stream_cap,
+            settings.stream_read_connections,
+            lambda: drop_idle_connections(reads),
+        )
         return cls(
             settings, client, engines, store, tasks, ratings, tables, matchmaking, players,
-            archiver, stream_tickets, idempotency, moves,
+            archiver, stream_tickets, idempotency, moves, streams, stream_tables,
         )  # fmt: skip
 
     def close(self) -> None:
+        self.streams.close()
+        self.stream_tables.store.redis.close()
         self.store.close()
         self.engines.close()
         self.tasks.close()

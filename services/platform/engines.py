@@ -4,7 +4,8 @@ to HTTP once.
 The gateway knows nothing about any game's rules: it forwards state bytes, seats and action
 ids, and decodes the `Any` payloads into JSON with the game's own message types. One channel
 per game is shared by every thread of the process (gRPC channels are thread-safe and
-multiplex calls), and every call is timed into the engine-call metrics.
+multiplex calls); it balances over every replica of the engine and retries a call once on
+UNAVAILABLE (engine_channels.py). Every call is timed into the engine-call metrics.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from google.protobuf import json_format
 from services.engines.core.messages import GameMessages, load_messages, message_to_dict
 from services.engines.registry import available_games
 
+from .engine_channels import open_channel
 from .errors import PlatformError
 from .metrics import ENGINE_CALL_SECONDS, ENGINE_ERRORS
 from .settings import Settings
@@ -36,6 +38,11 @@ _STATUS = {
     grpc.StatusCode.CANCELLED: (503, "engine_unavailable"),
 }
 
+
+# How long a call that found no engine replica ready waits for one before its 503: about
+# the channel's longest reconnect backoff (engine_channels.py), so an engine that is back
+# by then is found.
+RECONNECT_SECONDS = 1.5
 
 # Distinct action details kept as JSON (see action_json).
 _DETAIL_CACHE_SIZE = 65536
@@ -65,7 +72,13 @@ class EngineClients:
             with self._lock:
                 stub = self._stubs.get(game)
                 if stub is None:
-                    channel = grpc.insecure_channel(self.settings.engine_address(game))
+                    address = self.settings.engine_address(game)
+                    try:
+                        channel = open_channel(address)
+                    except (ValueError, OSError) as exc:  # not host:port, or no such name
+                        raise PlatformError(
+                            503, "engine_unavailable", f"the {game} engine address {address!r}: {exc}"
+                        ) from None
                     self._channels[game] = channel
                     stub = self._stubs[game] = engine_pb2_grpc.GameEngineStub(channel)
         return stub
@@ -77,7 +90,15 @@ class EngineClients:
             stub = self._stub(game)
         start = time.perf_counter()
         try:
-            return getattr(stub, method)(request, timeout=self.settings.engine_timeout)
+            try:
+                return getattr(stub, method)(request, timeout=self.settings.engine_timeout)
+            except grpc.RpcError as first:
+                # No replica was ready (the only one restarting, or every one just lost):
+                # wait briefly for one to be, then once more. The channel's own retry
+                # already went to another ready replica, if there was one.
+                if first.code() is not grpc.StatusCode.UNAVAILABLE or not self._ready(game):
+                    raise
+                return getattr(stub, method)(request, timeout=self.settings.engine_timeout)
         except grpc.RpcError as exc:
             code = exc.code()
             ENGINE_ERRORS.labels(game, method, code.name).inc()
@@ -87,6 +108,14 @@ class EngineClients:
             raise PlatformError(status, name, exc.details() or code.name) from None
         finally:
             ENGINE_CALL_SECONDS.labels(game, method).observe(time.perf_counter() - start)
+
+    def _ready(self, game: str) -> bool:
+        """Whether some replica of `game`'s engine is connected within RECONNECT_SECONDS."""
+        try:
+            grpc.channel_ready_future(self._channels[game]).result(timeout=RECONNECT_SECONDS)
+        except grpc.FutureTimeoutError:
+            return False
+        return True
 
     # -- the contract ----------------------------------------------------------------------
     def describe(self, game: str) -> engine_pb2.GameDescription:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import redis
-from prometheus_client import Counter, Histogram
+from prometheus_client import Counter, Gauge, Histogram
 from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
@@ -54,6 +54,17 @@ ENGINE_ERRORS = Counter(
     "cultists_gateway_engine_errors_total",
     "Engine calls that ended in an error status, by game, method and gRPC code.",
     ["game", "method", "code"],
+)
+
+# Event streams this process holds open, and those refused past its cap (stream_hub.py).
+STREAMS_OPEN = Gauge(
+    "cultists_gateway_streams_open",
+    "Server-sent event streams open, summed over the live gateway processes.",
+    multiprocess_mode="livesum",
+)
+STREAMS_REFUSED = Counter(
+    "cultists_gateway_streams_refused_total",
+    "Event streams answered 503 because their process already served its cap.",
 )
 
 # Time to match is observed by whichever process forms the table, so it is kept in Redis

@@ -35,9 +35,9 @@ class Settings:
     # The Celery broker the table tasks are queued on: its own URL (CELERY_BROKER_URL), by
     # default the store's Redis outside cluster mode (kombu cannot use a cluster).
     broker_url: str | None = None
-    # Connections one process may hold: every open event stream keeps one (its
-    # subscription), so this matches gunicorn's worker_connections. At the limit a request
-    # waits up to redis_wait_seconds for one to come back, then fails with 503.
+    # Connections one process may hold for its requests (event streams share one
+    # subscription per Redis node, stream_hub.py). At the limit a request waits up to
+    # redis_wait_seconds for one to come back, then fails with 503.
     redis_max_connections: int = 1000
     redis_wait_seconds: float = 10.0
     # Game name -> "host:port"; games missing here fall back to the topology's address.
@@ -54,6 +54,10 @@ class Settings:
     # Safety net for bot seats: the bot task is queued at once, the deadline only catches
     # a lost task (a worker killed between the commit and the queueing).
     bot_grace_seconds: float = 3.0
+    # A bot move that failed because the engine (or Redis) was away is tried again after
+    # a backoff that grows from a quarter of this to this (the retry interval): a table is
+    # never left stalled for longer than this once the engine is back.
+    engine_retry_seconds: float = 1.0
     # A seat that timed out is "away": its next decisions wait this long, not a full
     # deadline, until the player shows up again with the token.
     away_seconds: float = 5.0
@@ -103,6 +107,13 @@ class Settings:
     # Last-Event-ID) and sends a comment line this often to keep proxies from closing it.
     stream_max_seconds: float = 300.0
     stream_heartbeat_seconds: float = 5.0
+    # Event streams one gateway process serves at once; past it a new one is 503 with
+    # Retry-After at once. Below gunicorn's worker_connections (1000 by default), so a
+    # process full of streams still accepts ordinary requests and `/healthz`.
+    stream_cap: int = 800
+    # Redis connections (per node) the streams of one process read through after a
+    # nudge, shared by all of them and apart from the requests' pool (context.py).
+    stream_read_connections: int = 8
     match_policy: MatchPolicy = field(default_factory=MatchPolicy)
     # Origins (scheme://host[:port]) whose pages may call the API from a browser (CORS);
     # none by default: the gateway's own pages are same-origin and need none.
@@ -160,6 +171,7 @@ class Settings:
             ),
             decision_seconds=_env_float("GATEWAY_DECISION_SECONDS", cls.decision_seconds),
             bot_grace_seconds=_env_float("GATEWAY_BOT_GRACE_SECONDS", cls.bot_grace_seconds),
+            engine_retry_seconds=_env_float("GATEWAY_ENGINE_RETRY_SECONDS", cls.engine_retry_seconds),
             away_seconds=_env_float("GATEWAY_AWAY_SECONDS", cls.away_seconds),
             finished_ttl_seconds=int(_env_float("GATEWAY_FINISHED_TTL_SECONDS", cls.finished_ttl_seconds)),
             archive_grace_seconds=_env_float("GATEWAY_ARCHIVE_GRACE_SECONDS", cls.archive_grace_seconds),
@@ -177,6 +189,7 @@ class Settings:
             stream_heartbeat_seconds=_env_float(
                 "GATEWAY_STREAM_HEARTBEAT_SECONDS", cls.stream_heartbeat_seconds
             ),
+            stream_cap=int(os.environ.get("GATEWAY_STREAM_CAP") or cls.stream_cap),
             match_policy=policy,
             cors_origins=_env_list("GATEWAY_CORS_ORIGINS"),
             idempotency_seconds=int(_env_float("GATEWAY_IDEMPOTENCY_SECONDS", cls.idempotency_seconds)),

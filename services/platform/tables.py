@@ -544,6 +544,13 @@ class TableService:
         self.tasks.advance(table_id, bots_only)  # the rest continues in a fresh task
         return moves
 
+    def retry_delay(self, attempt: int) -> float:
+        """How long a bot move that met an unavailable engine waits before try `attempt`
+        (0 first): doubling from a quarter of the retry interval up to the interval, so a
+        short blip costs a quarter second and a long outage one call per interval."""
+        interval = self.settings.engine_retry_seconds
+        return min(interval, interval / 4 * 2 ** max(0, attempt))
+
     def enforce_deadlines(self, now: float) -> int:
         """Past a seat's deadline its bot acts for it, out-of-turn answers included; the
         beat task's body. Returns how many moves were made."""
@@ -566,7 +573,10 @@ class TableService:
             except PlatformError as exc:
                 # Engine down (or refusing): try again later rather than every second.
                 log.warning("deadline move at table %s seat %d failed: %s", table_id, seat, exc.message)
-                self.store.postpone(table_id, now + (10 if exc.status == 503 else 60))
+                # Unavailable is retried after one retry interval (never a longer stall
+                # once the engine is back); a refusal will not mend itself so soon.
+                wait = self.settings.engine_retry_seconds if exc.status == 503 else 60
+                self.store.postpone(table_id, now + wait)
         return moves
 
     # -- after a change -------------------------------------------------------------------------

@@ -33,15 +33,12 @@ def is_cluster(client: Any) -> bool:
     return isinstance(client, RedisCluster)
 
 
-def channel_pubsub(client: Any, channel: str) -> redis.client.PubSub:
-    """A sharded-pub/sub connection that hears `channel` (not yet subscribed).
-
-    On one Redis, the client's own. On a cluster, a plain connection to the node that owns
-    the channel's slot: redis-py's ClusterPubSub blocks the client's other commands while
-    it waits for a message, so a stream would hold up the very moves it reports. (A slot
-    that moves to another node ends the subscription; its stream ends, and the client
-    reconnects from its Last-Event-ID to the new owner.)"""
+def drop_idle_connections(client: Any) -> None:
+    """Close the connections `client`'s pools hold unused (those in use stay): a pool
+    keeps every connection it ever opened, and one used only in bursts need not."""
     if is_cluster(client):
-        node = client.get_node_from_key(channel)
-        return redis.Redis(host=node.host, port=node.port).pubsub(ignore_subscribe_messages=True)
-    return client.pubsub(ignore_subscribe_messages=True)
+        for node in client.get_nodes():
+            if node.redis_connection is not None:
+                node.redis_connection.connection_pool.disconnect(inuse_connections=False)
+        return
+    client.connection_pool.disconnect(inuse_connections=False)

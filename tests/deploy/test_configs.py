@@ -71,6 +71,12 @@ def test_compose_file_is_valid():
     } <= services  # fmt: skip
     for name in services - {"beat", "grafana"}:
         assert "healthcheck" in config["services"][name], f"{name} has no health check"
+    for name in ("engine-crazy-cultists", "engine-trash-cult", "engine-tricky-cultists"):
+        # Two replicas behind the one name the gateway's round_robin client resolves.
+        assert config["services"][name]["deploy"]["replicas"] >= 2, name
+        assert config["services"]["gateway"]["environment"][
+            f"ENGINE_ADDR_{name[7:].replace('-', '_').upper()}"
+        ] == (f"{name}:50051")
 
 
 def test_kubernetes_manifests_validate_and_are_all_listed():
@@ -96,6 +102,12 @@ def test_kubernetes_manifests_validate_and_are_all_listed():
                 assert "grpc" in c["readinessProbe"] and "grpc" in c["livenessProbe"]
             if d["metadata"]["name"] == "gateway":
                 assert c["readinessProbe"]["httpGet"]["path"] == "/healthz"
+    for d in docs:  # engines: at least two pods, behind a headless Service (every pod's address)
+        if d["metadata"]["name"].startswith("engine-") and d["kind"] in ("Deployment", "Service"):
+            if d["kind"] == "Deployment":
+                assert d["spec"]["replicas"] >= 2, d["metadata"]["name"]
+            else:
+                assert d["spec"]["clusterIP"] == "None", d["metadata"]["name"]
 
 
 def test_grafana_dashboards_match_their_generator():

@@ -44,13 +44,13 @@ def _answering(url: str, timeout: float) -> None:
 
 @contextlib.contextmanager
 def serve(
-    live_store: LiveStore, engines: dict, tmp_path, workers: int = 2
+    live_store: LiveStore, engines: dict, tmp_path, workers: int = 2, extra_env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen]]:
     port = free_port()
     env = {
         **os.environ, **engine_env(engines), **live_store.env(), "GATEWAY_PORT": str(port),
         "GATEWAY_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
-        "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5",
+        "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5", **(extra_env or {}),
     }  # fmt: skip
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "services.gateway:create_app()"],

@@ -357,6 +357,10 @@ class RunningEngine:
             self.metrics_server.server_close()
 
 
+# How long one client connection lives (then GOAWAY, and the client reconnects).
+MAX_CONNECTION_AGE_MS = 60_000
+
+
 def start_engine(
     game: str,
     port: int = 0,
@@ -375,7 +379,14 @@ def start_engine(
     spec = load_game(game)
     server = grpc.server(
         futures.ThreadPoolExecutor(max_workers=max_workers),
-        options=[("grpc.so_reuseport", 1 if reuse_port else 0)],
+        options=[
+            ("grpc.so_reuseport", 1 if reuse_port else 0),
+            # Clients connect again now and then, resolving the engine's name anew: pods
+            # the autoscaler adds get calls within a minute (a client's round_robin only
+            # knows the replicas its last resolution named). Calls in flight finish first.
+            ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_MS),
+            ("grpc.max_connection_age_grace_ms", MAX_CONNECTION_AGE_MS),
+        ],
     )
     servicer = EngineServicer(spec, load_messages(game), budget)
     engine_pb2_grpc.add_GameEngineServicer_to_server(servicer, server)
