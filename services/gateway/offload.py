@@ -69,3 +69,25 @@ def run_cpu_bound(work: Callable[[], T]) -> T:
         return _pool.apply(work)
     finally:
         _admitted.release()
+
+
+# Password hashing (Argon2id: tens of milliseconds and 64 MiB a hash, by design) has its
+# own threads, so a flood of bad sign-ins never queues behind a replay rebuild or stalls
+# the event loop: argon2-cffi leaves the GIL while it hashes, so the hub keeps serving.
+# Two threads per process; more sign-ins at once wait for a thread (each is short).
+HASHING_THREADS = 2
+_hashing_pool: Any = None
+
+
+def run_hashing(work: Callable[[], T]) -> T:
+    """`work()` (one Argon2 hash or verification) on the hashing threads under gevent;
+    in the calling thread without it."""
+    if not _gevent_active():
+        return work()
+    global _hashing_pool
+    with _lock:
+        if _hashing_pool is None:
+            from gevent.threadpool import ThreadPool
+
+            _hashing_pool = ThreadPool(HASHING_THREADS)
+    return _hashing_pool.apply(work)

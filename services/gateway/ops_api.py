@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import hmac
+
 import redis
 from flask import Blueprint, Response, current_app, jsonify
 
 from services.gateway.context import current
 
+from .auth import require_role
+from .errors import bearer_token
 from .metrics import exposition
 from .openapi import json_content
 
@@ -25,6 +29,12 @@ def healthz():
 
 @bp.get("/metrics")
 def metrics():
+    """Operators, or the scraper with `Authorization: Bearer <GATEWAY_METRICS_TOKEN>`
+    (`Settings.metrics_token`): the counters say how the platform is used and loaded."""
+    token = current().settings.metrics_token
+    presented = bearer_token()
+    if not (token and presented and hmac.compare_digest(token, presented)):
+        require_role("operator")
     return Response(exposition(current().store), mimetype="text/plain; version=0.0.4")
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from services.runtime.topology import engine_address
 
 from .matchmaking import MatchPolicy
+from .quotas import DesignerQuotas
 
 
 def _env_float(name: str, default: float) -> float:
@@ -116,6 +117,11 @@ class Settings:
     # how long one answer is shared by every viewer (the page refreshes every few seconds).
     prometheus_url: str | None = None
     dashboards_cache_seconds: float = 5.0
+    # What Prometheus sends (`Authorization: Bearer ...`) to scrape the gateway's /metrics;
+    # without it only an operator's session reads them. `cultists run` makes one per run.
+    metrics_token: str | None = None
+    # What one designer may have computed at once (quotas.py; QUOTA_* variables).
+    quotas: DesignerQuotas = field(default_factory=DesignerQuotas)
 
     @property
     def task_broker_url(self) -> str:
@@ -170,4 +176,6 @@ class Settings:
             ),
             prometheus_url=os.environ.get("PROMETHEUS_URL") or None,
             dashboards_cache_seconds=_env_float("DASHBOARDS_CACHE_SECONDS", cls.dashboards_cache_seconds),
+            metrics_token=os.environ.get("GATEWAY_METRICS_TOKEN") or None,
+            quotas=DesignerQuotas.from_env(),
         )

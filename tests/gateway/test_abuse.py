@@ -24,6 +24,7 @@ from services.gateway import create_app, offload
 from services.gateway.metrics import WRITES_REFUSED
 from services.platform.keys import table_key
 from services.platform.settings import Settings
+from tests.support.staff import session_of
 
 from .conftest import bearer
 from .support import EngineProbe, stored, wait_for
@@ -108,7 +109,7 @@ def test_a_live_tables_record_is_not_given_before_the_end(client):
 
 
 # -- bots, configs, state size -------------------------------------------------------------
-def test_bot_parameters_are_bounded_in_every_api(client):
+def test_bot_parameters_are_bounded_in_every_api(client, app):
     flood = "ismcts:iterations=10000000"
     query = {"game": CRAZY, "seed": 1, "players": 2, "config": TWO_QUERY, "bots": flood}
     error = _error(client.get("/api/replays", query_string=query), 400, "bot_limit")
@@ -122,7 +123,8 @@ def test_bot_parameters_are_bounded_in_every_api(client):
         ), bad
     assert client.get("/api/tables").get_json()["total"] == 0, "nothing was opened"
     sweep = {"game": CRAZY, "games": 1, "players": [2], "config": TWO, "lineups": [flood]}
-    _error(client.post("/api/sweeps", json=sweep), 400, "bot_limit")
+    designer = session_of(client, app.extensions["cultists"].redis, "designer")  # sweeps are theirs
+    _error(client.post("/api/sweeps", json=sweep, headers=designer), 400, "bot_limit")
     # Within the bounds, a bot with parameters is taken wherever bot names are (README).
     seats = [{"kind": "human"}, {"kind": "bot", "bot": "ismcts:iterations=20,depth=4"}]
     table = client.post("/api/tables", json={"game": CRAZY, "seats": seats, "config": TWO})

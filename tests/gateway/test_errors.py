@@ -13,6 +13,7 @@ from services.gateway.matches_api import LAST_EVENT_ID
 from services.gateway.versions import documented_path
 from services.platform.keys import log_key, table_key
 from services.runtime.ports import free_port
+from tests.support.staff import session_of
 
 from .conftest import bearer
 from .support import two_player_config
@@ -173,7 +174,8 @@ def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
         )
         expect(move, 503, "engine_unavailable")
         expect(c.post("/api/tables", json={"game": GAME}), 503)
-        metrics = c.get("/metrics").get_data(as_text=True)
+        operator = session_of(c, down.extensions["cultists"].redis, "operator")  # /metrics: operators
+        metrics = c.get("/metrics", headers=operator).get_data(as_text=True)
         assert (
             f'cultists_gateway_engine_errors_total{{code="UNAVAILABLE",game="{GAME}",method="View"}}'
             in metrics

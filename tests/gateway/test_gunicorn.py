@@ -28,6 +28,9 @@ GAME = available_games()[0]
 TWO = two_player_config(GAME)  # its tables here seat 2
 
 
+METRICS_TOKEN = "gunicorn-test-scrape-token"
+
+
 def _answering(url: str, timeout: float) -> None:
     """The master listens at once; its workers load the app for seconds more (many on a
     busy machine): a test starts once a request is answered."""
@@ -50,7 +53,7 @@ def serve(
     env = {
         **os.environ, **engine_env(engines), **live_store.env(), "GATEWAY_PORT": str(port),
         "GATEWAY_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
-        "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5",
+        "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5", "GATEWAY_METRICS_TOKEN": METRICS_TOKEN,
     }  # fmt: skip
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "services.gateway:create_app()"],
@@ -124,7 +127,8 @@ def test_gunicorn_serves_streams_and_merges_metrics(gunicorn):
 
     for _ in range(6):  # spread requests over both workers
         call(f"{base}/api/games")
-    with urllib.request.urlopen(f"{base}/metrics", timeout=10) as reply:
+    scrape = urllib.request.Request(f"{base}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    with urllib.request.urlopen(scrape, timeout=10) as reply:  # as Prometheus scrapes it
         metrics = reply.read().decode()
     assert (
         'cultists_gateway_request_duration_seconds_count{method="GET",route="/api/games",status="200"} 6.0'
