@@ -49,6 +49,7 @@ CODES: dict[str, tuple[int, str]] = {
     "wrong_token": (403, "the token holds no such seat or ticket"),
     "other_player": (403, "the seat or ticket belongs to another player"),
     "unknown_game": (404, "no such game"),
+    "unknown_player": (404, "no such account (`cultists admin grant`; no route answers it)"),
     "unknown_table": (404, "no such table (or it expired)"),
     "unknown_seat": (404, "the table has no such seat"),
     "unknown_ticket": (404, "no such matchmaking ticket"),
@@ -85,6 +86,7 @@ CODES: dict[str, tuple[int, str]] = {
         429,
         "the designer's sweeps, tunes or games in flight are at their quota (`quota`, `limit`): wait Retry-After",
     ),
+    "too_many_tables": (429, "the player (or address) already holds its most waiting tables"),
     "login_throttled": (429, "too many failed sign-ins to this account: wait Retry-After"),
     "move_limited": (429, "too many moves from this seat at this decision: wait for the table to move on"),
     "engine_error": (502, "the game's engine failed in an unexpected way"),
@@ -136,7 +138,11 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("get", "/api/games"): ("listGames", "lobby", ENGINE),
     ("get", "/api/games/{game}"): ("getGame", "lobby", ("unknown_game", *ENGINE)),
     ("get", "/api/tables"): ("listTables", "lobby", ("malformed", "unknown_game", *ENGINE)),
-    ("post", "/api/tables"): ("createTable", "lobby", (*BODY, *TABLE_OPEN, *ENGINE, "rate_limited")),
+    ("post", "/api/tables"): (
+        "createTable",
+        "lobby",
+        (*BODY, *TABLE_OPEN, *ENGINE, "session_expired", "too_many_tables", "rate_limited"),
+    ),
     ("get", "/api/tables/{table_id}"): ("getTable", "lobby", ("unknown_table", *ENGINE)),
     ("get", "/api/tables/{table_id}/seats/{seat}"): ("getSeat", "lobby", ("unknown_table", "unknown_seat")),
     ("post", "/api/tables/{table_id}/seats/{seat}"): (

@@ -32,6 +32,7 @@ can find.
                           gw:{d:<digest>}          string   a guest device -> player id
                           gw:{u:<name>}            string   a username -> player id
                           gw:{u:<name>}:failures   hash     failed sign-ins of that name
+    per table owner       gw:{own:<owner>}:waiting zset     an owner's waiting tables (table_caps.py)
     the few global ones   gw:{mm}:queues           set      "game:players" of every queue used
                           gw:{metrics}:time_to_match hash   time-to-match histogram counters
                           gw:{archive}:plan        hash     the archiver's batch in flight

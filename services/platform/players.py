@@ -163,10 +163,17 @@ def _direct(work: Callable[[], T]) -> T:
 
 class PlayerBook:
     def __init__(
-        self, client: redis.Redis, session_ttl: int, hashing: Callable[[Callable[[], Any]], Any] = _direct
+        self,
+        client: redis.Redis,
+        session_ttl: int,
+        hashing: Callable[[Callable[[], Any]], Any] = _direct,
+        guest_ttl: int = 30 * 24 * 3600,
     ) -> None:
         self.redis = client
         self.session_ttl = session_ttl
+        # A guest's player and device keys expire this long after its last sign-in (each
+        # sign-in renews them); an account's player key never does.
+        self.guest_ttl = guest_ttl
         # Runs each Argon2 hash and verification: the gateway hands in its thread pool
         # (offload.run_hashing), so tens of milliseconds of hashing never stall the other
         # requests of its event loop; elsewhere they run where they are called.
@@ -231,13 +238,16 @@ class PlayerBook:
         device_key = device_key_of(hash_token(device))
         candidate = secrets.token_hex(8)
         # SET NX: two first requests from one device make one player.
-        self.redis.set(device_key, candidate, nx=True)
+        self.redis.set(device_key, candidate, nx=True, ex=self.guest_ttl)
         player_id = self.redis.get(device_key).decode()
         player = self.get(player_id)
         if player is None:
             label = display_name(name, f"guest-{player_id[:4]}")
             record = {"name": label, "kind": "guest", "device": hash_token(device), "created": time.time()}
-            self.redis.hset(player_key(player_id), mapping=record)
+            with self.redis.pipeline(transaction=True) as pipe:  # one key: one slot
+                pipe.hset(player_key(player_id), mapping=record)
+                pipe.expire(player_key(player_id), self.guest_ttl)
+                pipe.execute()
             player = Player(player_id, label, "guest", None)
         elif player.kind != "guest":
             raise PlatformError(
@@ -245,6 +255,9 @@ class PlayerBook:
                 "upgraded",
                 "this device's player has a username now: sign in with it (POST /api/sessions)",
             )
+        else:  # seen again: the guest lives another guest_ttl from now
+            self.redis.expire(player_key(player_id), self.guest_ttl)
+        self.redis.expire(device_key, self.guest_ttl)
         return self._session(player)
 
     def upgrade(self, player: Player, username: Any, password: Any) -> dict[str, Any]:
@@ -257,9 +270,12 @@ class PlayerBook:
         if not self.redis.set(username_key(username), player.id, nx=True):
             raise PlatformError(409, "username_taken", f"the username {username!r} is taken")
         digest = self._hash(password)
-        self.redis.hset(
-            player_key(player.id), mapping={"kind": "account", "username": username, "password": digest}
-        )
+        with self.redis.pipeline(transaction=True) as pipe:  # an account never expires
+            pipe.hset(
+                player_key(player.id), mapping={"kind": "account", "username": username, "password": digest}
+            )
+            pipe.persist(player_key(player.id))
+            pipe.execute()
         account = Player(player.id, player.name, "account", username, player.granted)
         self.revoke_all(account)
         return self._session(account)

@@ -81,6 +81,13 @@ class Settings:
     # make: Flask-Limiter notation, several joined by ";". Empty: no limit of that kind.
     rate_limit_address: str = "50/second;1200/minute"
     rate_limit_player: str = "20/second;600/minute"
+    # New guests (POST /api/players/guest) one address may make: each is a player, a device
+    # and a session in Redis (they expire, guest_ttl_seconds, but a burst must not fill it).
+    rate_limit_guest: str = "20/minute;200/hour"
+    # A guest nobody signs in as for this long is gone (player, device and sessions).
+    guest_ttl_seconds: int = 30 * 24 * 3600
+    # Waiting tables one player (or, unsigned, one address) may hold open at once; 0: no cap.
+    max_waiting_tables: int = 5
     # A writer already refused in the window who writes again is answered this much later
     # (at most until the window resets): a flood's connections then wait instead of
     # costing the gateway a response each. Cooperative under gevent. 0: answer at once.
@@ -161,6 +168,8 @@ class Settings:
             waiting_ttl_seconds=int(_env_float("GATEWAY_WAITING_TTL_SECONDS", cls.waiting_ttl_seconds)),
             rate_limit_address=os.environ.get("GATEWAY_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
             rate_limit_player=os.environ.get("GATEWAY_RATE_LIMIT_PLAYER", cls.rate_limit_player),
+            rate_limit_guest=os.environ.get("GATEWAY_RATE_LIMIT_GUEST", cls.rate_limit_guest),
+            max_waiting_tables=int(os.environ.get("GATEWAY_MAX_WAITING_TABLES") or cls.max_waiting_tables),
             rate_limit_tarpit_seconds=_env_float(
                 "GATEWAY_RATE_LIMIT_TARPIT_SECONDS", cls.rate_limit_tarpit_seconds
             ),

@@ -114,7 +114,9 @@ def test_refusals_change_nothing(client, app, started):
 def test_table_creation_refusals(client, app):
     expect(client.post("/api/tables", json={}), 400, "malformed")
     expect(client.post("/api/tables", json={"game": "chess"}), 404, "unknown_game")
-    expect(client.post("/api/tables", json={"game": GAME, "players": 50}), 400, "invalid_players")
+    # Past every game's seats: the schema's bound (the document's); within it, the game's own.
+    expect(client.post("/api/tables", json={"game": GAME, "players": 50}), 400, "malformed")
+    expect(client.post("/api/tables", json={"game": "tricky_cultists", "players": 5}), 400, "invalid_players")
     expect(client.post("/api/tables", json={"game": GAME, "config": {"no_such_field": 1}}), 400)
     expect(client.post("/api/tables", json={"game": GAME, "config": []}), 400, "malformed")
     expect(client.post("/api/tables", json={"game": GAME, "seats": [{"kind": "alien"}]}), 400)
@@ -283,3 +285,10 @@ def test_null_is_the_default_of_every_optional_body_field(client):
         schema = doc["components"]["schemas"][name]
         optional = set(schema["properties"]) - set(schema.get("required", []))
         assert optional and all(schema["properties"][f].get("nullable") for f in optional), name
+
+
+def test_a_method_the_path_does_not_take_is_405_with_allow(client):
+    for method in ("TRACE", "PUT"):
+        reply = client.open("/api/games", method=method)
+        assert reply.status_code == 405 and reply.get_json()["error"]["code"] == "method_not_allowed"
+        assert {"GET", "HEAD", "OPTIONS"} <= {m.strip() for m in reply.headers["Allow"].split(",")}
