@@ -127,6 +127,9 @@ class Settings:
     # What Prometheus sends (`Authorization: Bearer ...`) to scrape the gateway's /metrics;
     # without it only an operator's session reads them. `cultists run` makes one per run.
     metrics_token: str | None = None
+    # Or a port of the gateway's own that only Prometheus reaches (GATEWAY_METRICS_PORT,
+    # docker-compose and k8s): a request that arrived on it reads /metrics without a session.
+    metrics_port: int | None = None
     # What one designer may have computed at once (quotas.py; QUOTA_* variables).
     quotas: DesignerQuotas = field(default_factory=DesignerQuotas)
 
@@ -186,5 +189,8 @@ class Settings:
             prometheus_url=os.environ.get("PROMETHEUS_URL") or None,
             dashboards_cache_seconds=_env_float("DASHBOARDS_CACHE_SECONDS", cls.dashboards_cache_seconds),
             metrics_token=os.environ.get("GATEWAY_METRICS_TOKEN") or None,
+            metrics_port=int(os.environ["GATEWAY_METRICS_PORT"])
+            if os.environ.get("GATEWAY_METRICS_PORT")
+            else None,
             quotas=DesignerQuotas.from_env(),
         )
