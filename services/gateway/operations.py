@@ -244,7 +244,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("post", "/api/players/me/upgrade"): (
         "upgradeMe",
         "players",
-        (*SESSION, *BODY, "weak_password", "not_guest", "username_taken", "rate_limited"),
+        (*SESSION, *BODY, "weak_password", "not_guest", "username_taken", "busy", "rate_limited"),
     ),
     ("post", "/api/players/me/password"): (
         "changeMyPassword",
@@ -262,7 +262,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("post", "/api/sessions"): (
         "signIn",
         "players",
-        (*BODY, "bad_credentials", "login_throttled", "rate_limited"),
+        (*BODY, "bad_credentials", "login_throttled", "busy", "rate_limited"),
     ),
     ("delete", "/api/sessions"): ("signOutEverywhere", "players", (*SESSION, "rate_limited")),
     ("delete", "/api/sessions/current"): ("signOut", "players", (*SESSION, "rate_limited")),
