@@ -194,6 +194,7 @@ def run() -> dict[str, Any]:
             GATEWAY_PORT=str(gateway_port),
             PROMETHEUS_MULTIPROC_DIR=str(logs / "metrics"),
             GATEWAY_RATE_LIMIT_ADDRESS=ADDRESS_LIMIT,
+            GATEWAY_MAX_WAITING_TABLES="0",
         )
         gunicorn = [
             sys.executable,

@@ -264,7 +264,12 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
         parts.update({f"engine {game}": proc.pid for game, proc in zip(games, procs, strict=True)})
         env["PROMETHEUS_MULTIPROC_DIR"] = str(logs / "metrics")
         # 200 scripted players share one address here: no per-address write limit.
-        env.update(GATEWAY_RATE_LIMIT_ADDRESS="", GATEWAY_RATE_LIMIT_PLAYER="")
+        env.update(
+            GATEWAY_RATE_LIMIT_ADDRESS="",
+            GATEWAY_RATE_LIMIT_PLAYER="",
+            GATEWAY_RATE_LIMIT_GUEST="",
+            GATEWAY_MAX_WAITING_TABLES="0",
+        )
 
         # Both served at once, phases alternating floor / gateway at each rate, so each
         # ratio compares two phases a few seconds apart on the same machine (the idle one

@@ -116,7 +116,12 @@ def main(argv: list[str]) -> int:
     found: dict[str, Any] = {"seconds": seconds}
     try:
         env = {"REDIS_URL": redis.url, "PROMETHEUS_MULTIPROC_DIR": str(logs / "metrics")}
-        env.update(GATEWAY_RATE_LIMIT_ADDRESS="", GATEWAY_RATE_LIMIT_PLAYER="")
+        env.update(
+            GATEWAY_RATE_LIMIT_ADDRESS="",
+            GATEWAY_RATE_LIMIT_PLAYER="",
+            GATEWAY_RATE_LIMIT_GUEST="",
+            GATEWAY_MAX_WAITING_TABLES="0",
+        )
         env.update(_start_engines(games, logs, procs))
         for name, app in (("gateway", GATEWAY_APP), ("floor", FLOOR_APP)):
             out = logs / f"{name}.raw"

@@ -75,6 +75,8 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
         # one client is never refused (what is counted is their commands).
         rate_limit_address="100000/second;1000000/minute" if limits else "",
         rate_limit_player="100000/second;1000000/minute" if limits else "",
+        rate_limit_guest="100000/minute" if limits else "",
+        max_waiting_tables=0,  # one client opens every table
         dispatch_tasks=False,
     )
     app = create_app(settings)

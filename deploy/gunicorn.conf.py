@@ -22,7 +22,11 @@ import tempfile
 if not os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="cultists-gateway-metrics-")
 
-bind = os.environ.get("GATEWAY_BIND", f"127.0.0.1:{os.environ.get('GATEWAY_PORT', '8000')}")
+bind = [os.environ.get("GATEWAY_BIND", f"127.0.0.1:{os.environ.get('GATEWAY_PORT', '8000')}")]
+# An internal port for Prometheus alone (docker-compose, k8s): /metrics answers there
+# without a session; it is never published or put behind the ingress (docs/security.md).
+if os.environ.get("GATEWAY_METRICS_PORT"):
+    bind.append(f"{os.environ.get('GATEWAY_METRICS_HOST', '0.0.0.0')}:{os.environ['GATEWAY_METRICS_PORT']}")
 worker_class = "gevent"
 workers = int(os.environ.get("GATEWAY_WORKERS", str(max(2, os.cpu_count() or 1))))
 worker_connections = int(os.environ.get("GATEWAY_WORKER_CONNECTIONS", "1000"))

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from importlib import metadata
 
 from . import (
+    admin_cmd,
     completion_cmd,
     failures,
     ladder_cmd,
@@ -53,6 +54,7 @@ COMMANDS = [
     sweep_cmd,
     tune_cmd,
     nightly_cmd,
+    admin_cmd,
     completion_cmd,
 ]
 

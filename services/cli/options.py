@@ -25,6 +25,7 @@ DIRECTORY = shtab.DIRECTORY
 ENVIRONMENT = {
     "CULTISTS_DATA": "the data folder (default: the running platform's, else ~/.local/share/cultists)",
     "XDG_DATA_HOME": "moves the per-user default data folder to $XDG_DATA_HOME/cultists",
+    "CULTISTS_OPERATOR": "name:password: make (or promote) that account an operator once the platform is up",
     "REDIS_URL": "the platform's Redis (default: the running `cultists run`'s, from its run file)",
     "REDIS_CLUSTER": "true: REDIS_URL names a node of a Redis Cluster (default: the running platform's mode)",
     "CELERY_BROKER_URL": "Celery's broker (default: the running platform's, else REDIS_URL outside cluster mode)",

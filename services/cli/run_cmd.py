@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import shutil
 import sys
 import urllib.request
@@ -27,7 +28,7 @@ from services.runtime import prometheus
 from services.runtime.data_folder import ensure_data_dir, register_run, unregister_run
 from services.runtime.embedded_cluster import form, node_argv, wait_ok
 from services.runtime.embedded_redis import REDIS_NOTES, redis_argv
-from services.runtime.errors import CommandError
+from services.runtime.errors import BadInput, CommandError
 from services.runtime.ports import check_ports, free_port, refuse_busy
 from services.runtime.run_lock import RunLock
 from services.runtime.supervisor import ProcessSpec, Supervisor
@@ -88,6 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "PROMETHEUS_PORT",
             "CULTISTS_PURE_PYTHON",
             "CULTISTS_DEAL_SECRET",
+            "CULTISTS_OPERATOR",
         ],
         miss="the platform did not come up",
     )
@@ -112,7 +114,9 @@ def plan(redis: str, store_env: dict[str, str] | None = None) -> list[ProcessSpe
     """The processes of the platform, in start order. `store_env`: where live play keeps
     its tables when that is not `redis` alone (REDIS_CLUSTER, CELERY_BROKER_URL)."""
     py = sys.executable
-    watcher = prometheus.process_spec()  # None without the binary: the rest runs anyway
+    # The gateway's /metrics answers operators and this run's Prometheus, which sends it.
+    metrics_token = secrets.token_urlsafe(32)
+    watcher = prometheus.process_spec(metrics_token)  # None without the binary: the rest runs anyway
     warnings = ",".join(w for w in (os.environ.get("PYTHONWARNINGS"), _CELERY_ROOT_WARNING) if w)
     env = {
         "REDIS_URL": redis,
@@ -148,7 +152,7 @@ def plan(redis: str, store_env: dict[str, str] | None = None) -> list[ProcessSpe
         ProcessSpec(
             "gateway",
             [py, "-m", "gunicorn", "-c", str(_ROOT / "deploy" / "gunicorn.conf.py"), "services.gateway:create_app()"],
-            {**env, "GATEWAY_PORT": str(gateway_port())},
+            {**env, "GATEWAY_PORT": str(gateway_port()), "GATEWAY_METRICS_TOKEN": metrics_token},
         ),
         _worker("tables", "WARNING", env),
         # Balance sweeps: simulation chunks, in-process with the rules library.
@@ -212,6 +216,7 @@ def run(args: argparse.Namespace) -> int:
         # The master listens at once; its workers load the app for seconds more. "Up"
         # means a request is answered.
         sup.wait_until("gateway", _gateway_answers, "answering /healthz")
+        _first_operator(sup, store_env.get("REDIS_URL", url), bool(store_env))
         facts.update(_facts(url, prom_url, store_env))  # from now on the run file says the platform is up
         _write_run_file(facts, sup)
         sup.say("run", f"lobby: http://127.0.0.1:{gateway_port()}/  (API: /api/openapi.json)")
@@ -232,6 +237,29 @@ def run(args: argparse.Namespace) -> int:
         sup.stop_all()
         unregister_run(registered)
         lock.release()
+
+
+def _first_operator(sup: Supervisor, redis: str, cluster: bool) -> None:
+    """CULTISTS_OPERATOR=name:password makes that account an operator (made if new; an
+    existing one keeps its password), so a fresh platform has someone who may read /ops
+    and grant roles without a second command (docs/cli.md)."""
+    raw = os.environ.get("CULTISTS_OPERATOR", "")
+    if not raw:
+        return
+    name, _, password = raw.partition(":")
+    from services.platform.errors import PlatformError
+    from services.platform.players import PlayerBook
+    from services.runtime.redis_client import connect
+
+    book = PlayerBook(connect(redis, cluster), 0)
+    try:
+        if book.by_username(name) is None:
+            book.create_account(name, password, "operator")
+        else:
+            book.grant(name, "operator")
+    except PlatformError as exc:
+        raise BadInput(f"CULTISTS_OPERATOR: {exc.message}") from None
+    sup.say("run", f"operator account: {name} (from CULTISTS_OPERATOR)")
 
 
 def _embedded_redis(sup: Supervisor, name: str, directory: Path) -> str:

@@ -18,7 +18,7 @@ from services.platform.context import Platform
 from services.platform.settings import Settings
 from services.runtime.task_client import task_client
 
-from . import cors, errors, guards, idempotency
+from . import cors, csrf, errors, guards, headers, idempotency, offload
 from .json_provider import OrjsonProvider
 from .metrics import REQUEST_SECONDS
 from .openapi import document
@@ -55,11 +55,14 @@ def create_app(settings: Settings | None = None) -> Flask:
         paths.update(module.OPENAPI_PATHS)
         schemas.update(getattr(module, "OPENAPI_SCHEMAS", {}))
     gw = app.extensions["cultists"]
+    gw.players.hashing = offload.run_hashing  # Argon2 off the event loop (offload.py)
     app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games, gw.engines.messages)
     errors.register(app)
+    csrf.install(app, settings.cors_origins)  # first: a forged write is refused before it counts
     guards.install(app, settings)
     idempotency.install(app)  # after the rate limits: a retry is a write like any other
     cors.install(app, settings.cors_origins)
+    headers.install(app)
     _time_requests(app)
     app.wsgi_app = versioned(app.wsgi_app)  # type: ignore[method-assign]
     if settings.trusted_proxies:

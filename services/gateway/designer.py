@@ -30,6 +30,7 @@ from pydantic import ConfigDict, Field
 
 from services.balance.sweeps.night import NightArchive, nightly_dir
 
+from .auth import require_role
 from .ops_dashboards import game_title
 from .schemas import Body, validate
 
@@ -118,6 +119,8 @@ def nightly_history(root: Path, last: int) -> dict[str, Any]:
 
 @bp.get("/designer")
 def page():
+    """The page itself, for anyone: an empty frame; its tunes, sweeps and nights come from
+    designer-only routes the page's script asks with the designer's session."""
     return render_template("designer.html")
 
 
@@ -129,4 +132,6 @@ class NightlyQuery(Body):
 
 @bp.get("/designer/data/nightly")
 def nightly():
+    """Designers and operators: the stored nights' drift flags and seat win rates."""
+    require_role("designer")
     return nightly_history(nightly_dir(), validate(NightlyQuery, request.args.to_dict()).nights)

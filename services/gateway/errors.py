@@ -48,7 +48,11 @@ def register(app: Flask) -> None:
     @app.errorhandler(HTTPException)
     def _http_error(exc: HTTPException):
         code = (exc.name or "error").lower().replace(" ", "_")
-        return error_response(exc.code or 500, code, exc.description or exc.name)
+        response = error_response(exc.code or 500, code, exc.description or exc.name)
+        allow = dict(exc.get_headers()).get("Allow")
+        if allow:  # a 405 says which methods the path takes (RFC 9110), TRACE's included
+            response.headers["Allow"] = allow
+        return response
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)

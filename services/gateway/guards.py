@@ -116,7 +116,7 @@ def _limits_storage(settings: Settings) -> str:
 
 
 def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
-    if not settings.rate_limit_address and not settings.rate_limit_player:
+    if not settings.rate_limit_address and not settings.rate_limit_player and not settings.rate_limit_guest:
         return None
     box = PenaltyBox(settings.rate_limit_tarpit_seconds)
     limiter = Limiter(
@@ -144,7 +144,7 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
     def breach(scope: str) -> Callable[[RequestLimit], Response]:
         def on_breach(limit: RequestLimit) -> Response:
             reset_at = _window_end(limiter, limit)
-            if reset_at is not None:
+            if reset_at is not None and scope != "guest":  # a guest refusal holds no other write
                 box.hold(box.key(request.environ, scope == "player"), reset_at, str(limit.limit))
             WRITES_REFUSED.labels(scope, "redis").inc()
             message, retry = _refusal(str(limit.limit), reset_at or time.time())
@@ -159,8 +159,9 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
         if settings.rate_limit_address:
             limiter.limit(
                 settings.rate_limit_address,
-                # A signed-in player counts as themself, where there is such a limit.
-                exempt_when=lambda: not _is_write() or (by_player and _signed_in_player() is not None),
+                # Every write, a signed-in player's too (issue 27): many guests from one
+                # address share that address's count, as well as each having their own.
+                exempt_when=lambda: not _is_write(),
                 scope="address",
                 on_breach=breach("address"),
             )(bp)
@@ -172,6 +173,11 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
                 scope="player",
                 on_breach=breach("player"),
             )(bp)
+    if settings.rate_limit_guest and "players.guest" in app.view_functions:
+        # New guests per address: each is a player record, a device and a session in Redis.
+        app.view_functions["players.guest"] = limiter.limit(
+            settings.rate_limit_guest, scope="guest", on_breach=breach("guest")
+        )(app.view_functions["players.guest"])
     app.wsgi_app = box.guard(app.wsgi_app, by_player)  # type: ignore[method-assign]
     return limiter
 
@@ -208,9 +214,9 @@ class PenaltyBox:
     worker was told, so each worker pays one Redis refusal per writer per window, and a
     writer under the limit is never refused by it.
 
-    Keyed as the limits count: by address, or by the player's session token when there is
-    a player limit and the request presents one (such a request is counted by player when
-    the session is live; one whose session is not in the box takes the ordinary path)."""
+    Keyed as the limits count: by address, and also by the player's session token when
+    there is a player limit and the request presents one; a write is held if either is.
+    The guest limit's refusals hold its address's guest sign-ins only, by Redis."""
 
     MAX_HELD = 10_000  # writers held at once; past it, expired ones go, then all (Redis decides again)
 
@@ -258,8 +264,10 @@ class PenaltyBox:
                 and path.startswith("/api/")
                 and not MOVE_PATH.match(path)
             ):
-                key = self.key(environ, by_player)
-                entry = self.held(key)
+                keys = [self.key(environ, False)]  # every write counts by address ...
+                if by_player and environ.get("HTTP_X_PLAYER_TOKEN"):
+                    keys.append(self.key(environ, True))  # ... and a player's by player too
+                key, entry = next(((k, e) for k in keys if (e := self.held(k)) is not None), (keys[0], None))
                 if entry is not None and self.tarpit_seconds > 0:
                     time.sleep(self.tarpit_seconds)
                     entry = self.held(key)  # the window may have reset meanwhile: then it counts

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 from flask import Blueprint, jsonify, request
 from pydantic import ConfigDict, Field
 
+from services.engines.registry import available_games, load_game
 from services.gateway.context import current
 from services.models import MAX_BOT_SPEC
 from services.platform.errors import PlatformError
@@ -53,15 +54,32 @@ class SeatSpec(Body):
     bot: BotName | None = Field(None, description="the bot of a bot seat; default random")
 
 
+def _seat_bounds() -> tuple[int, int]:
+    """Fewest and most seats any installed game takes (some config's): the document's
+    bounds are then the API's, and a schema fuzzer's table sizes are ones a game might take."""
+    specs = [load_game(g) for g in available_games()]
+    return min(s.min_players for s in specs), max(s.max_players for s in specs)
+
+
+SEATS_MIN, SEATS_MAX = _seat_bounds()
+
+
 class NewTable(Body):
     """Open a table. Every field but `game` may be left out or null: the default."""
 
     game: GameName
-    players: int | None = Field(None, ge=1, le=64, description="default: the seats listed, else the game's")
+    players: int | None = Field(
+        None, ge=SEATS_MIN, le=SEATS_MAX, description="default: the seats listed, else the game's"
+    )
     config: dict[str, Any] | None = Field(
         None, description="config field overrides (see the game's default_config and config_limits)"
     )
-    seats: list[SeatSpec] | None = Field(None, description="one entry per seat; default: every seat human")
+    seats: list[SeatSpec] | None = Field(
+        None,
+        min_length=SEATS_MIN,
+        max_length=SEATS_MAX,
+        description="one entry per seat; default: every seat human",
+    )
     decision_seconds: float | None = Field(
         None,
         ge=Settings.min_decision_seconds,
@@ -128,9 +146,14 @@ def opener_kind() -> str:
 
 @bp.post("/tables")
 def create_table():
+    """Anyone; one player (or, unsigned, one address) holds at most `max_waiting_tables`
+    waiting tables at once (table_caps.py)."""
     gw = current()
     body = parse_body(NewTable)
     gw.engines.require(body.game)
+    signed_in = player_id()
+    owner = f"p:{signed_in}" if signed_in else f"a:{request.remote_addr}"
+    gw.waiting_cap.check(owner)
     seats = body.seats
     bots = None if seats is None else [None if s.kind == "human" else s.bot or "random" for s in seats]
     decision = body.decision_seconds if body.decision_seconds is not None else gw.settings.decision_seconds
@@ -138,6 +161,8 @@ def create_table():
         body.game, body.players, body.config or {}, bots, decision, seed=body.seed, opened_by=opener_kind()
     )
     assert table is not None  # only a watched (matchmaking) open can fail
+    if table.status == "waiting":
+        gw.waiting_cap.note(owner, table.id)
     return created(gw.tables.summary(table), f"/api/tables/{table.id}")
 
 

@@ -164,6 +164,20 @@ def _error_responses(method: str, codes: tuple[str, ...], given: dict[str, Any])
     return out
 
 
+def designers_only(paths: dict[str, Any], readable: tuple[str, ...] = ()) -> dict[str, Any]:
+    """`paths` with every operation marked as the designer role's: a session of a designer
+    or operator (`readable` paths also open with a signed read link)."""
+    for path, ops in paths.items():
+        for op in ops.values():
+            op["security"] = [{"PlayerSession": []}] + ([{"ReadLink": []}] if path in readable else [])
+            op["description"] = (
+                "Who may call it: designers and operators (a player session of an account with the "
+                "designer or operator role; anyone else gets 401 or 403)."
+                + (" A signed `links.report` also opens it." if path in readable else "")
+            )
+    return paths
+
+
 def _operation(method: str, path: str, op: dict[str, Any]) -> dict[str, Any]:
     """`op` as the document lists it (see the module docstring); KeyError for an operation
     operations.py does not name, so a new route cannot go undocumented."""
@@ -273,6 +287,12 @@ def document(
                     "in": "header",
                     "name": "X-Player-Token",
                     "description": "a player session; a seat or ticket bound to a player needs it too",
+                },
+                "ReadLink": {
+                    "type": "apiKey",
+                    "in": "query",
+                    "name": "read",
+                    "description": "a signed link to one sweep's or tune's report (its `links.report`)",
                 },
                 "StreamTicket": {
                     "type": "apiKey",

@@ -48,10 +48,16 @@ CODES: dict[str, tuple[int, str]] = {
     ),
     "session_expired": (401, "the player session sent expired or was revoked"),
     "bad_credentials": (401, "unknown username or wrong password"),
+    "weak_password": (400, "the new password is too short or too easy to guess (`message` says why)"),
     "invalid_ticket": (401, "the stream ticket is unknown, used or expired: ask for a new one"),
+    "cross_site": (403, "a browser page of another site sent this write (Origin / Sec-Fetch-Site)"),
+    "forbidden": (403, "the player lacks the role the operation needs (`role` names it)"),
+    "over_quota": (403, "the spec could never fit the designer's quotas (`quota` and `limit` name the one)"),
+    "not_owner": (403, "only the sweep's or tune's owner, or an operator, may do that"),
     "wrong_token": (403, "the token holds no such seat or ticket"),
     "other_player": (403, "the seat or ticket belongs to another player"),
     "unknown_game": (404, "no such game"),
+    "unknown_player": (404, "no such account (`cultists admin grant`; no route answers it)"),
     "unknown_table": (404, "no such table (or it expired)"),
     "unknown_seat": (404, "the table has no such seat"),
     "unknown_ticket": (404, "no such matchmaking ticket"),
@@ -73,6 +79,7 @@ CODES: dict[str, tuple[int, str]] = {
     "cancelled": (409, "the sweep or tune was cancelled"),
     "failed": (409, "the sweep or tune failed (`message` says why)"),
     "not_guest": (409, "the player has a username already"),
+    "not_account": (409, "a guest has no password to change: upgrade first"),
     "username_taken": (409, "that username is taken"),
     "upgraded": (409, "this device's player has a username: sign in with it"),
     "replay_mismatch": (409, "the record does not rebuild to the game it claims"),
@@ -83,6 +90,12 @@ CODES: dict[str, tuple[int, str]] = {
     "request_entity_too_large": (413, "the body is over the gateway's limit (64 KiB)"),
     "idempotency_key_reused": (422, "this Idempotency-Key was used for a different body"),
     "rate_limited": (429, "too many writes from this player or address: wait Retry-After"),
+    "quota_exceeded": (
+        429,
+        "the designer's sweeps, tunes or games in flight are at their quota (`quota`, `limit`): wait Retry-After",
+    ),
+    "too_many_tables": (429, "the player (or address) already holds its most waiting tables"),
+    "login_throttled": (429, "too many failed sign-ins to this account: wait Retry-After"),
     "move_limited": (429, "too many moves from this seat at this decision: wait for the table to move on"),
     "engine_error": (502, "the game's engine failed in an unexpected way"),
     "engine_unavailable": (503, "the game's engine is not answering: retry after Retry-After"),
@@ -110,13 +123,17 @@ REPLAY = (
     "invalid_argument", "too_long", "unknown_step", "unknown_seat", "replay_mismatch", "not_finished",
     "too_slow", "busy", *ENGINE,
 )  # fmt: skip
-SWEEP = ("not_found",)
+# Designer routes: a session of an account with the designer (or operator) role.
+DESIGNER = (*SESSION, "forbidden")
+SWEEP = ("not_found", *DESIGNER)
+QUOTA = ("over_quota", "quota_exceeded")
 SPEC = (*BODY, "invalid_spec", "invalid_bot", "unknown_bot", "bot_limit")
-FINISHED_WORK = ("not_found", "cancelled", "failed")
+FINISHED_WORK = ("not_found", "cancelled", "failed", *DESIGNER)
 
 # Written into every write's error list (openapi.document): a malformed Idempotency-Key,
-# a retry while the first attempt runs, a key reused for another body.
-WRITE_CODES = ("malformed", "idempotency_in_progress", "idempotency_key_reused")
+# a retry while the first attempt runs, a key reused for another body, a write another
+# site's page sent (csrf.py).
+WRITE_CODES = ("malformed", "idempotency_in_progress", "idempotency_key_reused", "cross_site")
 # Every operation reads Redis.
 EVERY_CODES = ("store_unavailable",)
 # An operation with path parameters: a value its route does not take (a negative seat)
@@ -128,11 +145,19 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("get", "/api/openapi.json"): ("getOpenApiDocument", "ops", ()),
     ("get", "/api/games"): ("listGames", "lobby", ENGINE),
     ("get", "/api/games/{game}"): ("getGame", "lobby", ("unknown_game", *ENGINE)),
-    ("get", "/api/tables"): ("listTables", "lobby", ("malformed", *ENGINE)),
+    ("get", "/api/tables"): ("listTables", "lobby", ("malformed", "unknown_game", *ENGINE)),
     ("post", "/api/tables"): (
         "createTable",
         "lobby",
-        (*BODY, *TABLE_OPEN, *ENGINE, "bot_only_search", "session_expired", "rate_limited"),
+        (
+            *BODY,
+            *TABLE_OPEN,
+            *ENGINE,
+            "bot_only_search",
+            "session_expired",
+            "too_many_tables",
+            "rate_limited",
+        ),
     ),
     ("get", "/api/tables/{table_id}"): ("getTable", "lobby", ("unknown_table", *ENGINE)),
     ("get", "/api/tables/{table_id}/seats/{seat}"): ("getSeat", "lobby", ("unknown_table", "unknown_seat")),
@@ -235,34 +260,51 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("post", "/api/players/me/upgrade"): (
         "upgradeMe",
         "players",
-        (*SESSION, *BODY, "not_guest", "username_taken", "rate_limited"),
+        (*SESSION, *BODY, "weak_password", "not_guest", "username_taken", "busy", "rate_limited"),
     ),
-    ("post", "/api/sessions"): ("signIn", "players", (*BODY, "bad_credentials", "rate_limited")),
+    ("post", "/api/players/me/password"): (
+        "changeMyPassword",
+        "players",
+        (
+            *SESSION,
+            *BODY,
+            "bad_credentials",
+            "weak_password",
+            "not_account",
+            "login_throttled",
+            "rate_limited",
+        ),
+    ),
+    ("post", "/api/sessions"): (
+        "signIn",
+        "players",
+        (*BODY, "bad_credentials", "login_throttled", "busy", "rate_limited"),
+    ),
     ("delete", "/api/sessions"): ("signOutEverywhere", "players", (*SESSION, "rate_limited")),
     ("delete", "/api/sessions/current"): ("signOut", "players", (*SESSION, "rate_limited")),
     ("get", "/api/replays"): ("getReplaySummary", "replays", REPLAY),
     ("get", "/api/replays/steps/{step}"): ("getReplayStep", "replays", REPLAY),
-    ("post", "/api/sweeps"): ("submitSweep", "sweeps", (*SPEC, "rate_limited")),
-    ("get", "/api/sweeps"): ("listSweeps", "sweeps", ("malformed",)),
+    ("post", "/api/sweeps"): ("submitSweep", "sweeps", (*SPEC, *DESIGNER, *QUOTA, "rate_limited")),
+    ("get", "/api/sweeps"): ("listSweeps", "sweeps", ("malformed", *DESIGNER)),
     ("get", "/api/sweeps/{sweep_id}"): ("getSweep", "sweeps", SWEEP),
     ("post", "/api/sweeps/{sweep_id}/cancel"): (
         "cancelSweep",
         "sweeps",
-        (*SWEEP, "finished", "rate_limited"),
+        (*SWEEP, "not_owner", "finished", "rate_limited"),
     ),
     ("get", "/api/sweeps/{sweep_id}/result"): ("getSweepResult", "sweeps", FINISHED_WORK),
     ("get", "/api/sweeps/{sweep_id}/report"): ("getSweepReport", "sweeps", (*FINISHED_WORK, "busy")),
     ("get", "/api/sweeps/{sweep_id}/replays/cell-{cell}.json"): ("getSweepCellReplay", "sweeps", SWEEP),
-    ("post", "/api/tunes"): ("submitTune", "tunes", (*SPEC, "rate_limited")),
-    ("get", "/api/tunes"): ("listTunes", "tunes", ("malformed",)),
-    ("get", "/api/tunes/{tune_id}"): ("getTune", "tunes", ("not_found",)),
+    ("post", "/api/tunes"): ("submitTune", "tunes", (*SPEC, *DESIGNER, *QUOTA, "rate_limited")),
+    ("get", "/api/tunes"): ("listTunes", "tunes", ("malformed", *DESIGNER)),
+    ("get", "/api/tunes/{tune_id}"): ("getTune", "tunes", ("not_found", *DESIGNER)),
     ("post", "/api/tunes/{tune_id}/cancel"): (
         "cancelTune",
         "tunes",
-        ("not_found", "finished", "rate_limited"),
+        ("not_found", *DESIGNER, "not_owner", "finished", "rate_limited"),
     ),
     ("get", "/api/tunes/{tune_id}/report"): ("getTuneReport", "tunes", (*FINISHED_WORK, "busy")),
-    ("get", "/api/tunes/{tune_id}/plots/{name}"): ("getTunePlot", "tunes", ("not_found",)),
+    ("get", "/api/tunes/{tune_id}/plots/{name}"): ("getTunePlot", "tunes", ("not_found", *DESIGNER)),
 }
 
 TAGS = [

@@ -31,6 +31,7 @@ from services.dashboards.prometheus_api import Prometheus, PrometheusError, Wind
 from services.gateway.context import current
 from services.platform.errors import PlatformError
 
+from .auth import require_role
 from .schemas import Body, validate
 
 bp = Blueprint(
@@ -130,6 +131,9 @@ def _panel_or_404(panel_id: str) -> Panel:
 
 @bp.get("/ops")
 def page():
+    """The page itself, for anyone: it holds only the panels' names (the project's own
+    dashboards); every number on it comes from the operator-only data routes, which the
+    page's script asks with the operator's session."""
     games = current().engines.games
     boards = [
         {
@@ -149,12 +153,14 @@ def page():
         boards=boards,
         ranges=list(RANGES),
         refresh_choices=REFRESH_CHOICES,
-        prometheus=current().settings.prometheus_url,
+        prometheus=bool(current().settings.prometheus_url),  # never its address: a public page
     )
 
 
 @bp.get("/ops/data/panels/<panel_id>")
 def panel(panel_id: str):
+    """Operators only: a panel's series from Prometheus."""
+    require_role("operator")
     panel = _panel_or_404(panel_id)
     query = validate(PanelQuery, request.args.to_dict())
     game = query.game
@@ -174,5 +180,7 @@ def panel(panel_id: str):
 
 @bp.get("/ops/data/alerts")
 def alerts():
+    """Operators only: the firing alerts."""
+    require_role("operator")
     client = _prometheus()
     return _cached("alerts", lambda: alerts_data(client))

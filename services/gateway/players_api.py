@@ -44,7 +44,16 @@ def upgrade():
     player = current_player(required=True)
     assert player is not None
     body = parse_body(Upgrade)
-    return jsonify(current().players.upgrade(player, body.username, body.password).public())
+    return jsonify(current().players.upgrade(player, body.username, body.password))
+
+
+@bp.post("/players/me/password")
+def change_password():
+    """An account's own session: a new password, every old session ended, a new one given."""
+    player = current_player(required=True)
+    assert player is not None
+    body = parse_body(PasswordChange)
+    return jsonify(current().players.change_password(player, body.password, body.new_password))
 
 
 @bp.post("/sessions")
@@ -92,6 +101,13 @@ class Upgrade(Body):
     password: str = Field(min_length=PASSWORD_MIN, max_length=PASSWORD_MAX)
 
 
+class PasswordChange(Body):
+    """The current password, and the new one (the same policy as an upgrade's)."""
+
+    password: str = Field(max_length=PASSWORD_MAX, description="the current password")
+    new_password: str = Field(min_length=PASSWORD_MIN, max_length=PASSWORD_MAX)
+
+
 class Login(Body):
     username: str = Field(max_length=32)
     password: str = Field(max_length=PASSWORD_MAX)
@@ -102,6 +118,10 @@ class Player(Body):
     name: str = Field(description="display name, free to change, not unique")
     kind: Literal["guest", "account"]
     username: str | None
+    roles: list[Literal["operator", "designer", "player"]] = Field(
+        description="what the player may do: every player is `player`; operators grant "
+        "`designer` and `operator` (`cultists admin grant`)"
+    )
 
 
 class Session(Player):
@@ -113,7 +133,9 @@ class Revoked(Body):
     revoked: int = Field(description="how many sessions ended")
 
 
-OPENAPI_SCHEMAS = openapi_components(GuestSignIn, Rename, Upgrade, Login, Player, Session, Revoked)
+OPENAPI_SCHEMAS = openapi_components(
+    GuestSignIn, Rename, Upgrade, PasswordChange, Login, Player, Session, Revoked
+)
 
 OPENAPI_PATHS = {
     "/api/players/guest": {
@@ -142,9 +164,22 @@ OPENAPI_PATHS = {
     "/api/players/me/upgrade": {
         "post": {
             "summary": "A guest takes a username and password (its id and ratings stay)",
+            "description": "Who may call it: a guest's session. Its sessions end; the answer holds the new one.",
             "security": SESSION_REQUIRED,
             "requestBody": json_body("Upgrade", {"username": "ada", "password": "correct horse battery"}),
-            "responses": {**ok("the player", "Player"), **errors(400, 401, 409, 413)},
+            "responses": {**ok("the player and a new session", "Session"), **errors(400, 401, 409, 413)},
+        }
+    },
+    "/api/players/me/password": {
+        "post": {
+            "summary": "Change an account's password (every session ends; the answer holds a new one)",
+            "description": "Who may call it: an account's session, with its current password.",
+            "security": SESSION_REQUIRED,
+            "requestBody": json_body(
+                "PasswordChange",
+                {"password": "correct horse battery", "new_password": "staple moon violet kettle"},
+            ),
+            "responses": {**ok("the player and a new session", "Session"), **errors(400, 401, 409, 413, 429)},
         }
     },
     "/api/sessions": {

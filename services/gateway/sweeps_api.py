@@ -17,19 +17,23 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal, TypeVar
 
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, jsonify, request
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.balance.in_flight import sweeps_of
 from services.balance.sweeps import control
 from services.balance.sweeps.spec import SpecError, SweepSpecInput, lineup_bots, parse_spec
 from services.balance.sweeps.store import INDEX
 from services.engines.core.bots import bot_names
 from services.platform.bounds import check_bot
 from services.platform.errors import PlatformError
+from services.platform.quotas import DesignerQuotas, check_bot_budget, check_in_flight
 
+from .auth import may_manage, require_reader, require_role, signed
 from .balance_clients import balance_clients
+from .headers import REPORT_POLICY, talisman
 from .offload import run_cpu_bound
-from .openapi import error_reply, json_body, json_content, ref
+from .openapi import designers_only, error_reply, json_body, json_content, ref
 from .schemas import Body, openapi_components, parse_body, query_parameters, validate
 from .versions import created
 
@@ -41,16 +45,24 @@ T = TypeVar("T")
 
 
 def _links(sweep_id: str) -> dict[str, str]:
+    """The sweep's routes; the report's is signed, for a browser that follows it without a
+    session (read_links.py)."""
     base = f"/api/sweeps/{sweep_id}"
     return {
         "progress": base,
         "result": f"{base}/result",
-        "report": f"{base}/report",
+        "report": signed(f"{base}/report", f"{base}/"),
         "cancel": f"{base}/cancel",
     }
 
 
-def _known(sweep_id: str) -> bool:
+def _known(sweep_id: str, readable: bool = False) -> bool:
+    """Whether there is such a sweep; asked only of a designer (401/403 first), so nobody
+    else learns which ids exist. A `readable` route also takes a signed link."""
+    if readable and _ID.match(sweep_id):
+        require_reader(f"/api/sweeps/{sweep_id}/")
+    else:
+        require_role("designer")
     return bool(_ID.match(sweep_id)) and balance_clients().store.exists(sweep_id)
 
 
@@ -73,29 +85,34 @@ class RecentQuery(Body):
     limit: int = Field(20, ge=1, le=100, description="how many, newest first")
 
 
-# Chunk tasks one HTTP submit may queue: the plan is built and every chunk sent inside the
-# request, so 50 million games in chunks of one would hold a gateway worker for hours
-# (and its memory for the plan). Bigger sweeps take bigger chunks, or the CLI.
-MAX_API_CHUNKS = 5000
+def quotas() -> DesignerQuotas:
+    """The designers' quotas: the platform's settings, or the environment's on a bare app."""
+    platform = current_app.extensions.get("cultists")
+    if platform is not None:
+        return platform.settings.quotas
+    found = current_app.extensions.get("cultists.quotas")
+    if found is None:
+        found = current_app.extensions["cultists.quotas"] = DesignerQuotas.from_env()
+    return found
 
 
 @bp.post("")
 def submit():
-    spec = parse_spec_body(SweepSpecInput, parse_spec)
-    planned = -(-spec.games // spec.chunk) * len(spec.cells())
-    if planned > MAX_API_CHUNKS:
-        raise PlatformError(
-            400,
-            "invalid_spec",
-            f"that is {planned} chunk tasks; a sweep submitted here queues at most {MAX_API_CHUNKS} "
-            "(raise 'chunk', or run it with `cultists sweep`)",
-            field="chunk",
-        )
+    """Designers and operators: the sweep is theirs (its `owner`), and counts against their
+    quotas, all checked before anything is planned: the spec's size from its numbers alone
+    (at most `max_chunks` chunk tasks: the plan is built and every chunk sent inside this
+    request), the bots' search per game, then their sweeps and games in flight."""
+    owner = require_role("designer")
+    limits = quotas()
+    spec = parse_spec_body(SweepSpecInput, lambda body: parse_spec(body, max_chunks=limits.max_chunks))
     known = bot_names(spec.game_spec)
     for name in sorted(lineup_bots(spec.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
+    check_bot_budget(limits, (cell.lineup for cell in spec.cells()))
     ctx = balance_clients()
-    sweep_id = control.submit(spec, ctx.store, ctx.celery)
+    mine = sweeps_of(ctx.store, owner.id)
+    check_in_flight(limits, "sweep", mine.count, mine.games_left, spec.total_games)
+    sweep_id = control.submit(spec, ctx.store, ctx.celery, extra={"owner": owner.id})
     out = control.progress(ctx.store, sweep_id)
     assert out is not None
     out["cells"] = len(spec.cells())
@@ -105,11 +122,12 @@ def submit():
 
 @bp.get("")
 def recent():
-    """The latest sweeps, newest first, with their progress."""
+    """The latest sweeps, newest first, with their progress (designers and operators)."""
+    require_role("designer")
     limit = validate(RecentQuery, request.args.to_dict()).limit
     store = balance_clients().store
     ids = [raw.decode() for raw in store.r.zrevrange(INDEX, 0, limit - 1)]
-    rows = [p for p in (control.progress(store, i) for i in ids) if p is not None]
+    rows = [{**p, "links": _links(p["id"])} for p in (control.progress(store, i) for i in ids) if p]
     return jsonify({"sweeps": rows})
 
 
@@ -126,9 +144,11 @@ def progress(sweep_id: str):
 
 @bp.post("/<sweep_id>/cancel")
 def cancel(sweep_id: str):
+    """Its owner or an operator (a nightly sweep has no owner: operators only)."""
     if not _known(sweep_id):
         raise PlatformError(404, "not_found", f"no sweep {sweep_id!r}")
     store = balance_clients().store
+    may_manage(store.meta(sweep_id).get("owner"))
     if not control.cancel(store, sweep_id):
         raise PlatformError(409, "finished", f"sweep {sweep_id} already finished ({store.status(sweep_id)})")
     out = control.progress(store, sweep_id)
@@ -138,7 +158,7 @@ def cancel(sweep_id: str):
 def _finished_summary(sweep_id: str) -> tuple[dict[str, Any] | None, tuple[Response, int] | None]:
     """The summary, or the 202 with its progress while it is still running (404 and 409
     are raised)."""
-    if not _known(sweep_id):
+    if not _known(sweep_id, readable=True):
         raise PlatformError(404, "not_found", f"no sweep {sweep_id!r}")
     ctx = balance_clients()
     summary = ctx.store.summary(sweep_id)
@@ -164,6 +184,7 @@ def result(sweep_id: str):
 
 
 @bp.get("/<sweep_id>/report")
+@talisman(content_security_policy=REPORT_POLICY)  # the report's own <style>; still no script
 def report(sweep_id: str):
     """The HTML report with its plots inline, drawn from the stored summary."""
     summary, why = _finished_summary(sweep_id)
@@ -175,14 +196,20 @@ def report(sweep_id: str):
     assert summary is not None
     page = run_cpu_bound(lambda: render_html(summary, render_all(summary["aggregates"]), inline=True))
     # Inline the replay records' links: the report page serves them from this API.
-    page = page.replace('href="replays/cell-', f'href="/api/sweeps/{sweep_id}/replays/cell-')
+    page = re.sub(
+        r'href="replays/(cell-\d+\.json)"',
+        lambda m: (
+            'href="' + signed(f"/api/sweeps/{sweep_id}/replays/{m[1]}", f"/api/sweeps/{sweep_id}/") + '"'
+        ),
+        page,
+    )
     return Response(page, mimetype="text/html")
 
 
 @bp.get("/<sweep_id>/replays/cell-<int:cell>.json")
 def replay(sweep_id: str, cell: int):
     """A `cultists replay`-compatible record of a cell's representative game."""
-    if not _known(sweep_id):
+    if not _known(sweep_id, readable=True):
         raise PlatformError(404, "not_found", f"no sweep {sweep_id!r}")
     record = balance_clients().store.replays(sweep_id).get(cell)
     if record is None:
@@ -330,3 +357,12 @@ OPENAPI_PATHS = {
         }
     },
 }
+
+OPENAPI_PATHS = designers_only(
+    OPENAPI_PATHS,
+    (
+        "/api/sweeps/{sweep_id}/report",
+        "/api/sweeps/{sweep_id}/result",
+        "/api/sweeps/{sweep_id}/replays/cell-{cell}.json",
+    ),
+)

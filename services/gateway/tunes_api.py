@@ -22,6 +22,7 @@ import orjson
 from flask import Blueprint, Response, request
 from pydantic import Field
 
+from services.balance.in_flight import tunes_of
 from services.balance.sweeps import control
 from services.balance.sweeps.spec import lineup_bots
 from services.balance.sweeps.store import new_id
@@ -31,11 +32,14 @@ from services.balance.tune.store import TuneStore
 from services.engines.core.bots import bot_names
 from services.platform.bounds import check_bot
 from services.platform.errors import PlatformError
+from services.platform.quotas import check_bot_budget, check_in_flight
 
+from .auth import may_manage, require_reader, require_role, signed
 from .balance_clients import balance_clients
-from .openapi import error_reply, json_body, json_content, ref
+from .headers import REPORT_POLICY, talisman
+from .openapi import designers_only, error_reply, json_body, json_content, ref
 from .schemas import Body, openapi_components, query_parameters, validate
-from .sweeps_api import RecentQuery, parse_spec_body
+from .sweeps_api import RecentQuery, parse_spec_body, quotas
 from .versions import created
 
 bp = Blueprint("tunes", __name__, url_prefix="/api/tunes")
@@ -50,7 +54,8 @@ def _tunes() -> TuneStore:
 
 def _links(tune_id: str) -> dict[str, str]:
     base = f"/api/tunes/{tune_id}"
-    return {"progress": base, "report": f"{base}/report", "cancel": f"{base}/cancel"}
+    report = signed(f"{base}/report", f"{base}/")  # followed by a browser: read_links.py
+    return {"progress": base, "report": report, "cancel": f"{base}/cancel"}
 
 
 def _number(meta: dict[str, str], name: str, default: float = 0.0) -> float:
@@ -98,7 +103,13 @@ def progress(tunes: TuneStore, tune_id: str) -> dict[str, Any] | None:
     }
 
 
-def _known(tune_id: str) -> TuneStore:
+def _known(tune_id: str, readable: bool = False) -> TuneStore:
+    """The store, if there is such a tune; asked only of a designer (401/403 first). A
+    `readable` route (report, plots) also takes a signed link."""
+    if readable and _ID.match(tune_id):
+        require_reader(f"/api/tunes/{tune_id}/")
+    else:
+        require_role("designer")
     tunes = _tunes()
     if not _ID.match(tune_id) or not tunes.exists(tune_id):
         raise PlatformError(404, "not_found", f"no tune {tune_id!r}")
@@ -107,17 +118,30 @@ def _known(tune_id: str) -> TuneStore:
 
 @bp.post("")
 def submit():
+    """Designers and operators: the tune is theirs (its `owner`) and counts against their
+    quotas."""
+    owner = require_role("designer")
     spec = parse_spec_body(TuneSpecInput, parse_tune_spec)
     known = bot_names(spec.table.game_spec)
     for name in sorted(lineup_bots(spec.table.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
+    limits = quotas()
+    check_bot_budget(limits, (cell.lineup for cell in spec.table.cells()))
     ctx = balance_clients()
     tunes = TuneStore(ctx.store.r)
+    mine = tunes_of(tunes, owner.id)
+    check_in_flight(limits, "tune", mine.count, mine.games_left, spec.budget)
     tune_id = new_id()
     tunes.create(
         tune_id,
         spec.to_dict(),
-        {"name": spec.name, "game": spec.game, "budget": spec.budget, "trial_cap": spec.trials},
+        {
+            "name": spec.name,
+            "game": spec.game,
+            "budget": spec.budget,
+            "trial_cap": spec.trials,
+            "owner": owner.id,
+        },
     )
     send_drive(ctx.celery, tune_id)
     return created(progress(tunes, tune_id), f"/api/tunes/{tune_id}", 202)
@@ -125,7 +149,8 @@ def submit():
 
 @bp.get("")
 def recent():
-    """The latest tunes, newest first, with their progress."""
+    """The latest tunes, newest first, with their progress (designers and operators)."""
+    require_role("designer")
     limit = validate(RecentQuery, request.args.to_dict()).limit
     tunes = _tunes()
     rows = [p for p in (progress(tunes, i) for i in tunes.recent(limit)) if p is not None]
@@ -145,8 +170,10 @@ def status(tune_id: str):
 
 @bp.post("/<tune_id>/cancel")
 def cancel(tune_id: str):
-    """Stop a queued or running tune and the evaluation sweeps it has queued."""
+    """Stop a queued or running tune and the evaluation sweeps it has queued (its owner or
+    an operator)."""
     tunes = _known(tune_id)
+    may_manage(tunes.meta(tune_id).get("owner"))
     if not tunes.cancel(tune_id):
         raise PlatformError(409, "finished", f"tune {tune_id} already finished ({tunes.status(tune_id)})")
     store = balance_clients().store
@@ -156,9 +183,10 @@ def cancel(tune_id: str):
 
 
 @bp.get("/<tune_id>/report")
+@talisman(content_security_policy=REPORT_POLICY)  # the report's own <style>; still no script
 def report(tune_id: str):
     """The HTML report of a finished tune; its images are the `plots/` beside it."""
-    tunes = _known(tune_id)
+    tunes = _known(tune_id, readable=True)
     p = progress(tunes, tune_id)
     assert p is not None
     if p["status"] in ("failed", "cancelled"):
@@ -170,12 +198,15 @@ def report(tune_id: str):
         return p, 202
     from services.balance.tune.report import render_page
 
-    return Response(render_page(summary, tunes.plot_names(tune_id)), mimetype="text/html")
+    page = render_page(summary, tunes.plot_names(tune_id))
+    key = signed("", f"/api/tunes/{tune_id}/")  # the plots are followed by the browser too
+    page = re.sub(r"src='plots/([a-z_0-9]+\.png)'", lambda m: f"src='plots/{m[1]}{key}'", page)
+    return Response(page, mimetype="text/html")
 
 
 @bp.get("/<tune_id>/plots/<name>")
 def plot(tune_id: str, name: str):
-    tunes = _known(tune_id)
+    tunes = _known(tune_id, readable=True)
     data = tunes.plot(tune_id, name) if _PLOT.match(name) else None
     if data is None:
         raise PlatformError(404, "not_found", f"tune {tune_id} has no plot {name!r}")
@@ -315,3 +346,11 @@ OPENAPI_PATHS = {
         }
     },
 }
+
+OPENAPI_PATHS = designers_only(
+    OPENAPI_PATHS,
+    (
+        "/api/tunes/{tune_id}/report",
+        "/api/tunes/{tune_id}/plots/{name}",
+    ),
+)

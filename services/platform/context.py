@@ -25,6 +25,7 @@ from .settings import Settings
 from .store import TableStore, Timing
 from .stream_hub import StreamHub
 from .stream_tickets import StreamTickets
+from .table_caps import WaitingCap
 from .tables import TableService
 from .tickets import MatchmakingService
 
@@ -49,6 +50,7 @@ class Platform:
     streams: StreamHub
     # The table reads of streams, on their own small pool (see build).
     stream_tables: TableService
+    waiting_cap: WaitingCap
 
     @classmethod
     def build(cls, settings: Settings, sender: TaskSender) -> Platform:
@@ -78,7 +80,7 @@ class Platform:
         ratings = RatingBook(client, store)
         tables = TableService(settings, store, engines, tasks, ratings)
         matchmaking = MatchmakingService(client, engines, tables, ratings, tasks, settings.match_policy)
-        players = PlayerBook(client, settings.session_ttl_seconds)
+        players = PlayerBook(client, settings.session_ttl_seconds, guest_ttl=settings.guest_ttl_seconds)
         stream_tickets = StreamTickets(client, settings.stream_ticket_seconds)
         idempotency = IdempotencyStore(
             client, settings.idempotency_seconds, settings.idempotency_pending_seconds
@@ -104,6 +106,7 @@ class Platform:
         return cls(
             settings, client, engines, store, tasks, ratings, tables, matchmaking, players,
             archiver, stream_tickets, idempotency, moves, streams, stream_tables,
+            WaitingCap(client, settings.max_waiting_tables, settings.waiting_ttl_seconds),
         )  # fmt: skip
 
     def close(self) -> None:

@@ -31,9 +31,12 @@ can find.
                           gw:{s:<digest>}          string   a session -> player id
                           gw:{d:<digest>}          string   a guest device -> player id
                           gw:{u:<name>}            string   a username -> player id
+                          gw:{u:<name>}:failures   hash     failed sign-ins of that name
+    per table owner       gw:{own:<owner>}:waiting zset     an owner's waiting tables (table_caps.py)
     the few global ones   gw:{mm}:queues           set      "game:players" of every queue used
                           gw:{metrics}:time_to_match hash   time-to-match histogram counters
                           gw:{archive}:plan        hash     the archiver's batch in flight
+                          gw:{secrets}:read_links  string   the key signing designers' report links
 """
 
 from __future__ import annotations
@@ -103,6 +106,7 @@ def forming_key(game: str, players: int) -> str:
 QUEUES = "gw:{mm}:queues"
 TIME_TO_MATCH_KEY = "gw:{metrics}:time_to_match"
 ARCHIVE_PLAN = "gw:{archive}:plan"
+READ_LINK_SECRET = "gw:{secrets}:read_links"
 
 
 def player_key(player_id: str) -> str:
@@ -128,3 +132,8 @@ def device_key_of(digest: str) -> str:
 
 def username_key(username: str) -> str:
     return f"gw:{{u:{username.lower()}}}"
+
+
+def failures_key(username: str) -> str:
+    """Failed sign-ins by that name (the login throttle): beside the name, in its slot."""
+    return f"gw:{{u:{username.lower()}}}:failures"

@@ -15,6 +15,7 @@ from services.runtime.topology import engine_address
 
 from .deal import secret_from_env
 from .matchmaking import MatchPolicy
+from .quotas import DesignerQuotas
 
 
 def _env_float(name: str, default: float) -> float:
@@ -93,6 +94,13 @@ class Settings:
     # make: Flask-Limiter notation, several joined by ";". Empty: no limit of that kind.
     rate_limit_address: str = "50/second;1200/minute"
     rate_limit_player: str = "20/second;600/minute"
+    # New guests (POST /api/players/guest) one address may make: each is a player, a device
+    # and a session in Redis (they expire, guest_ttl_seconds, but a burst must not fill it).
+    rate_limit_guest: str = "20/minute;200/hour"
+    # A guest nobody signs in as for this long is gone (player, device and sessions).
+    guest_ttl_seconds: int = 30 * 24 * 3600
+    # Waiting tables one player (or, unsigned, one address) may hold open at once; 0: no cap.
+    max_waiting_tables: int = 5
     # A writer already refused in the window who writes again is answered this much later
     # (at most until the window resets): a flood's connections then wait instead of
     # costing the gateway a response each. Cooperative under gevent. 0: answer at once.
@@ -139,6 +147,14 @@ class Settings:
     # The secret live tables' deal keys are derived from (deal.py, CULTISTS_DEAL_SECRET);
     # by default one random per process, which deals and replays as well (keys are stored).
     deal_secret: bytes = field(default_factory=secret_from_env, repr=False)
+    # What Prometheus sends (`Authorization: Bearer ...`) to scrape the gateway's /metrics;
+    # without it only an operator's session reads them. `cultists run` makes one per run.
+    metrics_token: str | None = None
+    # Or a port of the gateway's own that only Prometheus reaches (GATEWAY_METRICS_PORT,
+    # docker-compose and k8s): a request that arrived on it reads /metrics without a session.
+    metrics_port: int | None = None
+    # What one designer may have computed at once (quotas.py; QUOTA_* variables).
+    quotas: DesignerQuotas = field(default_factory=DesignerQuotas)
 
     @property
     def task_broker_url(self) -> str:
@@ -182,6 +198,8 @@ class Settings:
             bot_only_slice_seconds=_env_float("TABLES_BOT_ONLY_SLICE_SECONDS", cls.bot_only_slice_seconds),
             rate_limit_address=os.environ.get("GATEWAY_RATE_LIMIT_ADDRESS", cls.rate_limit_address),
             rate_limit_player=os.environ.get("GATEWAY_RATE_LIMIT_PLAYER", cls.rate_limit_player),
+            rate_limit_guest=os.environ.get("GATEWAY_RATE_LIMIT_GUEST", cls.rate_limit_guest),
+            max_waiting_tables=int(os.environ.get("GATEWAY_MAX_WAITING_TABLES") or cls.max_waiting_tables),
             rate_limit_tarpit_seconds=_env_float(
                 "GATEWAY_RATE_LIMIT_TARPIT_SECONDS", cls.rate_limit_tarpit_seconds
             ),
@@ -199,4 +217,9 @@ class Settings:
             prometheus_url=os.environ.get("PROMETHEUS_URL") or None,
             dashboards_cache_seconds=_env_float("DASHBOARDS_CACHE_SECONDS", cls.dashboards_cache_seconds),
             deal_secret=secret_from_env(),
+            metrics_token=os.environ.get("GATEWAY_METRICS_TOKEN") or None,
+            metrics_port=int(os.environ["GATEWAY_METRICS_PORT"])
+            if os.environ.get("GATEWAY_METRICS_PORT")
+            else None,
+            quotas=DesignerQuotas.from_env(),
         )

@@ -70,6 +70,7 @@ def render(
     scrape_interval: str | None = None,
     evaluation_interval: str | None = None,
     alert_for: str | None = None,
+    gateway_token: str | None = None,
 ) -> Path:
     """Write prometheus.yml, rules/ and targets/ into `directory`; returns the config path.
 
@@ -93,6 +94,13 @@ def render(
     target_dir.mkdir(exist_ok=True)
     for job, groups in targets.items():
         (target_dir / f"{job}.json").write_text(json.dumps(groups, indent=2))
+    if gateway_token:  # the gateway's /metrics answers only to this token (or an operator)
+        token_file = directory / "gateway-metrics-token"
+        token_file.write_text(gateway_token)
+        token_file.chmod(0o600)
+        for job in config["scrape_configs"]:
+            if job["job_name"] == "gateway":
+                job["authorization"] = {"type": "Bearer", "credentials_file": str(token_file)}
     path = directory / "prometheus.yml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     return path
@@ -111,8 +119,9 @@ def url() -> str:
     return f"http://127.0.0.1:{prometheus_port()}"
 
 
-def process_spec() -> ProcessSpec | None:
-    """The Prometheus child of `cultists run` (config rendered now), or None without a binary."""
+def process_spec(gateway_token: str | None = None) -> ProcessSpec | None:
+    """The Prometheus child of `cultists run` (config rendered now), or None without a
+    binary; `gateway_token` is what it scrapes the gateway's /metrics with."""
     executable = binary()
     if executable is None:
         return None
@@ -123,6 +132,7 @@ def process_spec() -> ProcessSpec | None:
         scrape_interval=os.environ.get("PROMETHEUS_SCRAPE_INTERVAL"),
         evaluation_interval=os.environ.get("PROMETHEUS_EVALUATION_INTERVAL"),
         alert_for=os.environ.get("PROMETHEUS_ALERT_FOR"),
+        gateway_token=gateway_token,
     )
     return ProcessSpec(
         "prometheus",

@@ -139,3 +139,23 @@ def card_ids_in_dom(page: Page) -> set[str]:
     return set(
         page.eval_on_selector_all("[data-card-id]", "els => els.map(e => e.getAttribute('data-card-id'))")
     )
+
+
+def sign_in_as(page: Page, redis_client, role: str) -> str:
+    """Sign the page's browser in as a new account holding `role` (made as `cultists
+    admin create-user` makes it), through the account page's own sign-in call; the
+    username."""
+    from tests.support.staff import PASSWORD, make_account
+
+    username = make_account(redis_client, role)
+    page.goto("/account")
+    page.evaluate(
+        """async ([username, password]) => {
+            const reply = await fetch("/api/sessions", {method: "POST",
+              headers: {"Content-Type": "application/json"}, body: JSON.stringify({username, password})});
+            if (!reply.ok) throw new Error(`sign-in: ${reply.status}`);
+            CultistsPlayer.use(await reply.json());
+        }""",
+        [username, PASSWORD],
+    )
+    return username

@@ -16,6 +16,9 @@ from services.balance.tune.report import render_plots
 from services.balance.tune.run import run_tune
 from services.balance.tune.spec import parse_tune_spec
 from services.balance.tune.store import TuneStore
+from tests.support.staff import act_as
+
+from .support import sign_in_as
 
 TINY = {
     "name": "designer page tune",
@@ -89,6 +92,15 @@ def test_the_designer_page_follows_tunes_sweeps_and_nights(
 
 
 def _follow(page, running, finished, sweep, summary, tunes, sweeps, screenshots) -> None:
+    # Tunes, sweeps and nights are a designer's: as the guest every browser is, the page
+    # says so (403) and shows nobody's sweeps.
+    page.goto("/designer")
+    page.wait_for_function(
+        "() => document.querySelector('[data-testid=designer-updated]').textContent"
+        '.includes("403: sign in with a designer\'s account")'
+    )
+    assert page.get_by_test_id(f"sweep-percent-{sweep}").count() == 0
+    sign_in_as(page, tunes.r, "designer")
     page.goto("/")
     page.get_by_test_id("nav-designer").click()
     page.wait_for_url("**/designer")
@@ -103,17 +115,17 @@ def _follow(page, running, finished, sweep, summary, tunes, sweeps, screenshots)
     tunes.update(running, spent=300, trials=9)
     sweeps.r.hset(key(sweep, "meta"), "games_done", 150)
     page.wait_for_function(
-        f"document.querySelector('[data-testid=tune-percent-{running}]').dataset.percent === '75'"
+        f"() => document.querySelector('[data-testid=tune-percent-{running}]').dataset.percent === '75'"
     )
     page.wait_for_function(
-        f"document.querySelector('[data-testid=sweep-percent-{sweep}]').dataset.percent === '75'"
+        f"() => document.querySelector('[data-testid=sweep-percent-{sweep}]').dataset.percent === '75'"
     )
 
     # The nightly history: the latest real night's drift flag, and a chart of its nights.
     flags = page.get_by_test_id("drift-crazy_cultists")
     assert "seat 0 win rate 55.1% → 61.0%" in flags.inner_text()
     page.wait_for_function(
-        "window.designerCharts.crazy_cultists && window.designerCharts.crazy_cultists.points === 3"
+        "() => window.designerCharts.crazy_cultists && window.designerCharts.crazy_cultists.points === 3"
     )
     drawn = page.evaluate(
         "(({cell, seats, points}) => ({cell, seats, points}))(window.designerCharts.crazy_cultists)"
@@ -121,21 +133,22 @@ def _follow(page, running, finished, sweep, summary, tunes, sweeps, screenshots)
     assert drawn == {"cell": CELL_2P, "seats": 2, "points": 3}  # the preview night left out
     assert page.locator("[data-testid=chart-crazy_cultists] canvas").count() == 1
     page.get_by_test_id("cell-crazy_cultists").select_option(CELL_3P)
-    page.wait_for_function("window.designerCharts.crazy_cultists.seats === 3")
+    page.wait_for_function("() => window.designerCharts.crazy_cultists.seats === 3")
     page.screenshot(path=str(screenshots / "designer.png"), full_page=True)
 
     # The finished tune's report opens with its plots.
     page.get_by_test_id(f"tune-report-{finished}").click()
-    page.wait_for_url(f"**/api/tunes/{finished}/report")
+    page.wait_for_url(f"**/api/tunes/{finished}/report?read=*")  # a signed link: no session needed
     assert "Confirmation on fresh seeds" in page.content()
     images = page.locator("img")
     assert images.count() >= 2
-    page.wait_for_function("[...document.images].every((i) => i.complete && i.naturalWidth > 0)")
+    page.wait_for_function("() => [...document.images].every((i) => i.complete && i.naturalWidth > 0)")
 
 
 def test_the_nightly_data_refuses_a_bad_count_and_reads_an_empty_folder(
-    client, tmp_path, monkeypatch, nights
+    client, app, tmp_path, monkeypatch, nights
 ):
+    act_as(client, app.extensions["cultists"].redis, "designer")  # the nights are a designer's
     bad = client.get("/designer/data/nightly?nights=0")
     assert bad.status_code == 400 and bad.get_json()["error"]["code"] == "malformed"
     assert client.get("/designer/data/nightly?nights=x").status_code == 400

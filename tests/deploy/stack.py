@@ -38,6 +38,21 @@ def http(url: str, body: dict | None = None, timeout: float = 10, headers: dict 
         return json.loads(reply.read())
 
 
+# The operator `cultists run` makes from CULTISTS_OPERATOR (docs/cli.md): sweeps over HTTP
+# are a designer's or operator's (docs/security.md).
+OPERATOR = ("stack-operator", "stack operator passphrase 42")
+OPERATOR_ENV = {"CULTISTS_OPERATOR": ":".join(OPERATOR)}
+_staff: dict[str, dict[str, str]] = {}
+
+
+def staff_headers(gateway: str) -> dict[str, str]:
+    """A session of the run's operator on `gateway` (signed in once per gateway)."""
+    if gateway not in _staff:
+        session = http(f"{gateway}/api/sessions", {"username": OPERATOR[0], "password": OPERATOR[1]})
+        _staff[gateway] = {"X-Player-Token": session["token"]}
+    return _staff[gateway]
+
+
 def wait(predicate, timeout: float, what: str, interval: float = 0.2):
     """Poll `predicate` every `interval` seconds (short: a part that is up is seen at once;
     what a poll costs is the predicate's own time) until it is true or `timeout` passes."""
@@ -155,7 +170,7 @@ def running_stack(home: Path) -> Iterator[Stack]:
     holding alerts for 2 s instead of minutes; killed on the way out if still running."""
     ports = free_run_ports()
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "PROMETHEUS_URL")}
-    env |= ports
+    env |= ports | OPERATOR_ENV
     env |= {"CULTISTS_DATA": str(home / "var"), "PROMETHEUS_SCRAPE_INTERVAL": "1s",
             "PROMETHEUS_EVALUATION_INTERVAL": "1s", "PROMETHEUS_ALERT_FOR": "2s"}  # fmt: skip
     log_path = home / "run.log"
@@ -260,13 +275,13 @@ def play(stack: Stack) -> None:
 
     celery = Celery("stack-test", broker=stack.facts["redis_url"])
     for day in (1, 2):
-        before = len(http(f"{gateway}/api/sweeps?limit=100")["sweeps"])
+        before = len(http(f"{gateway}/api/sweeps?limit=100", headers=staff_headers(gateway))["sweeps"])
         celery.send_task(
             "workers.sweeps.tasks.run_nightly", kwargs={"games": 2, "day": day, "poll": 1.0}, queue="sweeps"
         )
 
         def nightly_done(before=before) -> bool:
-            sweeps = http(f"{gateway}/api/sweeps?limit=100")["sweeps"]
+            sweeps = http(f"{gateway}/api/sweeps?limit=100", headers=staff_headers(gateway))["sweeps"]
             return len(sweeps) >= before + len(GAMES) and all(s["status"] == "done" for s in sweeps)
 
         wait(nightly_done, 300, f"night {day}'s suite")
@@ -280,7 +295,8 @@ def play(stack: Stack) -> None:
     # 20,000 four-player heuristic games outlast the scrapes by minutes; the request plans
     # 400 chunks, which a loaded machine does well inside its 60 s.
     long = http(f"{gateway}/api/sweeps", {"game": "crazy_cultists", "seed": 5, "games": 20_000, "chunk": 50,
-                                          "players": [4], "lineups": ["heuristic"]}, timeout=60)["id"]  # fmt: skip
+                                          "players": [4], "lineups": ["heuristic"]},
+                timeout=60, headers=staff_headers(gateway))["id"]  # fmt: skip
     seen = f'count_over_time(cultists_sweep_progress_ratio{{sweep="{long}"}}[1m]) >= 10'
     wait(lambda: stack.series(seen), 120, "Prometheus to scrape an active sweep's progress for 10 s")
-    http(f"{gateway}/api/sweeps/{long}/cancel", {})
+    http(f"{gateway}/api/sweeps/{long}/cancel", {}, headers=staff_headers(gateway))

@@ -31,7 +31,7 @@ import pytest
 from services.engines.core.play import replay
 from services.engines.registry import load_game
 from services.runtime.run_lock import run_processes
-from tests.deploy.stack import GAMES, SHORT_GAMES
+from tests.deploy.stack import GAMES, OPERATOR_ENV, SHORT_GAMES, staff_headers
 from tests.deploy.stack import alive as _alive
 from tests.deploy.stack import http as _http
 from tests.deploy.stack import wait as _wait
@@ -97,7 +97,9 @@ def _call(url: str, body: dict | None = None, timeout: float = 90) -> dict:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            return _http(url, body, timeout=20)
+            # Sweeps are the operator's (CULTISTS_OPERATOR, made by the run).
+            staff = staff_headers(url.split("/api/")[0]) if "/api/sweeps" in url else None
+            return _http(url, body, timeout=20, headers=staff)
         except OSError as exc:  # URLError, HTTPError 503, timeouts
             if isinstance(exc, urllib.error.HTTPError) and exc.code != 503:
                 raise
@@ -117,7 +119,7 @@ def _bot_table(gateway: str, game: str) -> str:
 def platform(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("chaos")
     ports = free_run_ports()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | ports
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"} | ports | OPERATOR_ENV
     # A killed worker's unacknowledged tasks come back after this many seconds, and the
     # sweep chunk it held once its lease (10 s, renewed every third of it) has run out and
     # the reconciler (every 2 s) looks: with the production 60 s and 30 s, the test would

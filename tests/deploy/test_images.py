@@ -51,6 +51,8 @@ from tests.deploy.stack import SHORT_GAMES
 from tests.deploy.stack import http as _http
 from tests.deploy.stack import wait as _wait
 
+PASSWORD = "images designer passphrase 9"
+
 THIRD_PARTY = {"grafana"}  # no binary to stand in for its image: see above
 PROMETHEUS_PORT = 9090  # where prom/prometheus listens unless told otherwise
 UNSCRAPED = {"beat"}  # serves no metrics: it only sends tasks
@@ -99,17 +101,28 @@ def http_ok_redis(port: int, password: str | None = None) -> bool:
         return False
 
 
-def _play_and_sweep(gateway: str, metrics_port: int) -> None:
-    """A bot game through the gateway and the engines, and a sweep on the worker."""
+def _play_and_sweep(gateway: str, metrics_port: int, redis_port: int) -> None:
+    """A bot game through the gateway and the engines, and a sweep on the worker (by a
+    designer made as `cultists admin create-user` makes one, on the stack's Redis)."""
+    import redis as redis_client
+
+    from services.platform.players import PlayerBook
+
+    PlayerBook(redis_client.Redis(port=redis_port), 0).create_account("images-designer", PASSWORD, "designer")
+    staff = {
+        "X-Player-Token": _http(
+            f"{gateway}/api/sessions", {"username": "images-designer", "password": PASSWORD}
+        )["token"]
+    }
     players = 3  # Crazy Cultists plays 3 or more (CC-2)
     body = {"game": "crazy_cultists", "players": players, "config": SHORT_GAMES["crazy_cultists"],
             "seats": [{"kind": "bot", "bot": "random"}] * players}  # fmt: skip
     table = _http(f"{gateway}/api/tables", body)["table"]
-    sweep = _http(f"{gateway}/api/sweeps", SWEEP)["id"]
+    sweep = _http(f"{gateway}/api/sweeps", SWEEP, headers=staff)["id"]
     _wait(lambda: _http(f"{gateway}/api/tables/{table}")["status"] == "finished", 120, "the bot game")
     assert _http(f"{gateway}/api/tables/{table}/replay")["actions"]
-    _wait(lambda: _http(f"{gateway}/api/sweeps/{sweep}")["status"] == "done", 180, "the sweep")
-    assert _http(f"{gateway}/api/sweeps/{sweep}")["games_done"] == SWEEP["games"]
+    _wait(lambda: _http(f"{gateway}/api/sweeps/{sweep}", headers=staff)["status"] == "done", 180, "the sweep")
+    assert _http(f"{gateway}/api/sweeps/{sweep}", headers=staff)["games_done"] == SWEEP["games"]
     page = urllib.request.urlopen(f"http://127.0.0.1:{metrics_port}/metrics", timeout=10).read().decode()
     assert f'cultists_sweep_games_simulated_total{{game="trash_cult"}} {float(SWEEP["games"])}' in page, page
 
@@ -173,7 +186,7 @@ def test_compose_services_start_and_serve(image, home):
         # fallback to its source because the wheel left out something its hash covers).
         assert app.exec(["python", "-c", COMPILED_ENGINES_LOAD]) == 0
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
-        _play_and_sweep(gateway, network.ports["worker-sweeps", 9100])
+        _play_and_sweep(gateway, network.ports["worker-sweeps", 9100], network.ports["redis", 6379])
         assert "prometheus" in services, "docker-compose.yml has no prometheus service"
         _assert_scraped(
             f"http://127.0.0.1:{network.ports['prometheus', PROMETHEUS_PORT]}", set(ours) - UNSCRAPED
@@ -337,7 +350,7 @@ def test_kubernetes_deployments_start_and_serve(image, home):
         specs = {name: spec for name, (_container, spec) in by_name.items()}
         started += _start_all(specs, {}, lambda name, _spec: by_name[name][0], _probe, home)
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
-        _play_and_sweep(gateway, network.ports["worker-sweeps", 9100])
+        _play_and_sweep(gateway, network.ports["worker-sweeps", 9100], network.ports["redis", 6379])
     finally:
         _stop(started, [redis])
 

@@ -102,8 +102,12 @@ def test_prometheus_scrapes_every_service_of_the_run(played: Stack):
 
     # Every metric a dashboard queries is exported by some service of this very run.
     exported: set[str] = set()
+    # The gateway's /metrics wants the token the run gave its Prometheus (docs/security.md).
+    token_file = Path(played.env["CULTISTS_DATA"]) / "prometheus" / "config" / "gateway-metrics-token"
+    scrape = {"Authorization": f"Bearer {token_file.read_text()}"}
     for address in played.scraped():
-        body = urllib.request.urlopen(f"http://{address}/metrics", timeout=10).read().decode()
+        request = urllib.request.Request(f"http://{address}/metrics", headers=scrape)
+        body = urllib.request.urlopen(request, timeout=10).read().decode()
         exported |= {family(line.split()[2]) for line in body.splitlines() if line.startswith("# TYPE ")}
     missing = {n for n in dashboard_metric_names() if n != "up" and n not in exported}
     assert not missing, f"dashboards query metrics nobody exports: {sorted(missing)}"

@@ -89,6 +89,8 @@ def gateway_settings(live_store: LiveStore, engines: dict, tmp_path_factory) -> 
         # their own tests (test_abuse.py) on an app of their own.
         rate_limit_address="",
         rate_limit_player="",
+        rate_limit_guest="",
+        max_waiting_tables=0,  # tests open tables by the dozen from 127.0.0.1; test_limits.py caps them
     )
 
 

@@ -13,6 +13,7 @@ from services.gateway.matches_api import LAST_EVENT_ID
 from services.gateway.versions import documented_path
 from services.platform.keys import log_key, table_key
 from services.runtime.ports import free_port
+from tests.support.staff import session_of
 
 from .conftest import bearer
 from .support import two_player_config
@@ -113,7 +114,9 @@ def test_refusals_change_nothing(client, app, started):
 def test_table_creation_refusals(client, app):
     expect(client.post("/api/tables", json={}), 400, "malformed")
     expect(client.post("/api/tables", json={"game": "chess"}), 404, "unknown_game")
-    expect(client.post("/api/tables", json={"game": GAME, "players": 50}), 400, "invalid_players")
+    # Past every game's seats: the schema's bound (the document's); within it, the game's own.
+    expect(client.post("/api/tables", json={"game": GAME, "players": 50}), 400, "malformed")
+    expect(client.post("/api/tables", json={"game": "tricky_cultists", "players": 5}), 400, "invalid_players")
     expect(client.post("/api/tables", json={"game": GAME, "config": {"no_such_field": 1}}), 400)
     expect(client.post("/api/tables", json={"game": GAME, "config": []}), 400, "malformed")
     expect(client.post("/api/tables", json={"game": GAME, "seats": [{"kind": "alien"}]}), 400)
@@ -173,7 +176,8 @@ def test_engine_down_is_503_and_changes_nothing(gateway_settings, client, app):
         )
         expect(move, 503, "engine_unavailable")
         expect(c.post("/api/tables", json={"game": GAME}), 503)
-        metrics = c.get("/metrics").get_data(as_text=True)
+        operator = session_of(c, down.extensions["cultists"].redis, "operator")  # /metrics: operators
+        metrics = c.get("/metrics", headers=operator).get_data(as_text=True)
         assert (
             f'cultists_gateway_engine_errors_total{{code="UNAVAILABLE",game="{GAME}",method="View"}}'
             in metrics
@@ -281,3 +285,10 @@ def test_null_is_the_default_of_every_optional_body_field(client):
         schema = doc["components"]["schemas"][name]
         optional = set(schema["properties"]) - set(schema.get("required", []))
         assert optional and all(schema["properties"][f].get("nullable") for f in optional), name
+
+
+def test_a_method_the_path_does_not_take_is_405_with_allow(client):
+    for method in ("TRACE", "PUT"):
+        reply = client.open("/api/games", method=method)
+        assert reply.status_code == 405 and reply.get_json()["error"]["code"] == "method_not_allowed"
+        assert {"GET", "HEAD", "OPTIONS"} <= {m.strip() for m in reply.headers["Allow"].split(",")}

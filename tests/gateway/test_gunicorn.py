@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from urllib.parse import quote
@@ -26,6 +27,9 @@ from .support import two_player_config
 
 GAME = available_games()[0]
 TWO = two_player_config(GAME)  # its tables here seat 2
+
+
+METRICS_TOKEN = "gunicorn-test-scrape-token"
 
 
 def _answering(url: str, timeout: float) -> None:
@@ -46,11 +50,13 @@ def _answering(url: str, timeout: float) -> None:
 def serve(
     live_store: LiveStore, engines: dict, tmp_path, workers: int = 2, extra_env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen]]:
-    port = free_port()
+    port, metrics_port = free_port(), free_port()
     env = {
         **os.environ, **engine_env(engines), **live_store.env(), "GATEWAY_PORT": str(port),
+        "GATEWAY_METRICS_PORT": str(metrics_port), "GATEWAY_METRICS_HOST": "127.0.0.1",
         "GATEWAY_WORKERS": str(workers), "PROMETHEUS_MULTIPROC_DIR": str(tmp_path / "metrics"),
-        "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5", **(extra_env or {}),
+        "GATEWAY_STREAM_HEARTBEAT_SECONDS": "0.5", "GATEWAY_METRICS_TOKEN": METRICS_TOKEN,
+        **(extra_env or {}),
     }  # fmt: skip
     proc = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "services.gateway:create_app()"],
@@ -59,6 +65,8 @@ def serve(
     try:
         wait_for_port(port, timeout=30)
         _answering(f"http://127.0.0.1:{port}/healthz", timeout=60)
+        wait_for_port(metrics_port, timeout=30)
+        proc.metrics_url = f"http://127.0.0.1:{metrics_port}/metrics"  # type: ignore[attr-defined]
         yield f"http://127.0.0.1:{port}", proc
     finally:
         if proc.poll() is None:
@@ -124,7 +132,14 @@ def test_gunicorn_serves_streams_and_merges_metrics(gunicorn):
 
     for _ in range(6):  # spread requests over both workers
         call(f"{base}/api/games")
-    with urllib.request.urlopen(f"{base}/metrics", timeout=10) as reply:
+    # /metrics: not for anyone on the public port; for the token, or on the internal port.
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{base}/metrics", timeout=10)
+    assert refused.value.code == 401
+    with urllib.request.urlopen(proc.metrics_url, timeout=10) as internal:
+        assert b"cultists_gateway_request_duration_seconds" in internal.read()
+    scrape = urllib.request.Request(f"{base}/metrics", headers={"Authorization": f"Bearer {METRICS_TOKEN}"})
+    with urllib.request.urlopen(scrape, timeout=10) as reply:  # as Prometheus scrapes it
         metrics = reply.read().decode()
     assert (
         'cultists_gateway_request_duration_seconds_count{method="GET",route="/api/games",status="200"} 6.0'

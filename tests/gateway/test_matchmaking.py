@@ -10,6 +10,7 @@ from services.engines.registry import available_games
 from services.platform.keys import forming_key, queue_key, ticket_key
 from services.platform.matchmaking import MatchPolicy, Ticket, group_tickets
 from services.platform.ratings import DEFAULT
+from tests.support.staff import session_of
 
 from .conftest import bearer
 from .support import sign_in_guest, wait_for
@@ -110,7 +111,10 @@ def test_queue_match_and_ticket_token_is_the_seat_token(client, app):
     gw = app.extensions["cultists"]
     a, b, c = _ticket(client, "ann"), _ticket(client, "bob"), _ticket(client, "cal")
     assert a["status"] == "queued" and a["rating"] == DEFAULT[0]
-    assert "cultists_gateway_queued_tickets" in client.get("/metrics").get_data(as_text=True)
+    operator = session_of(client, gw.redis, "operator")  # /metrics is an operator's (test_roles.py)
+    assert "cultists_gateway_queued_tickets" in client.get("/metrics", headers=operator).get_data(
+        as_text=True
+    )
     ours: set[str] = set()
     tid = _seated(client, gw, a, ours=ours)
     for ticket in (a, b, c):
@@ -123,7 +127,7 @@ def test_queue_match_and_ticket_token_is_the_seat_token(client, app):
     table = client.get(f"/api/tables/{tid}").get_json()
     assert table["rated"] and table["source"] == "matchmaking" and table["status"] == "playing"
     assert {s["player"] for s in table["seats"]} == {"ann", "bob", "cal"}
-    metrics = client.get("/metrics").get_data(as_text=True)
+    metrics = client.get("/metrics", headers=operator).get_data(as_text=True)
     if tid in ours:  # else a table worker's pass seated them: its process observed the waits
         assert "cultists_gateway_time_to_match_seconds_count 3.0" in metrics
     assert 'cultists_gateway_open_tables{status="playing"} 1.0' in metrics

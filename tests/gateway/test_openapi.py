@@ -8,6 +8,7 @@ import time
 
 import orjson
 import schemathesis
+from flask import Flask
 from hypothesis import HealthCheck, given, settings
 from schemathesis import checks
 
@@ -165,7 +166,10 @@ def test_the_progress_answers_have_their_models_keys(redis_url):
     tunes.create(
         tune_id, {"game": "trash_cult"}, {"name": "t", "game": "trash_cult", "budget": 10, "trial_cap": 5}
     )
-    tune = progress(tunes, tune_id)
+    app = Flask(__name__)  # a tune's report link is signed with the app's Redis key
+    app.config["SWEEPS_REDIS_URL"] = redis_url
+    with app.app_context():
+        tune = progress(tunes, tune_id)
     assert tune is not None
     assert set(tune) | {"summary"} == set(TuneProgress.model_fields)
     TuneProgress.model_validate(tune)

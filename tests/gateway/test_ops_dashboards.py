@@ -32,10 +32,16 @@ from services.gateway.ops_dashboards import CACHE_PREFIX
 from services.platform.settings import Settings
 from services.runtime.ports import free_port
 from services.runtime.prometheus import render
+from tests.support.staff import act_as
 
 from .support import two_player_config
 
 STATIC = Path(__file__).resolve().parents[2] / "services" / "gateway" / "static" / "ops"
+
+
+def _operator(app):
+    """A client of `app` signed in as an operator: /ops's data is theirs (test_roles.py)."""
+    return act_as(app.test_client(), app.extensions["cultists"].redis, "operator")
 
 
 def _get(url: str) -> dict:
@@ -140,7 +146,7 @@ def _query_range_count(prometheus: str) -> float:
 
 
 def test_a_panel_answers_what_prometheus_answers_for_its_query(ops_app, prometheus):
-    client = ops_app.test_client()
+    client = _operator(ops_app)
     url = "/ops/data/panels/engine-latency?range=5m&game=crazy_cultists"
 
     def apply_p99():
@@ -178,7 +184,7 @@ def test_a_panel_answers_what_prometheus_answers_for_its_query(ops_app, promethe
 
 
 def test_only_the_panel_lists_queries_can_be_asked(ops_app, prometheus):
-    client = ops_app.test_client()
+    client = _operator(ops_app)
     before = _query_range_count(prometheus)
     refused = {
         "/ops/data/panels/no-such-panel": 404,
@@ -206,7 +212,7 @@ def test_many_viewers_cost_prometheus_one_query(ops_app, prometheus):
     answers: list[dict] = []
 
     def viewer() -> None:
-        answers.append(ops_app.test_client().get("/ops/data/panels/workers-up?range=24h").get_json())
+        answers.append(_operator(ops_app).get("/ops/data/panels/workers-up?range=24h").get_json())
 
     threads = [threading.Thread(target=viewer) for _ in range(8)]
     for thread in threads:
@@ -218,12 +224,12 @@ def test_many_viewers_cost_prometheus_one_query(ops_app, prometheus):
     assert _query_range_count(prometheus) - before == len(windows)  # one per window: normally 1
     # After the cache's few seconds, the next viewer asks again.
     time.sleep(ops_app.extensions["cultists"].settings.dashboards_cache_seconds + 0.5)
-    ops_app.test_client().get("/ops/data/panels/workers-up?range=24h")
+    _operator(ops_app).get("/ops/data/panels/workers-up?range=24h")
     assert _query_range_count(prometheus) - before == len(windows) + 1
 
 
 def test_an_engine_that_cannot_be_scraped_is_an_alert(ops_app, dead_target):
-    client = ops_app.test_client()
+    client = _operator(ops_app)
 
     def engine_down():
         for key in ops_app.extensions["cultists"].redis.scan_iter(f"{CACHE_PREFIX}*"):
@@ -239,7 +245,7 @@ def test_an_engine_that_cannot_be_scraped_is_an_alert(ops_app, dead_target):
 def test_without_prometheus_the_page_says_so(gateway_settings: Settings):
     app = create_app(dataclasses.replace(gateway_settings, prometheus_url=None))
     try:
-        client = app.test_client()
+        client = _operator(app)
         page = client.get("/ops")
         assert page.status_code == 200 and b'data-testid="ops-no-prometheus"' in page.data
         reply = client.get("/ops/data/panels/moves?range=1h")
@@ -251,7 +257,7 @@ def test_without_prometheus_the_page_says_so(gateway_settings: Settings):
 def test_unreachable_prometheus_is_a_clear_error(gateway_settings: Settings):
     app = create_app(dataclasses.replace(gateway_settings, prometheus_url=f"http://127.0.0.1:{free_port()}"))
     try:
-        reply = app.test_client().get("/ops/data/alerts")
+        reply = _operator(app).get("/ops/data/alerts")
         assert reply.status_code == 502
         assert reply.get_json()["error"]["code"] == "prometheus_unavailable"
         assert "did not answer" in reply.get_json()["error"]["message"]
@@ -260,7 +266,7 @@ def test_unreachable_prometheus_is_a_clear_error(gateway_settings: Settings):
 
 
 def test_the_page_has_every_panel_of_the_list_once_per_game_where_per_game(ops_app):
-    page = ops_app.test_client().get("/ops").data.decode()
+    page = _operator(ops_app).get("/ops").data.decode()
     games = ops_app.extensions["cultists"].engines.games
     ids = [p.id for board in DASHBOARDS for p in board.panels]
     assert len(ids) == len(set(ids))

@@ -27,7 +27,13 @@ def test_a_device_is_one_guest_with_a_name_apart_from_its_id(client):
     assert first["kind"] == "guest" and first["name"] == "ann"
     assert again["player"] == first["player"] and again["token"] != first["token"], "same player, new session"
     me = client.get("/api/players/me", headers=again["headers"]).get_json()
-    assert me == {"player": first["player"], "name": "ann", "kind": "guest", "username": None}
+    assert me == {
+        "player": first["player"],
+        "name": "ann",
+        "kind": "guest",
+        "username": None,
+        "roles": ["player"],
+    }
     renamed = client.patch("/api/players/me", json={"name": "Ann the Bold"}, headers=first["headers"])
     assert renamed.get_json()["name"] == "Ann the Bold" and renamed.get_json()["player"] == first["player"]
     other = sign_in_guest(client, "Ann the Bold")
@@ -42,12 +48,18 @@ def test_a_guest_upgrades_to_a_username_and_password(client, app):
     body = {"username": "bea", "password": "correct horse battery"}
     upgraded = client.post("/api/players/me/upgrade", json=body, headers=guest["headers"])
     assert upgraded.status_code == 200, upgraded.get_json()
-    assert upgraded.get_json() == {
+    session = upgraded.get_json()
+    assert {k: v for k, v in session.items() if k not in ("token", "expires")} == {
         "player": guest["player"],
         "name": "bea",
         "kind": "account",
         "username": "bea",
+        "roles": ["player"],
     }
+    # The guest's session ended with the upgrade; the one it answered with is the account's.
+    assert _code(client.get("/api/players/me", headers=guest["headers"])) == "session_expired"
+    mine = client.get("/api/players/me", headers={"X-Player-Token": session["token"]})
+    assert mine.get_json()["kind"] == "account"
     stored = app.extensions["cultists"].redis.hget(player_key(guest["player"]), "password").decode()
     assert stored.startswith("$argon2id$") and "correct horse" not in stored
     # The device alone no longer signs in; the password does, as the same player.

@@ -6,12 +6,14 @@ import re
 import time
 
 import pytest
+import redis
 from flask import Flask
 
 from services.balance.sweeps import control
 from services.balance.sweeps.spec import SpecError, load_spec_file
 from services.balance.sweeps.store import INDEX, new_id
 from services.gateway import errors, sweeps_api
+from tests.support.staff import act_as
 
 from .support import SMALL_SPECS, wait_for
 
@@ -24,7 +26,8 @@ def client(redis_url):
     app.config["SWEEPS_REDIS_URL"] = redis_url
     app.register_blueprint(sweeps_api.bp)
     errors.register(app)  # the gateway's error answers, as create_app installs them
-    return app.test_client()
+    # A designer's session: only designers submit and read sweeps (test_roles.py).
+    return act_as(app.test_client(), redis.Redis.from_url(redis_url), "designer")
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
+import redis
 from flask import Flask
 
 from services.balance.sweeps.store import SweepStore
@@ -21,6 +22,7 @@ from services.balance.tune.spec import parse_tune_spec
 from services.balance.tune.store import INDEX, TuneStore
 from services.gateway import errors, sweeps_api, tunes_api
 from tests.support.celery_worker import start_worker, stop_worker
+from tests.support.staff import act_as
 from tests.tune.specs import SMALL_CC_TUNE
 
 SMALL = {"name": "api tune", **SMALL_CC_TUNE, "budget": 240}
@@ -49,7 +51,8 @@ def client(redis_url: str):
     app.register_blueprint(sweeps_api.bp)
     app.register_blueprint(tunes_api.bp)
     errors.register(app)
-    return app.test_client()
+    # A designer's session: only designers submit and read tunes (test_roles.py).
+    return act_as(app.test_client(), redis.Redis.from_url(redis_url), "designer")
 
 
 @pytest.fixture()

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,6 +44,8 @@ from services.models import MAX_BOT_SPEC, describe, first_field, one_of
 DEFAULT_CHUNK = 250
 # A guard against a typo (games: 1e9) filling Redis; raise it deliberately if needed.
 MAX_TOTAL_GAMES = 50_000_000
+# Cells one sweep may compare: each is a row of its report and a deal checked up front.
+MAX_CELLS = 2000
 # Game i of a cell plays seed + i: kept well inside a 64-bit record's seed column.
 SEED_MAX = 2**62
 # Every count of a spec is bounded, so none reaches past what a stored spec (64-bit JSON) holds.
@@ -298,13 +301,30 @@ def read_spec(model: type[M], data: Any, kind: str) -> M:
         raise SpecError(describe(exc), field=first_field(exc) or None) from None
 
 
-def parse_spec(data: Mapping[str, Any] | SweepSpecInput) -> SweepSpec:
+def parse_spec(data: Mapping[str, Any] | SweepSpecInput, max_chunks: int | None = None) -> SweepSpec:
     """Validate a spec completely: its shape by `SweepSpecInput`, then what the shape cannot
     say (player counts the game takes, bots that exist, cells that deal); SpecError says
-    exactly what is wrong, and its `field` names the part of the spec when one is at fault."""
+    exactly what is wrong, and its `field` names the part of the spec when one is at fault.
+
+    The sweep's size is checked first, from the spec's numbers alone (`planned_size`),
+    before any cell or chunk exists: more than MAX_CELLS cells, MAX_TOTAL_GAMES games or
+    `max_chunks` chunk tasks is refused at once, however large it asks to be."""
     given = read_spec(SweepSpecInput, data, "sweep")
     gspec = installed_game(given.game)
     players = _players(given.players, gspec)
+    cells_at_most, chunks_at_most = planned_size(given, len(players))
+    if cells_at_most > MAX_CELLS:
+        raise SpecError(
+            f"the grid, player counts and line-ups make up to {cells_at_most:,} cells; a sweep holds at most "
+            f"{MAX_CELLS:,} (split it into several sweeps)",
+            field="grid",
+        )
+    if max_chunks is not None and chunks_at_most > max_chunks:
+        raise SpecError(
+            f"that is up to {chunks_at_most:,} chunk tasks; a sweep submitted here queues at most {max_chunks} "
+            "(raise 'chunk', or run it with `cultists sweep`)",
+            field="chunk",
+        )
     grid = _grid(given.grid)
     lineups = _lineups(given.lineups, gspec, players)
     spec = SweepSpec(
@@ -334,6 +354,21 @@ def parse_spec(data: Mapping[str, Any] | SweepSpecInput) -> SweepSpec:
         if built[key] is not None:
             raise SpecError(f"cell '{cell.label}': {built[key]}")
     return spec
+
+
+def planned_size(given: SweepSpecInput, player_counts: int) -> tuple[int, int]:
+    """(cells, chunk tasks) a spec plans at most, from its lengths alone: the grid's
+    product, times its player counts, times its line-ups (some line-ups may fit fewer
+    counts, so the real plan is no larger)."""
+    grid = given.grid
+    if not grid:
+        variants = 1
+    elif isinstance(grid, dict):
+        variants = math.prod(len(options) for options in grid.values())
+    else:
+        variants = len(grid)
+    cells = variants * player_counts * len(given.lineups or ["random"])
+    return cells, cells * -(-given.games // given.chunk)
 
 
 def installed_game(game: str) -> GameSpec:

@@ -73,7 +73,10 @@
   }
 
   onSubmit("upgrade", async (body, form) => {
-    render(await call("POST", "/api/players/me/upgrade", body));
+    // The guest's sessions end with the upgrade: keep the new one it answers with.
+    const session = await call("POST", "/api/players/me/upgrade", body);
+    window.CultistsPlayer.use(session);
+    render(session);
     form.reset();
   });
   onSubmit("login", async (body, form) => {

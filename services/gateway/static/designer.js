@@ -60,7 +60,7 @@
 
   function sweepRow(s) {
     const report = s.status === "done"
-      ? el("a", { href: `/api/sweeps/${s.id}/report`, dataTestid: `sweep-report-${s.id}` }, "report")
+      ? el("a", { href: s.links.report, dataTestid: `sweep-report-${s.id}` }, "report")
       : el("span", {}, s.status === "failed" ? s.error || "failed" : "–");
     return el("tr", { dataTestid: `sweep-${s.id}`, dataStatus: s.status },
       el("td", {}, s.id),
@@ -73,6 +73,10 @@
 
   async function getJson(url) {
     const reply = await fetch(url, { headers: { Accept: "application/json" } });
+    if (reply.status === 401 || reply.status === 403) {
+      // Tunes, sweeps and nights are for designers: say how to become one here.
+      throw new Error(`${reply.status}: sign in with a designer's account (/account)`);
+    }
     if (!reply.ok) throw new Error(`${url}: ${reply.status}`);
     return reply.json();
   }

@@ -1,0 +1,45 @@
+"""A designer's sweeps and tunes still queued or running, and the games they have left:
+what their quotas (services/platform/quotas.py) are checked against.
+
+Read from the stores' active sets (queued and running work, what the reconcilers walk),
+so the cost is one read per active sweep or tune of the whole platform, which the quotas
+themselves keep small. The owner is the `owner` field a submit over HTTP writes; work
+without one (the nightly, the CLI's) belongs to no designer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .sweeps.store import SweepStore
+from .tune.store import TuneStore
+
+ACTIVE = ("queued", "running")
+
+
+@dataclass(frozen=True)
+class InFlight:
+    count: int
+    games_left: int
+
+
+def sweeps_of(store: SweepStore, owner: str) -> InFlight:
+    count = games = 0
+    for sweep_id in store.active_ids():
+        meta = store.meta(sweep_id)
+        if meta.get("owner") == owner and meta.get("status") in ACTIVE:
+            count += 1
+            games += max(0, int(meta.get("total_games", 0)) - int(meta.get("games_done", 0)))
+    return InFlight(count, games)
+
+
+def tunes_of(tunes: TuneStore, owner: str) -> InFlight:
+    """A tune's games left: what remains of its search budget (its confirmation comes on top
+    and is bounded by the spec)."""
+    count = games = 0
+    for tune_id in tunes.active_ids():
+        meta = tunes.meta(tune_id)
+        if meta.get("owner") == owner and meta.get("status") in ACTIVE:
+            count += 1
+            games += max(0, int(meta.get("budget", 0)) - int(meta.get("spent", 0)))
+    return InFlight(count, games)
