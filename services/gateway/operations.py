@@ -101,6 +101,11 @@ CODES: dict[str, tuple[int, str]] = {
     "engine_unavailable": (503, "the game's engine is not answering: retry after Retry-After"),
     "store_unavailable": (503, "the table store is not answering: retry after Retry-After"),
     "busy": (503, "every slot for long work is taken: retry after Retry-After"),
+    "too_many_streams": (
+        503,
+        "this gateway process holds as many streams as it may: retry after Retry-After",
+    ),
+    "shutting_down": (503, "this gateway process is stopping: reconnect (another process answers)"),
     "too_slow": (503, "the rebuild took longer than its bound"),
     # Answered by the pages' and /ops' data routes (not under /api), listed so every code
     # the gateway answers has one meaning.
@@ -212,7 +217,15 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("get", "/api/tables/{table_id}/events/stream"): (
         "streamTableEvents",
         "matches",
-        ("malformed", *SEAT_AUTH, "invalid_ticket", "unknown_table", *ENGINE),
+        (
+            "malformed",
+            *SEAT_AUTH,
+            "invalid_ticket",
+            "unknown_table",
+            "too_many_streams",
+            "shutting_down",
+            *ENGINE,
+        ),
     ),
     ("get", "/api/tables/{table_id}/replay"): ("getReplay", "matches", ("unknown_table", "not_finished")),
     ("post", "/api/matchmaking/tickets"): (
@@ -247,7 +260,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("get", "/api/matchmaking/tickets/{ticket_id}/stream"): (
         "streamTicket",
         "matchmaking",
-        ("malformed", *SEAT_AUTH, "invalid_ticket", "unknown_ticket"),
+        ("malformed", *SEAT_AUTH, "invalid_ticket", "unknown_ticket", "too_many_streams", "shutting_down"),
     ),
     ("get", "/api/matchmaking/ratings/{game}/{player}"): (
         "getRating",

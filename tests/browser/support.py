@@ -143,11 +143,16 @@ def card_ids_in_dom(page: Page) -> set[str]:
 
 def sign_in_as(page: Page, redis_client, role: str) -> str:
     """Sign the page's browser in as a new account holding `role` (made as `cultists
-    admin create-user` makes it), through the account page's own sign-in call; the
-    username."""
+    admin create-user` makes it); the username."""
     from tests.support.staff import PASSWORD, make_account
 
     username = make_account(redis_client, role)
+    sign_in(page, username, PASSWORD)
+    return username
+
+
+def sign_in(page: Page, username: str, password: str) -> None:
+    """Sign the page's browser in as `username`, through the account page's own call."""
     page.goto("/account")
     page.evaluate(
         """async ([username, password]) => {
@@ -156,6 +161,5 @@ def sign_in_as(page: Page, redis_client, role: str) -> str:
             if (!reply.ok) throw new Error(`sign-in: ${reply.status}`);
             CultistsPlayer.use(await reply.json());
         }""",
-        [username, PASSWORD],
+        [username, password],
     )
-    return username

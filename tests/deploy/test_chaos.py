@@ -198,8 +198,9 @@ def test_every_part_comes_back_after_kill_9(platform):
         assert version == client.llen(actions_key(table)), f"table {table} half-applied a move"
         record = _call(f"{gateway}/api/tables/{table}/replay")
         spec = load_game(record["game"])
+        key = bytes.fromhex(record["deal_key"]) if record.get("deal_key") else None  # docs/fairness.md
         rebuilt = replay(spec, spec.make_config(record["config"]), record["players"], record["seed"],
-                         record["actions"])  # fmt: skip
+                         record["actions"], key)  # fmt: skip
         view = _call(f"{gateway}/api/tables/{table}/view")
         assert rebuilt.is_terminal() and sorted(rebuilt.winners()) == sorted(view["winners"])
     client.close()

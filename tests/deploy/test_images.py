@@ -38,6 +38,7 @@ import yaml
 
 from services.runtime.embedded_redis import redis_binary
 from tests.deploy.containers import (
+    COMPOSE_SECRETS,
     ROOT,
     Container,
     Network,
@@ -108,7 +109,8 @@ def _play_and_sweep(gateway: str, metrics_port: int, redis_port: int) -> None:
 
     from services.platform.players import PlayerBook
 
-    PlayerBook(redis_client.Redis(port=redis_port), 0).create_account("images-designer", PASSWORD, "designer")
+    stack_redis = redis_client.Redis(port=redis_port, password=COMPOSE_SECRETS["REDIS_PASSWORD"])
+    PlayerBook(stack_redis, 0).create_account("images-designer", PASSWORD, "designer")
     staff = {
         "X-Player-Token": _http(
             f"{gateway}/api/sessions", {"username": "images-designer", "password": PASSWORD}

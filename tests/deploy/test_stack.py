@@ -31,7 +31,19 @@ from pathlib import Path
 
 import pytest
 
-from tests.deploy.stack import GAMES, Stack, alive, descendants, engine_pid, http, play, running_stack, wait
+from tests.browser.support import sign_in
+from tests.deploy.stack import (
+    GAMES,
+    OPERATOR,
+    Stack,
+    alive,
+    descendants,
+    engine_pid,
+    http,
+    play,
+    running_stack,
+    wait,
+)
 from tests.deploy.test_configs import dashboard_metric_names, family
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "artifacts" / "screenshots"
@@ -58,6 +70,7 @@ def page(played: Stack, browser):
     context = browser.new_context(base_url=played.gateway, viewport=VIEWPORT)
     context.set_default_timeout(30_000)
     tab = context.new_page()
+    sign_in(tab, *OPERATOR)  # /ops's data is an operator's: the run's own (CULTISTS_OPERATOR)
     tab.goto("/ops?range=15m&refresh=5")
     yield tab
     context.close()

@@ -18,6 +18,7 @@ from services.platform.settings import Settings
 from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import free_port
 from tests.support.celery_worker import start_beat, start_worker, stop_worker
+from tests.support.staff import session_of
 
 from .conftest import BOT_GRACE_SECONDS
 from .support import stored, wait_for
@@ -75,9 +76,10 @@ def test_every_table_moves_again_soon_after_the_engine_is_back(own_platform):
     client = app.test_client()
     gw = app.extensions["cultists"]
     seats = [{"kind": "bot", "bot": BOT}] * 2
+    account = session_of(client, gw.redis, "player")  # a search at a table of bots: an account's
     tables = []
     for _ in range(TABLES):
-        reply = client.post("/api/tables", json={"game": GAME, "seats": seats})
+        reply = client.post("/api/tables", json={"game": GAME, "seats": seats}, headers=account)
         assert reply.status_code in (200, 201), reply.get_data(as_text=True)
         tables.append(reply.get_json()["table"])
 
