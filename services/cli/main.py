@@ -37,6 +37,7 @@ from . import (
     simulate_cmd,
     status_cmd,
     sweep_cmd,
+    train_cmd,
     tune_cmd,
 )
 from .options import EXIT_STATUS, Parser
@@ -51,6 +52,7 @@ COMMANDS = [
     run_cmd,
     status_cmd,
     sweep_cmd,
+    train_cmd,
     tune_cmd,
     nightly_cmd,
     completion_cmd,

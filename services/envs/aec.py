@@ -16,12 +16,11 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
+from services.engines.action_space import ActionTable
 from services.engines.core.errors import BadConfig
 from services.engines.core.game import State
+from services.engines.observation import OBS_SIZE, encode_view
 from services.engines.registry import load_game
-
-from .actions import ActionTable
-from .observe import OBS_SIZE, encode_view
 
 
 def make_state_factory(game: str, players: int | None, config: dict[str, Any] | None) -> tuple[Any, Any, int]:

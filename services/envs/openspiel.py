@@ -2,8 +2,8 @@
 
 `pyspiel.load_game("python_crazy_cultists", {"players": 4})` then returns a game that
 OpenSpiel's own algorithms (random rollouts, IS-MCTS, CFR-style tools on small configs) can
-play. Actions are the environment's dense indices (services/envs/actions.py), and the
-observation and information-state tensors are the seat's encoded view (observe.py), built
+play. Actions are the environment's dense indices (services/engines/action_space.py), and the
+observation and information-state tensors are the seat's encoded view (services/engines/observation.py), built
 from the engine's redacted view only. The information state is that view, not a perfect
 recall of every past observation: the views carry the public record the games keep.
 
@@ -20,11 +20,11 @@ import numpy as np
 import orjson
 import pyspiel
 
+from services.engines.action_space import ActionTable
 from services.engines.core.rng import Rng
+from services.engines.observation import OBS_SIZE, encode_view
 
-from .actions import ActionTable
 from .aec import make_state_factory
-from .observe import OBS_SIZE, encode_view
 
 GAMES = ("trash_cult", "tricky_cultists", "crazy_cultists")
 MAX_GAME_LENGTH = 20_000  # G-5's turn cap ends every game long before this many decisions

@@ -15,8 +15,8 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 from services.engines.core.rng import Rng
+from services.engines.observation import encode_view
 from services.envs import pettingzoo_env, single_agent
-from services.envs.observe import encode_view
 
 # Every player count each game's engine accepts, plus a variant config where the game has one.
 SETUPS = [

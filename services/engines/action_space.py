@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.engines.crazy_cultists import rules as cc
-from services.engines.trash_cult import rules as tc
-from services.engines.tricky_cultists import rules as tk
-from services.engines.tricky_cultists.cards import AGENDAS
+from .crazy_cultists import rules as cc
+from .trash_cult import rules as tc
+from .tricky_cultists import rules as tk
+from .tricky_cultists.cards import AGENDAS
 
 
 def _trash_cult(config: Any, players: int) -> list[int]:
@@ -24,7 +24,9 @@ def _trash_cult(config: Any, players: int) -> list[int]:
 
 def _crazy_cultists(config: Any, players: int) -> list[int]:
     kinds = cc.NUM_KINDS
-    ids = [cc.PLAY + 7 * k + t for k in range(kinds) for t in range(7)]
+    # PLAY + 7 * kind + target: every id below DISCARD the rules' own decoder reads as a play
+    # (PLAY and NO_TARGET are C constants of the compiled module, not attributes of it).
+    ids = [a for a in range(cc.DISCARD) if cc.decode(a)[0] == "play"]
     ids += [cc.DISCARD + k for k in range(kinds)]
     ids += [cc.CHOOSE + k for k in range(kinds)]
     ids += [cc.TAKE + s * 32 + k for s in range(players) for k in range(kinds)]
