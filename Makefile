@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml $(PROTOS) deploy/system-packages.sh
 	$(BIN)/pip install -q --disable-pip-version-check -U pip
 	$(BIN)/pip install -q --disable-pip-version-check "grpcio-tools>=1.70,<2" "mypy-protobuf>=3.6"
 	$(MAKE) --no-print-directory proto
-	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev]'
+	$(BIN)/pip install -q --disable-pip-version-check -e '.[dev,rl]'
 	touch $@
 
 # The engines' hot modules, compiled in place by Cython from the same .py files (never

@@ -38,6 +38,7 @@ from . import (
     simulate_cmd,
     status_cmd,
     sweep_cmd,
+    train_cmd,
     tune_cmd,
 )
 from .options import EXIT_STATUS, Parser
@@ -52,6 +53,7 @@ COMMANDS = [
     run_cmd,
     status_cmd,
     sweep_cmd,
+    train_cmd,
     tune_cmd,
     nightly_cmd,
     admin_cmd,

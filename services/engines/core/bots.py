@@ -80,8 +80,10 @@ def make_bot(spec: GameSpec, text: str, seed: int = 0) -> Bot:
 
 def _register_generic_bots() -> None:
     from .ismcts import ISMCTSBot
+    from .policy import PolicyBot
 
     GENERIC_BOTS["ismcts"] = ISMCTSBot
+    GENERIC_BOTS["policy"] = PolicyBot
 
 
 _register_generic_bots()
