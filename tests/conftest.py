@@ -98,3 +98,21 @@ def browser():
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         yield chromium
         chromium.close()
+
+
+# The longest files go first: parallel workers take whole files in collection order, so a
+# long file that came last would run alone while the other workers sit idle.
+LONGEST_FIRST = (
+    "tests/deploy/test_images.py",
+    "tests/deploy/test_stack.py",
+    "tests/deploy/test_chaos.py",
+    "tests/gateway/test_generated_clients.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid.split("::")[0]
+        return LONGEST_FIRST.index(path) if path in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every other test keeps its order
