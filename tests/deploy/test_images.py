@@ -102,14 +102,14 @@ def http_ok_redis(port: int, password: str | None = None) -> bool:
         return False
 
 
-def _play_and_sweep(gateway: str, metrics_port: int, redis_port: int) -> None:
+def _play_and_sweep(gateway: str, metrics_port: int, redis_port: int, redis_password: str | None) -> None:
     """A bot game through the gateway and the engines, and a sweep on the worker (by a
     designer made as `cultists admin create-user` makes one, on the stack's Redis)."""
     import redis as redis_client
 
     from services.platform.players import PlayerBook
 
-    stack_redis = redis_client.Redis(port=redis_port, password=COMPOSE_SECRETS["REDIS_PASSWORD"])
+    stack_redis = redis_client.Redis(port=redis_port, password=redis_password)
     PlayerBook(stack_redis, 0).create_account("images-designer", PASSWORD, "designer")
     staff = {
         "X-Player-Token": _http(
@@ -188,7 +188,12 @@ def test_compose_services_start_and_serve(image, home):
         # fallback to its source because the wheel left out something its hash covers).
         assert app.exec(["python", "-c", COMPILED_ENGINES_LOAD]) == 0
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
-        _play_and_sweep(gateway, network.ports["worker-sweeps", 9100], network.ports["redis", 6379])
+        _play_and_sweep(
+            gateway,
+            network.ports["worker-sweeps", 9100],
+            network.ports["redis", 6379],
+            COMPOSE_SECRETS["REDIS_PASSWORD"],
+        )
         assert "prometheus" in services, "docker-compose.yml has no prometheus service"
         _assert_scraped(
             f"http://127.0.0.1:{network.ports['prometheus', PROMETHEUS_PORT]}", set(ours) - UNSCRAPED
@@ -352,7 +357,8 @@ def test_kubernetes_deployments_start_and_serve(image, home):
         specs = {name: spec for name, (_container, spec) in by_name.items()}
         started += _start_all(specs, {}, lambda name, _spec: by_name[name][0], _probe, home)
         gateway = f"http://127.0.0.1:{network.ports['gateway', 8000]}"
-        _play_and_sweep(gateway, network.ports["worker-sweeps", 9100], network.ports["redis", 6379])
+        # The Secret names a Redis outside the manifests; ours for the test has no password.
+        _play_and_sweep(gateway, network.ports["worker-sweeps", 9100], network.ports["redis", 6379], None)
     finally:
         _stop(started, [redis])
 
