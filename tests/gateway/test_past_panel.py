@@ -76,8 +76,13 @@ def test_finished_games_are_listed_for_replays(client, table_worker):
         timeout=60,
         what="the end",
     )
-    listed = client.get("/replays").get_data(as_text=True)
-    assert f'data-table="{tid}"' in listed
+    # A table is marked finished in its own slot, then listed in the finished index's shard
+    # (another slot, the next command): the list may trail the status by that command.
+    wait_for(
+        lambda: f'data-table="{tid}"' in client.get("/replays").get_data(as_text=True),
+        timeout=30,
+        what="the finished table in the replays list",
+    )
     assert f'data-table="{tid}"' not in client.get("/replays?game=trash_cult").get_data(as_text=True)
     assert f'data-table="{tid}"' in client.get(f"/replays?game={GAME}").get_data(as_text=True)
     assert client.get("/replay").status_code == 302
