@@ -9,6 +9,7 @@ without one (the nightly, the CLI's) belongs to no designer.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .sweeps.store import SweepStore
@@ -24,22 +25,23 @@ class InFlight:
 
 
 def sweeps_of(store: SweepStore, owner: str) -> InFlight:
-    count = games = 0
-    for sweep_id in store.active_ids():
-        meta = store.meta(sweep_id)
-        if meta.get("owner") == owner and meta.get("status") in ACTIVE:
-            count += 1
-            games += max(0, int(meta.get("total_games", 0)) - int(meta.get("games_done", 0)))
-    return InFlight(count, games)
+    return _owned(store.active_ids(), store.meta, owner, "total_games", "games_done")
 
 
 def tunes_of(tunes: TuneStore, owner: str) -> InFlight:
     """A tune's games left: what remains of its search budget (its confirmation comes on top
     and is bounded by the spec)."""
+    return _owned(tunes.active_ids(), tunes.meta, owner, "budget", "spent")
+
+
+def _owned(
+    ids: Iterable[str], meta_of: Callable[[str], dict[str, str]], owner: str, total: str, done: str
+) -> InFlight:
+    """`owner`'s active works among `ids`, and the games they have still to play."""
     count = games = 0
-    for tune_id in tunes.active_ids():
-        meta = tunes.meta(tune_id)
+    for work_id in ids:
+        meta = meta_of(work_id)
         if meta.get("owner") == owner and meta.get("status") in ACTIVE:
             count += 1
-            games += max(0, int(meta.get("budget", 0)) - int(meta.get("spent", 0)))
+            games += max(0, int(meta.get(total, 0)) - int(meta.get(done, 0)))
     return InFlight(count, games)
