@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import redis
-
 from services.runtime.redis_client import connect, drop_idle_connections
+from services.runtime.redis_types import RedisClient
 from services.runtime.topology import data_dir
 
 from .archive import Archiver, TableArchive
@@ -33,7 +32,7 @@ from .tickets import MatchmakingService
 @dataclass
 class Platform:
     settings: Settings
-    redis: redis.Redis
+    redis: RedisClient
     engines: EngineClients
     store: TableStore
     tasks: TaskQueue

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 import orjson
-import redis
+
+from services.runtime.redis_types import RedisClient
 
 
 def record_key(digest: str) -> str:
@@ -59,7 +60,7 @@ class Begun:
 
 
 class IdempotencyStore:
-    def __init__(self, client: redis.Redis, window_seconds: int, pending_seconds: int) -> None:
+    def __init__(self, client: RedisClient, window_seconds: int, pending_seconds: int) -> None:
         self.redis = client
         self.window_seconds = window_seconds
         self.pending_seconds = pending_seconds

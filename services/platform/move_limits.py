@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import redis
+from services.runtime.redis_types import RedisClient
 
 
 def tries_key(table_id: str, seat: int, version: int) -> str:
@@ -40,7 +40,7 @@ class Tries:
 
 
 class MoveLimits:
-    def __init__(self, client: redis.Redis, limit: int, window_seconds: int) -> None:
+    def __init__(self, client: RedisClient, limit: int, window_seconds: int) -> None:
         self.redis = client
         self.limit = limit
         self.window_seconds = window_seconds

@@ -37,12 +37,13 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-import redis
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from zxcvbn import zxcvbn
+
+from services.runtime.redis_types import RedisClient
 
 from .errors import PlatformError
 from .keys import device_key_of, failures_key, player_key, session_key_of, sessions_key, username_key
@@ -164,7 +165,7 @@ def _direct(work: Callable[[], T]) -> T:
 class PlayerBook:
     def __init__(
         self,
-        client: redis.Redis,
+        client: RedisClient,
         session_ttl: int,
         hashing: Callable[[Callable[[], Any]], Any] = _direct,
         guest_ttl: int = 30 * 24 * 3600,
@@ -239,7 +240,7 @@ class PlayerBook:
         candidate = secrets.token_hex(8)
         # SET NX: two first requests from one device make one player.
         self.redis.set(device_key, candidate, nx=True, ex=self.guest_ttl)
-        player_id = self.redis.get(device_key).decode()
+        player_id = cast(bytes, self.redis.get(device_key)).decode()  # set just above (SET NX or before)
         player = self.get(player_id)
         if player is None:
             label = display_name(name, f"guest-{player_id[:4]}")

@@ -11,8 +11,9 @@ import time
 from collections.abc import Sequence
 
 import orjson
-import redis
 from openskill.models import PlackettLuce
+
+from services.runtime.redis_types import RedisClient
 
 from .keys import ratings_key, settled_key, table_key
 from .store import TableStore, lua_source
@@ -55,7 +56,7 @@ class RatingBook:
     cannot both count the same game, nor lose each other's update.
     """
 
-    def __init__(self, client: redis.Redis, store: TableStore) -> None:
+    def __init__(self, client: RedisClient, store: TableStore) -> None:
         self.redis = client
         self.store = store
         self._settle = client.register_script(lua_source("settle"))

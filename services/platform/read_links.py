@@ -16,7 +16,7 @@ import hmac
 import secrets
 import time
 
-import redis
+from services.runtime.redis_types import RedisClient
 
 from .keys import READ_LINK_SECRET
 
@@ -24,7 +24,7 @@ PARAM = "read"
 
 
 class ReadLinks:
-    def __init__(self, client: redis.Redis, seconds: int = 900) -> None:
+    def __init__(self, client: RedisClient, seconds: int = 900) -> None:
         self.redis = client
         self.seconds = seconds
         self._key: bytes | None = None

@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-import redis
+
+from services.runtime.redis_types import RedisClient
 
 from .archive import TableArchive
 from .keys import INDEX_SHARDS, actions_key, index_key, log_key, shard_of, table_key, updates_channel
@@ -265,7 +266,7 @@ def _text(value: Any) -> str:
 class TableStore:
     def __init__(
         self,
-        client: redis.Redis,
+        client: RedisClient,
         timing: Timing,
         finished_ttl: int,
         games: list[str],
@@ -442,7 +443,8 @@ class TableStore:
         `expire`: seconds a waiting table lives unless it starts (the claim that starts it
         makes its keys persistent)."""
         shard = shard_of(table_id)
-        index = f"{STATUS_INDEX[str(record['status'])]}:{record['game']}"
+        game = str(record["game"])  # a str: the record's type covers its bytes fields too
+        index = f"{STATUS_INDEX[str(record['status'])]}:{game}"
         self.redis.zadd(index_key(shard, index), {table_id: now}, nx=True)
         fields: list[Any] = [x for pair in record.items() for x in pair]
         due = self._create(
@@ -516,7 +518,7 @@ class TableStore:
             "kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}", "at": now,
             "payload": {"player": player, "player_id": player_id},
         }  # fmt: skip
-        args = [
+        args: list[Any] = [
             seat, token_hash, player or "", now, self.timing.bot_seconds, self.timing.away_seconds,
             orjson.dumps({**entry, "version": table.version}), player_id or "", table.players,
         ]  # fmt: skip
@@ -538,7 +540,7 @@ class TableStore:
             "at": now,
             "payload": {},
         }
-        args = [
+        args: list[Any] = [
             seat, token_hash, now, self.timing.bot_seconds, self.timing.away_seconds, orjson.dumps(entry),
             table.players,
         ]  # fmt: skip
@@ -624,12 +626,12 @@ class TableStore:
                         self._reconcile_part(shard, game, key, part, now, fixed)
             filed = [m.decode() for m in self.redis.zrange(index_key(shard, "deadlines"), 0, -1)]
             for start in range(0, len(filed), batch):
-                part = filed[start : start + batch]
+                ids = filed[start : start + batch]
                 with self.redis.pipeline(transaction=False) as pipe:
-                    for table_id in part:
+                    for table_id in ids:
                         pipe.hget(table_key(table_id), "status")
                     statuses = pipe.execute()
-                dangling = [t for t, status in zip(part, statuses, strict=True) if status != b"playing"]
+                dangling = [t for t, status in zip(ids, statuses, strict=True) if status != b"playing"]
                 if dangling:  # gone, or finished with the rest of its filing cut off
                     self.redis.zrem(index_key(shard, "deadlines"), *dangling)
                     fixed["deadlines"] += len(dangling)
@@ -646,7 +648,7 @@ class TableStore:
     ) -> None:
         with self.redis.pipeline(transaction=False) as pipe:
             for table_id, _ in part:
-                pipe.hmget(table_key(table_id), "status", "due", "rated", "finished_at", "created")
+                pipe.hmget(table_key(table_id), ["status", "due", "rated", "finished_at", "created"])
                 pipe.zscore(index_key(shard, "deadlines"), table_id)
             replies = pipe.execute()
         listed_open = key.endswith(f":open:{game}")

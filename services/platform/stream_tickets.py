@@ -18,7 +18,8 @@ import time
 from typing import Any
 
 import orjson
-import redis
+
+from services.runtime.redis_types import RedisClient
 
 from .store import hash_token
 
@@ -28,7 +29,7 @@ def ticket_key(ticket: str) -> str:
 
 
 class StreamTickets:
-    def __init__(self, client: redis.Redis, ttl_seconds: int) -> None:
+    def __init__(self, client: RedisClient, ttl_seconds: int) -> None:
         self.redis = client
         self.ttl_seconds = ttl_seconds
 

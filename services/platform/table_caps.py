@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-import redis
+from services.runtime.redis_types import RedisClient
 
 from .errors import PlatformError
 from .keys import table_key
@@ -24,7 +24,7 @@ def waiting_key(owner: str) -> str:
 
 
 class WaitingCap:
-    def __init__(self, client: redis.Redis, cap: int, ttl_seconds: int) -> None:
+    def __init__(self, client: RedisClient, cap: int, ttl_seconds: int) -> None:
         self.redis = client
         self.cap = cap
         self.ttl_seconds = ttl_seconds

@@ -27,7 +27,8 @@ import time
 from typing import Any
 
 import orjson
-import redis
+
+from services.runtime.redis_types import RedisClient
 
 from .dispatch import TaskQueue
 from .engines import EngineClients
@@ -59,7 +60,7 @@ def ticket_channel_of(ticket_id: str) -> str | None:
 class MatchmakingService:
     def __init__(
         self,
-        client: redis.Redis,
+        client: RedisClient,
         engines: EngineClients,
         tables: TableService,
         ratings: RatingBook,
@@ -98,7 +99,7 @@ class MatchmakingService:
             other = self.redis.get(held)
             key = _ticket_key(other.decode()) if other else None
             status = self.redis.hget(key, "status") if key else None
-            if status == b"queued":
+            if other and status == b"queued":  # (a status was read only for another ticket)
                 raise PlatformError(
                     409, "already_queued", f"you already wait with ticket {other.decode()}; cancel it first"
                 )
@@ -247,7 +248,7 @@ class MatchmakingService:
         ids = [m.decode() for m in self.redis.zrange(queue_key(game, players), 0, -1)]
         with self.redis.pipeline(transaction=False) as pipe:
             for ticket_id in ids:
-                pipe.hmget(ticket_key(game, players, ticket_id), "rating", "created")
+                pipe.hmget(ticket_key(game, players, ticket_id), ["rating", "created"])
             rows = pipe.execute()
         return {
             i: Ticket(i, float(rating), float(created))

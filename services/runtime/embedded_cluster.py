@@ -14,6 +14,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 import redis
 
@@ -123,12 +124,17 @@ def start_cluster(masters: int = 3, data_dir: Path | None = None, persist: bool 
     return cluster
 
 
+def _info(client: redis.Redis) -> dict[str, str]:
+    """CLUSTER INFO, as redis-py parses it (its types allow an awaitable: not from this client)."""
+    return cast(dict[str, str], client.cluster("info"))
+
+
 def form(nodes: list[tuple[int, int]]) -> None:
     """Make fresh nodes ((port, bus port) each) one cluster: split the slots evenly and
     introduce every node to the first. Nodes that already are one (restarted from their
     nodes.conf) are left as they are."""
     clients = [redis.Redis(host="127.0.0.1", port=port) for port, _ in nodes]
-    if any(int(c.cluster("info").get("cluster_slots_assigned", 0)) for c in clients):
+    if any(int(_info(c).get("cluster_slots_assigned", 0)) for c in clients):
         return
     n = len(nodes)
     for i, client in enumerate(clients):
@@ -143,7 +149,7 @@ def wait_ok(ports: list[int], timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            states = [redis.Redis(host="127.0.0.1", port=p).cluster("info") for p in ports]
+            states = [_info(redis.Redis(host="127.0.0.1", port=p)) for p in ports]
             if all(
                 s.get("cluster_state") == "ok" and int(s.get("cluster_known_nodes", 0)) == len(ports)
                 for s in states

@@ -43,9 +43,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import orjson
-import redis
 
 from services.runtime.redis_client import connect
+from services.runtime.redis_types import RedisClient
 
 PREFIX = "cultists:sweep:"
 INDEX = "cultists:{sweeps}"
@@ -110,7 +110,7 @@ def _once(scan: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[str, bytes]]:
 class SweepStore:
     """Typed access to a sweep's keys; every method is one or two round trips."""
 
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: RedisClient) -> None:
         self.r = client
         self._store_chunk = client.register_script(_STORE_CHUNK)
         self._start = client.register_script(_START)

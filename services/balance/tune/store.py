@@ -28,9 +28,9 @@ import time
 from typing import Any
 
 import orjson
-import redis
 
 from services.runtime.redis_client import connect
+from services.runtime.redis_types import RedisClient
 
 PREFIX = "cultists:tune:"
 # The global lists have a hash tag of their own; a tune's keys share its id's (key()), so
@@ -72,7 +72,7 @@ def sweep_digest(sweep_spec: dict[str, Any]) -> str:
 
 
 class TuneStore:
-    def __init__(self, client: redis.Redis) -> None:
+    def __init__(self, client: RedisClient) -> None:
         self.r = client
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
