@@ -55,7 +55,8 @@ class CultistsCelery(Celery):
 
     @cached_property
     def Worker(self) -> type:
-        return self.subclass_with_self("workers.worker:Worker")
+        # A "module:name" string is what Celery itself passes here; celery-types wants a class.
+        return self.subclass_with_self("workers.worker:Worker")  # type: ignore[arg-type]
 
 
 app = CultistsCelery(

@@ -24,7 +24,7 @@ import secrets
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import pyarrow as pa
@@ -35,7 +35,7 @@ from .keys import ARCHIVE_PLAN, INDEX_SHARDS, actions_key, index_key, log_key, s
 # Columns of an archived table: the record's fields as Redis held them (binary-safe), and
 # its log and action lists as JSON.
 SCHEMA = pa.schema(
-    [
+    [  # type: ignore[arg-type]  # pyarrow-stubs join the column types to object, not DataType
         ("table", pa.string()),
         ("finished_at", pa.float64()),
         ("record", pa.binary()),
@@ -73,7 +73,8 @@ class TableArchive:
             for path in sorted(self.root.glob("*.parquet")) if self.root.exists() else []:
                 if path.name in self._seen:
                     continue
-                for table_id in pq.read_table(path, columns=["table"]).column("table").to_pylist():
+                ids = cast(list[str], pq.read_table(path, columns=["table"]).column("table").to_pylist())
+                for table_id in ids:  # (a table's id is never null)
                     self._index[table_id] = path
                 self._seen.add(path.name)
 

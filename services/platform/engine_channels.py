@@ -83,7 +83,8 @@ def engine_target(address: str) -> str:
     if len(parsed) == 1:
         host, port = parsed[0]
         return f"dns:///{_join(host, port)}"
-    v4, v6 = [], []
+    v4: list[str] = []
+    v6: list[str] = []
     for host, port in parsed:
         for ip in _ips(host):
             (v6 if ":" in ip else v4).append(_join(ip, port))

@@ -235,7 +235,7 @@ class EngineClients:
 
         self._stub(game)
         try:
-            reply = health_pb2_grpc.HealthStub(self._channels[game]).Check(
+            reply = health_pb2_grpc.HealthStub(self._channels[game]).Check(  # type: ignore[attr-defined]  # typeshed's HealthStub omits Check
                 health_pb2.HealthCheckRequest(service="cultists.v1.GameEngine"), timeout=timeout
             )
         except grpc.RpcError:

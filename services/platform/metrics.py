@@ -14,7 +14,7 @@ from typing import Any
 
 import redis
 from prometheus_client import Counter, Gauge, Histogram
-from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.core import GaugeMetricFamily, HistogramMetricFamily, Metric
 from prometheus_client.registry import Collector
 
 from services.runtime.broker import queue_keys
@@ -33,9 +33,9 @@ class FastHistogram(Histogram):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._children: dict[tuple[object, ...], Histogram] = {}
+        self._children: dict[tuple[object, ...], FastHistogram] = {}
 
-    def labels(self, *labelvalues: object, **labelkwargs: object) -> Histogram:
+    def labels(self, *labelvalues: object, **labelkwargs: object) -> FastHistogram:
         if labelkwargs:
             return super().labels(*labelvalues, **labelkwargs)
         child = self._children.get(labelvalues)
@@ -92,7 +92,7 @@ class PlatformFacts(Collector):
         self.store = store
         self.redis = store.redis
 
-    def collect(self) -> Iterator[object]:
+    def collect(self) -> Iterator[Metric]:
         tables = GaugeMetricFamily(
             "cultists_gateway_open_tables", "Tables not yet finished, by status.", labels=["status"]
         )

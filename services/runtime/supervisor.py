@@ -308,11 +308,13 @@ class Supervisor:
 
     def _stop(self, live: list[Part], timeout: float) -> None:
         for part in live:
+            assert part.proc is not None  # stop_all passes started parts only
             if part.proc.poll() is None:
                 self.say("run", f"stopping {part.spec.name}")
                 part.proc.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + timeout
         for part in live:
+            assert part.proc is not None
             try:
                 part.proc.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:

@@ -64,7 +64,7 @@ def reconcile() -> dict[str, object]:
 def run_nightly(games: int | None = None, day: int | None = None, poll: float = 60.0) -> list[str]:
     """Queue tonight's standard suite, then the task that judges the night once it is in."""
     day, ids = jobs.start_night(_store(), current_app, games, day)
-    finish_night.apply_async(args=[day, ids], kwargs={"poll": poll, "queued": time.time()}, countdown=poll)
+    finish_night.apply_async(args=(day, ids), kwargs={"poll": poll, "queued": time.time()}, countdown=poll)
     return list(ids.values())
 
 
