@@ -47,7 +47,7 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from services.engines.core.game import GameSpec
 from services.engines.core.stats import (
@@ -270,7 +270,10 @@ def compare_nights(
             continue
         gspec = game_spec(game)
         players = {c["label"]: c["players"] for c in now.aggregates["cells"]}
-        pairs = pair_nights(gspec, players, before.outcomes, now.outcomes)
+        # Both are OutcomeSource: NightGame.__post_init__ holds a plain dict as HeldOutcomes.
+        pairs = pair_nights(
+            gspec, players, cast(OutcomeSource, before.outcomes), cast(OutcomeSource, now.outcomes)
+        )
         old_cells = {c["label"]: c for c in before.aggregates["cells"]}
         new_labels = {c["label"] for c in now.aggregates["cells"]}
         entry["new_cells"] = sorted(new_labels - set(old_cells))

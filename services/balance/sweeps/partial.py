@@ -237,7 +237,7 @@ class CellPartial:
         mean = self.turns_total / n
         return math.sqrt(sum(c * (v - mean) ** 2 for v, c in self.turns.items()) / (n - 1))
 
-    def length_histogram(self, bins: int = 20) -> dict[str, list[float]]:
+    def length_histogram(self, bins: int = 20) -> dict[str, list[int]]:
         """Equal-width bins over [min, max], as `stats.histogram` on the list of lengths."""
         if not self.turns:
             return {"edges": [], "counts": []}

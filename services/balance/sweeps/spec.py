@@ -28,7 +28,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeAlias, TypeVar
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -100,22 +100,27 @@ class HeroField(SpecModel):
     field: BotName
 
 
-Lineup = one_of(
-    "a bot name, a list of one bot per seat, or {hero, field}",
-    bot=(BotName, (str,)),
-    seats=(Annotated[list[BotName], Field(min_length=1)], (list,)),
-    hero_field=(HeroField, (dict,)),
-)
-Players = one_of(
-    "a player count or a list of them",
-    count=(Annotated[int, Field(ge=1)], (int,)),
-    counts=(Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)], (list,)),
-)
-Grid = one_of(
-    "a mapping of field: [values] (every combination) or a list of override maps",
-    product=(dict[str, Annotated[list[Any], Field(min_length=1)]], (dict,)),
-    maps=(list[dict[str, Any]], (list,)),
-)
+if TYPE_CHECKING:  # what a type checker reads; at run time one_of builds each validating union
+    Lineup: TypeAlias = str | list[str] | HeroField
+    Players: TypeAlias = int | list[int]
+    Grid: TypeAlias = dict[str, list[Any]] | list[dict[str, Any]]
+else:
+    Lineup = one_of(
+        "a bot name, a list of one bot per seat, or {hero, field}",
+        bot=(BotName, (str,)),
+        seats=(Annotated[list[BotName], Field(min_length=1)], (list,)),
+        hero_field=(HeroField, (dict,)),
+    )
+    Players = one_of(
+        "a player count or a list of them",
+        count=(Annotated[int, Field(ge=1)], (int,)),
+        counts=(Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)], (list,)),
+    )
+    Grid = one_of(
+        "a mapping of field: [values] (every combination) or a list of override maps",
+        product=(dict[str, Annotated[list[Any], Field(min_length=1)]], (dict,)),
+        maps=(list[dict[str, Any]], (list,)),
+    )
 
 
 class TableSpecInput(SpecModel):

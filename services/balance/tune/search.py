@@ -29,7 +29,7 @@ import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from services.balance.sweeps.aggregate import aggregate_partials
 from services.balance.sweeps.partial import CellPartial, fold
@@ -192,10 +192,11 @@ class Search:
 
         out: dict[str, Any] = {}
         for p in self.spec.params:
+            low, high = cast(float, p.low), cast(float, p.high)  # None only for a choice
             if p.kind == "int":
-                out[p.name] = IntDistribution(int(p.low), int(p.high), step=p.step)
+                out[p.name] = IntDistribution(int(low), int(high), step=p.step)
             elif p.kind == "float":
-                out[p.name] = FloatDistribution(float(p.low), float(p.high))
+                out[p.name] = FloatDistribution(float(low), float(high))
             else:
                 out[p.name] = CategoricalDistribution(list(p.choices))
         return out
@@ -238,18 +239,18 @@ class Search:
                     self.trials.append(record)
                     continue
                 key = config_key(config)
-                ev = self.cache.setdefault(key, Evaluation(config))
+                looked = self.cache.setdefault(key, Evaluation(config))
                 fresh = key not in planned_keys
-                if fresh and self.cost([*planned, ev], rungs[0]) + self.spent > self.spec.budget:
+                if fresh and self.cost([*planned, looked], rungs[0]) + self.spent > self.spec.budget:
                     # The budget cannot give this one its first look: the search is done.
                     study.tell(trial, state=optuna.trial.TrialState.FAIL)
                     record.state, record.error = "unplayed", "budget spent"
                     batch.append((trial, record, None))
                     break
                 if fresh:
-                    planned.append(ev)
+                    planned.append(looked)
                     planned_keys.add(key)
-                batch.append((trial, record, ev))
+                batch.append((trial, record, looked))
             if not planned:
                 self.trials.extend(r for _t, r, _e in batch)
                 break

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import Field
 
@@ -186,16 +186,20 @@ class SearchRange(SpecModel):
     step: int | None = Field(None, ge=1, description="for whole-number fields; default 1")
 
 
-SearchHow = one_of(
-    "{low, high[, step]} or a non-empty list of choices",
-    range=(SearchRange, (dict,)),
-    choices=(Annotated[list[Any], Field(min_length=1)], (list,)),
-)
-Target = one_of(
-    "a number (at most, for a spread) or a range [low, high]",
-    at_most=(Annotated[float, Field(gt=0, le=1)], (int, float)),
-    range=(Annotated[list[float], Field(min_length=2, max_length=2)], (list,)),
-)
+if TYPE_CHECKING:  # what a type checker reads; at run time one_of builds each validating union
+    SearchHow: TypeAlias = SearchRange | list[Any]
+    Target: TypeAlias = float | list[float]
+else:
+    SearchHow = one_of(
+        "{low, high[, step]} or a non-empty list of choices",
+        range=(SearchRange, (dict,)),
+        choices=(Annotated[list[Any], Field(min_length=1)], (list,)),
+    )
+    Target = one_of(
+        "a number (at most, for a spread) or a range [low, high]",
+        at_most=(Annotated[float, Field(gt=0, le=1)], (int, float)),
+        range=(Annotated[list[float], Field(min_length=2, max_length=2)], (list,)),
+    )
 
 
 class ObjectiveInput(SpecModel):
