@@ -13,7 +13,7 @@ import functools
 import types
 import typing
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .errors import BadConfig
 
@@ -79,7 +79,7 @@ def config_from_mapping(cls: type[C], values: Mapping[str, Any] | None) -> C:
     config object that exists is always a playable one.
     """
     values = dict(values or {})
-    hints, fields = field_types(cls)
+    hints, fields = field_types(cast(type, cls))  # (mypy does not count type[C] as hashable)
     unknown = sorted(set(values) - fields)
     if unknown:
         raise BadConfig(f"unknown config field(s) {', '.join(unknown)}; known: {', '.join(sorted(fields))}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import orjson
 
@@ -88,6 +88,8 @@ class State:
     # forget what the newer field records, never assert something.
     ADDED_FIELDS: ClassVar[dict[str, Callable[[dict[str, Any], int], Any]]] = {}
     spec = _SpecOf()
+    if TYPE_CHECKING:  # game.pxd declares it for compiled builds
+        rng: Any  # Rng (SplitMix64), or a live table's DealRng (ChaCha20)
 
     def __init__(self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None) -> None:
         self.config = config
@@ -418,7 +420,7 @@ def _cached_config(config_class: type, encoded: bytes) -> Any:
     """
     values = orjson.loads(encoded)
     try:
-        config = config_from_mapping(config_class, values)
+        config: Any = config_from_mapping(config_class, values)
     except BadConfig as exc:
         raise BadState(f"config: {exc}") from None
     written = config_to_dict(config)
@@ -466,7 +468,7 @@ class GameSpec:
     bots: dict[str, BotFactory] = field(default_factory=dict)
     # Estimated returns of a non-terminal state, for search bots that stop rollouts early;
     # None means "play rollouts to the end".
-    evaluate: Callable[[State], list[float]] | None = None
+    evaluate: Callable[[Any], list[float]] | None = None  # takes the game's own state class
     summary: str = ""
     # Partnerships by player count: the seats of each team, where partners share a win
     # (Tricky Cultists, TK-2). None: every seat plays for itself. Sweeps, the ladder and the

@@ -75,6 +75,7 @@ def _value(field: FieldDescriptor, out: dict[str, Any], prefix: str) -> dict[str
     if kind == FieldDescriptor.TYPE_BOOL:
         return {"type": "boolean"}
     if kind == FieldDescriptor.TYPE_ENUM:
+        assert field.enum_type is not None  # (set on every enum field)
         return {"type": "string", "enum": [v.name for v in field.enum_type.values]}
     if kind == FieldDescriptor.TYPE_BYTES:
         return {"type": "string", "format": "byte"}

@@ -32,7 +32,7 @@ import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from google.protobuf import any_pb2, json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -97,7 +97,7 @@ class GameMessages:
         if not packed.type_url:
             return {}
         msg = self.config()
-        if not packed.Is(msg.DESCRIPTOR):
+        if not packed.Is(cast(Descriptor, msg.DESCRIPTOR)):  # (types-protobuf: Descriptor or upb's)
             raise BadConfig(
                 f"config is a {packed.TypeName()!r}, this game wants {msg.DESCRIPTOR.full_name!r}"
             )
@@ -126,7 +126,7 @@ def load_messages(game: str) -> GameMessages:
 def dict_to_message(cls: type[Message], values: dict[str, Any]) -> Message:
     """`json_format.ParseDict(values, cls())`, without its cost when `values` is exactly
     the message's shape (see the module docstring)."""
-    if _checker(cls.DESCRIPTOR)(values):
+    if _checker(cast(Descriptor, cls.DESCRIPTOR))(values):
         try:
             return cls(**values)
         except (TypeError, ValueError):
@@ -195,12 +195,12 @@ def _field_checker(field: FieldDescriptor) -> Callable[[Any], bool] | None:
 
         return check_map
     if entry is not None:
-        one = _message_checker(field)
+        each = _message_checker(field)
         if not field.is_repeated:
-            return one
+            return each
 
         def check_messages(items: Any) -> bool:
-            return type(items) is list and all(map(one, items))
+            return type(items) is list and all(map(each, items))
 
         return check_messages
     one = _scalar_checker(field)
@@ -214,6 +214,7 @@ def _field_checker(field: FieldDescriptor) -> Callable[[Any], bool] | None:
 
 
 def _message_checker(field: FieldDescriptor) -> Callable[[Any], bool]:
+    assert field.message_type is not None  # (set on every message field)
     if field.message_type.full_name.startswith("google.protobuf."):
         return _never  # well-known types have their own JSON forms
     return _checker(field.message_type)
@@ -285,7 +286,7 @@ def message_to_dict(msg: Message) -> dict[str, Any]:
     """JSON-ready dict with proto field names and zero values kept (what clients see):
     `json_format.MessageToDict(msg, preserving_proto_field_name=True,
     always_print_fields_with_no_presence=True)`, fast for the plain field types."""
-    return _converter(msg.DESCRIPTOR)(msg)
+    return _converter(cast(Descriptor, msg.DESCRIPTOR))(msg)
 
 
 def _json_format_to_dict(msg: Message) -> dict[str, Any]:
@@ -384,7 +385,7 @@ def _build_converter(descriptor: Descriptor) -> Callable[[Message], dict[str, An
         elif field.is_repeated:
             zeros.append((field.name, list))
         else:
-            zeros.append((field.name, functools.partial(_same, field.default_value)))
+            zeros.append((field.name, functools.partial(_itself, field.default_value)))
 
     def convert(msg: Message) -> dict[str, Any]:
         out = {}
@@ -399,5 +400,5 @@ def _build_converter(descriptor: Descriptor) -> Callable[[Message], dict[str, An
     return convert
 
 
-def _same(value: Any) -> Any:
+def _itself(value: Any) -> Any:
     return value

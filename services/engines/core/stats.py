@@ -127,7 +127,7 @@ def sample_sd(values: Sequence[float]) -> float:
     return math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
 
 
-def histogram(values: Sequence[int], bins: int = 20) -> dict[str, list[float]]:
+def histogram(values: Sequence[int], bins: int = 20) -> dict[str, list[int]]:
     """Equal-width bins over [min, max] of whole-number values (game lengths).
 
     Bin edges are whole numbers so two runs of the same sweep bin identically and a

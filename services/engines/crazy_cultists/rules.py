@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from itertools import chain
 from math import isqrt
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from services.engines.core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
 from services.engines.core.errors import BadConfig, BadState
@@ -261,6 +261,13 @@ def check_players(config: Any, players: int) -> None:
 
 
 class CrazyCultistsState(State):
+    if TYPE_CHECKING:  # rules.pxd declares them for compiled builds; _derive sets them
+        kind: tuple[int, ...]
+        n_main: int
+        _hand_limit: int
+        _max_turns: int
+        _derived_for: Any
+
     # Older documents (before issue 16) lack what seats remember: nothing remembered.
     ADDED_FIELDS = {
         "known": lambda doc, players: [[] for _ in range(players)],

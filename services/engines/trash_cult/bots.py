@@ -30,7 +30,7 @@ from .cards import (
     SKUNK,
     SQUIRREL,
 )
-from .rules import N_ACTIONS, argument, family
+from .rules import N_ACTIONS, TrashCultState, argument, family
 
 # What losing one card from a zone costs, in the score's units.
 HOSTAGE_COST = 8
@@ -223,7 +223,7 @@ class _Table:
         return -SHRINE_COST if cult == self.cult else -STASH_COST
 
 
-def evaluate(state: State) -> list[float]:
+def evaluate(state: TrashCultState) -> list[float]:
     """Estimated returns for search bots that stop rollouts early (GameSpec.evaluate): each
     seat's share of the progress toward TC-17's win, a full Shrine and a Cult Member.
     Public facts only, so a determinisation cannot leak through it."""

@@ -23,7 +23,7 @@ done and to what, and decoding is a single divmod.
 from __future__ import annotations
 
 from bisect import insort
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from ..core.decks import check_conservation, fits, redeal, redeal_limited
@@ -834,7 +834,9 @@ class TrickyCultistsState(State):
         n = self.num_players
         others = [s for s in range(n) if s != observer]
         zones = [*(self.hands[s] for s in others), *(self.codex[s] for s in others), self.undealt]
-        limits = {i: self.suit_limits[s] for i, s in enumerate(others) if self.suit_limits[s]}
+        limits: dict[int, Sequence[Sequence[int]]] = {
+            i: self.suit_limits[s] for i, s in enumerate(others) if self.suit_limits[s]
+        }
         if limits:
             redeal_limited(zones, limits, self.config.card_suits, rng)
         else:
