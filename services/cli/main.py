@@ -28,6 +28,7 @@ from importlib import metadata
 
 from . import (
     admin_cmd,
+    cards_cmd,
     completion_cmd,
     failures,
     ladder_cmd,
@@ -53,6 +54,7 @@ COMMANDS = [
     run_cmd,
     status_cmd,
     sweep_cmd,
+    cards_cmd,
     train_cmd,
     tune_cmd,
     nightly_cmd,

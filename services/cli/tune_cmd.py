@@ -89,4 +89,4 @@ def run(args: argparse.Namespace) -> int:
             print(line)
     console.print(f"report: {page}")
     verdict = (summary.get("best") or {}).get("confirmed", {}).get("verdict")
-    return 0 if verdict == "confirmed" else 1
+    return 0 if verdict in ("confirmed", "no_change_needed") else 1

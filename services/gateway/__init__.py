@@ -33,6 +33,7 @@ BLUEPRINTS = [
     "services.gateway.replays_api",
     "services.gateway.sweeps_api",
     "services.gateway.tunes_api",
+    "services.gateway.cards_api",
     "services.gateway.pages",
     "services.gateway.ops_dashboards",
     "services.gateway.designer",

@@ -240,7 +240,7 @@ class TuneProgress(Body):
     best_score: float | None
     confirm_games_done: int
     confirm_games_total: int
-    verdict: str | None = Field(description="confirmed, unproven, miss or none, once done")
+    verdict: str | None = Field(description="confirmed, no_change_needed, unproven, miss or none, once done")
     drivers: int = Field(description="driver runs (more than 1: a driver died and was replaced)")
     elapsed_seconds: float
     error: str | None

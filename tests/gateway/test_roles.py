@@ -31,6 +31,8 @@ DESIGNER_ROUTES = [
     ("post", "/api/tunes/0123456789abcdef/cancel"),
     ("get", "/api/tunes/0123456789abcdef/report"),
     ("get", "/api/tunes/0123456789abcdef/plots/a.png"),
+    ("post", "/api/cards"),
+    ("get", "/api/cards/0123456789abcdef"),
     ("get", "/designer/data/nightly"),
 ]
 OPERATOR_ROUTES = [("get", "/ops/data/alerts"), ("get", "/ops/data/panels/moves"), ("get", "/metrics")]

@@ -7,6 +7,10 @@ tune searching both fields must come back with `seat0_edge = 3`, whatever `decoy
 
 It implements the whole `State` protocol (so sweeps, records and replays run on it
 unchanged) but is registered only by the tests that use it, never in the real registry.
+
+`stall` plants a side effect for the tuner's guard rails: each point of it ends 10 % of
+games as a draw before the winner is drawn, so it lowers seat 0's win rate as surely as
+`seat0_edge` does, but by making draws (the `draw_rate` guard must refuse it).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ FAIR_EDGE = 3  # 35 % + 5 % x 3 = 50 %
 class PlantedConfig:
     seat0_edge: int = 7  # as printed: seat 0 wins 70 %
     decoy: int = 0  # does nothing, so the tuner must learn to ignore it
+    stall: int = 0  # each point: 10 % of games drawn (a side effect the guards must catch)
     max_turns: int = 10
 
     def validate(self) -> None:
@@ -32,6 +37,8 @@ class PlantedConfig:
             raise BadConfig(f"seat0_edge must be 0..13, got {self.seat0_edge}")
         if not 0 <= self.decoy <= 100:
             raise BadConfig(f"decoy must be 0..100, got {self.decoy}")
+        if not 0 <= self.stall <= 10:
+            raise BadConfig(f"stall must be 0..10, got {self.stall}")
         if self.max_turns < 2:
             raise BadConfig("max_turns must be at least 2")
 
@@ -42,12 +49,13 @@ def seat0_chance(config: PlantedConfig) -> float:
 
 
 class PlantedState(State):
-    FIELDS = ("chosen", "winner")
+    FIELDS = ("chosen", "winner", "drawn")
 
     def __init__(self, config: Any, num_players: int, seed: int) -> None:
         super().__init__(config, num_players, seed)
         self.chosen: list[int] = []
         self.winner: int = -1
+        self.drawn = False
 
     def to_act(self) -> list[int]:
         return [] if self.is_terminal() else [len(self.chosen)]
@@ -59,10 +67,13 @@ class PlantedState(State):
         self.chosen.append(action)
         self.turn += 1
         if len(self.chosen) == self.num_players:
+            if self.config.stall and self.rng.below(10) < self.config.stall:
+                self.drawn = True
+                return
             self.winner = 0 if self.rng.below(100) < 35 + 5 * self.config.seat0_edge else 1
 
     def is_terminal(self) -> bool:
-        return self.winner >= 0
+        return self.winner >= 0 or self.drawn
 
     def winners(self) -> list[int]:
         return [self.winner] if self.winner >= 0 else []

@@ -23,6 +23,7 @@ import orjson
 
 from services.engines.core import stats
 
+from .cards import record_columns as card_columns
 from .partial import CellPartial, fold
 from .plan import game_seed
 from .significance import apply_family
@@ -313,4 +314,5 @@ def game_rows(spec: SweepSpec, results: Iterable[dict[str, Any]]) -> Iterator[di
                 row["played"] = "|".join(
                     f"{lab}={','.join(map(str, seats))}" for lab, seats in facts[k].get("played", {}).items()
                 )
+                row.update(card_columns(facts[k]))  # opening, drawn, held (cards.py)
             yield row

@@ -198,6 +198,10 @@ def finish(store: SweepStore, sweep_id: str) -> str:
             paired=_paired_counts(store, sweep_id, spec),
         )
         summary["records"] = _write_records(sweep_id, spec, results(), meta.get("kind", "adhoc"))
+        if summary["records"]:
+            from .cards import report_of_folder
+
+            summary["cards"] = report_of_folder(Path(summary["records"]["path"]) / "games")
         if meta.get("kind") == "nightly":
             # The drift is judged once the whole night is in (tasks.finish_night, night.py).
             metrics.export_balance(spec.game, summary, store)

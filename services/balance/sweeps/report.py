@@ -24,6 +24,8 @@ from typing import Any
 
 import orjson
 
+from .cards import report_html as cards_html
+from .cards import report_of_folder
 from .plots import render_all
 from .records import CSV_MAX_GAMES, write_game_records
 
@@ -312,6 +314,7 @@ def render_html(
         )
     )
     out.append("<h2>Game length</h2>" + img("game_lengths.png"))
+    out.append(cards_html(summary.get("cards"), _e))
     out.append("<h2>Cells</h2>")
     out.extend(_cell_section(c, replay_base) for c in agg["cells"])
     out.append("</body></html>")
@@ -353,9 +356,10 @@ def write_report(
         (out / "plots" / name).write_bytes(data)
     for cell, record in replays.items():
         (out / "replays" / f"cell-{cell}.json").write_bytes(orjson.dumps(record) + b"\n")
-    (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
     if rows is not None:
         write_game_records(out, rows, csv_too=summary["aggregates"]["games_counted"] <= CSV_MAX_GAMES)
+        summary.setdefault("cards", report_of_folder(out / "games"))  # cards.py, from the records
+    (out / "summary.json").write_bytes(orjson.dumps(summary, option=orjson.OPT_INDENT_2) + b"\n")
     page = out / "report.html"
     page.write_text(render_html(summary, images, inline=False, replay_base=replay_base))
     return page

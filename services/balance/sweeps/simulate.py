@@ -20,6 +20,7 @@ import orjson
 
 from services.engines.core.play import play_to_end
 
+from .cards import catalogue, play_tracked
 from .facts import facts_hook
 from .plan import Chunk, game_seed
 from .spec import SweepSpec
@@ -36,6 +37,9 @@ def simulate_chunk(
     cell = spec.cells()[chunk.cell]
     config = gspec.make_config(cell.overrides)
     hook = facts_hook(spec.game)
+    # A game with a card catalogue is played with its hands watched (cards.py): who drew,
+    # held and opened with which card, beside the facts' plays.
+    tracked = catalogue(spec.game) is not None
     winners: list[list[int]] = []
     turns: list[int] = []
     decisions: list[int] = []
@@ -46,13 +50,23 @@ def simulate_chunk(
         if should_stop is not None and n % check_every == 0 and should_stop():
             return None
         bots = cell.seat_bots(index)
-        state, rec = play_to_end(gspec, config, cell.players, game_seed(spec, index), bots, hook is not None)
+        if tracked:
+            state, rec, cards = play_tracked(
+                gspec, config, cell.players, game_seed(spec, index), bots, hook is not None
+            )
+        else:
+            state, rec = play_to_end(
+                gspec, config, cell.players, game_seed(spec, index), bots, hook is not None
+            )
         winners.append(rec.winners)
         turns.append(rec.turns)
         decisions.append(rec.decisions)
         capped.append(int(rec.capped))
-        if hook is not None:
-            facts.append(hook(state, rec.actions, bots))
+        if hook is not None or tracked:
+            fact = hook(state, rec.actions, bots) if hook is not None else {"groups": {}, "played": {}}
+            if tracked:
+                fact["cards"] = cards
+            facts.append(fact)
     return {
         "chunk": chunk.id,
         "cell": chunk.cell,

@@ -22,12 +22,15 @@ from __future__ import annotations
 from typing import Any
 
 from services.balance.sweeps.aggregate import aggregate
+from services.balance.sweeps.outcomes import from_chunk_results
 from services.balance.sweeps.records import outcomes_by_seed
 from services.balance.sweeps.spec import SweepSpec, variant_label
 from services.engines.core import stats
 
+from . import guards as guards_mod
 from . import objectives as obj_mod
 from .evaluate import Runner
+from .side_effects import adjust, side_effects
 from .spec import Objective, TuneSpec
 
 # Far beyond any search's seeds (a search's seeds span at most its budget, < 50M games).
@@ -96,15 +99,29 @@ def confirm(
     sweep = spec.sweep(grid, CONFIRM_OFFSET, spec.confirm, name=f"{spec.name}: confirmation")
     results = runner(sweep)
     cells = aggregate(sweep, results)["cells"]
+    outcomes = from_chunk_results(sweep, results)
     tables = len(spec.table.cells())
+    printed_cells = cells[:tables]
+    # The rules as printed judged on the same fresh games: do they already meet every target
+    # and keep every guard? Then nothing needs changing, whatever the search found.
+    printed_verdicts = [
+        obj_mod.verdict(obj, obj_mod.measure(obj, cell)) for cell in printed_cells for obj in spec.objectives
+    ]
+    printed_guards = guards_mod.check(spec.guards, printed_cells, printed_cells)
+    printed_ok = obj_mod.worst(printed_verdicts) == "confirmed" and not guards_mod.broken(printed_guards)
     out = []
     for config in candidates:
         k = grid.index(config)
         words = variant_label(config)
         entries: list[dict[str, Any]] = []
+        effects: list[dict[str, Any]] = []
         for t in range(tables):
             base_cell, cand_cell = cells[t], cells[k * tables + t]
             table = f"at {cand_cell['players']} players, {cand_cell['lineup_label']}: " if tables > 1 else ""
+            if k:
+                effects += side_effects(
+                    outcomes[base_cell["cell"]], outcomes[cand_cell["cell"]], cand_cell["label"]
+                )
             base_w = outcomes_by_seed(sweep, results, base_cell["cell"])
             cand_w = outcomes_by_seed(sweep, results, cand_cell["cell"])
             seeds = sorted(base_w)
@@ -141,13 +158,27 @@ def confirm(
                         "text": _describe(obj, words, m, base, comparison, v, table),
                     }
                 )
+        cand_cells = cells[k * tables : (k + 1) * tables]
+        checks = guards_mod.check(spec.guards, cand_cells, printed_cells)
+        verdict = obj_mod.worst([e["verdict"] for e in entries])
+        if guards_mod.broken(checks) and verdict == "confirmed":
+            verdict = "miss"  # on target, but by breaking a guard: not an answer
+        if printed_ok:
+            verdict = "no_change_needed"
         out.append(
             {
                 "config": config,
-                "verdict": obj_mod.worst([e["verdict"] for e in entries]),
+                "verdict": verdict,
                 "games": spec.confirm,
                 "seeds": [sweep.seed, sweep.seed + spec.confirm - 1],
                 "objectives": entries,
+                "printed_rules": {
+                    "verdict": obj_mod.worst(printed_verdicts),
+                    "guards": printed_guards,
+                    "meets_every_target": printed_ok,
+                },
+                "guards": checks,
+                "side_effects": adjust(effects),
             }
         )
     return out, sweep.total_games

@@ -133,9 +133,23 @@ def headline(summary: dict[str, Any]) -> list[str]:
     """The designer's sentences: each confirmed objective of the best config."""
     best = summary.get("best")
     if not best:
-        return ["No config could be played within the budget."]
+        return ["No config that keeps every guard could be played within the budget."]
     conf = best["confirmed"]
+    if conf["verdict"] == "no_change_needed":
+        early = " (the search stopped at its first look)" if summary.get("stopped_early") else ""
+        return [
+            *(o["text"] for o in conf["objectives"] if not best["config"]),
+            f"No change needed: the rules as printed already meet every target and guard on "
+            f"{conf['games']:,} fresh games per table{early}. "
+            f"Search: {summary['trials']} trials, {summary['search_games']:,} of {summary['budget']:,} games budgeted.",
+        ]
     lines = [o["text"] for o in conf["objectives"]]
+    lines += [
+        f"guard broken: {g['table']}: {g['text']} (measured {g['value']:.3f})"
+        for g in conf.get("guards", [])
+        if not g["holds"]
+    ]
+    lines += [r["text"] for r in conf.get("side_effects", []) if r["significant"]][:8]
     verdict = {"confirmed": "CONFIRMED", "unproven": "NOT PROVEN", "miss": "MISSED"}[conf["verdict"]]
     lines.append(
         f"Verdict on {conf['games']:,} fresh games per table: {verdict}. "
@@ -180,6 +194,33 @@ def render_page(summary: dict[str, Any], plots: list[str]) -> str:
                     f"<td>{e(str(o['target']))}</td><td class='{o['verdict']}'>{o['verdict']}</td></tr>"
                 )
         parts.append("</table>")
+        for p in points:
+            conf = p["confirmed"]
+            parts.append(f"<h3>Guards and side effects of {e(_words(p['config']))}</h3>")
+            parts.append("<table><tr><th>table</th><th>guard</th><th>measured</th><th>holds</th></tr>")
+            for g in conf.get("guards", []):
+                parts.append(
+                    f"<tr><td>{e(g['table'])}</td><td>{e(g['text'])}</td><td>{g['value']:.4f}</td>"
+                    f"<td class='{'confirmed' if g['holds'] else 'miss'}'>{'yes' if g['holds'] else 'NO'}</td></tr>"
+                )
+            parts.append("</table>")
+            rows = conf.get("side_effects", [])
+            if rows:
+                parts.append(
+                    "<p>Every standard metric against the rules as printed on the same fresh seeds "
+                    "(McNemar / paired t, one Benjamini-Hochberg family per config):</p><table><tr>"
+                    "<th>table</th><th>metric</th><th>printed</th><th>this config</th><th>change (95% interval)</th>"
+                    "<th>adjusted p</th></tr>"
+                )
+                for r in rows:
+                    scale, unit = (100, " pts") if r["kind"] == "rate" else (1, " turns")
+                    parts.append(
+                        f"<tr><td>{e(r['table'])}</td><td>{e(r['metric'])}</td><td>{scale * r['printed_rules']:.1f}</td>"
+                        f"<td>{scale * r['value']:.1f}</td><td>{scale * r['difference']:+.1f}{unit} "
+                        f"({scale * r['lo']:+.1f} to {scale * r['hi']:+.1f})</td>"
+                        f"<td class='{'miss' if r['significant'] else ''}'>{r['p_adj']:.3g}{' *' if r['significant'] else ''}</td></tr>"
+                    )
+                parts.append("</table>")
     parts.append("<h2>Plots</h2>")
     for name in plots:
         parts.append(f"<p><img src='plots/{name}' alt='{name}'></p>")

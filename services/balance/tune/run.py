@@ -4,6 +4,8 @@ The JSON summary:
 
     {"best": {"config": {...}, "objectives": {...}, "confirmed": {"verdict": ..., "objectives": [...]}},
      "pareto": [...],            # several objectives: each front point, confirmed alike
+     "printed_rules": {...},     # the rules as printed at the search's first rung
+     "stopped_early": bool,      # they met every target there: nothing was searched
      "trials": N, "games": M,    # M = search games + confirmation games
      "search_games": ..., "confirm_games": ..., "budget": ...,
      "history": [...],           # every trial: config, games, losses, measures
@@ -27,6 +29,7 @@ def _point(ev: Evaluation, spec: TuneSpec) -> dict[str, Any]:
         "config": ev.config,
         "games": ev.games,
         "score": round(ev.score, 6),
+        "guards": ev.guards,
         "objectives": {
             obj.label: {**m, "loss": round(loss, 6)}
             for obj, m, loss in zip(spec.objectives, ev.measures, ev.losses, strict=True)
@@ -57,6 +60,8 @@ def run_tune(
         "history": [t.to_dict() for t in search.trials],
         "best": None,
         "pareto": [],
+        "printed_rules": _point(search.printed, spec) if search.printed.games else None,
+        "stopped_early": search.stopped_early,
     }
     confirm_games = 0
     if best is not None:

@@ -35,6 +35,7 @@ from services.balance.sweeps.aggregate import aggregate_partials
 from services.balance.sweeps.partial import CellPartial, fold
 from services.engines.core.errors import BadConfig
 
+from . import guards as guards_mod
 from . import objectives as obj_mod
 from .evaluate import Runner
 from .spec import TuneSpec
@@ -56,11 +57,29 @@ class Evaluation:
     cells: list[dict[str, Any]] = field(default_factory=list)  # aggregates per table
     losses: list[float] = field(default_factory=list)  # per objective, worst table
     measures: list[dict[str, Any]] = field(default_factory=list)
+    guards: list[dict[str, Any]] = field(default_factory=list)  # guards.check, every table
+
+    @property
+    def broken(self) -> bool:
+        """Does an estimate break a guard rail at some table (guards.py)? Never chosen then."""
+        return bool(guards_mod.broken(self.guards))
+
+    @property
+    def on_target(self) -> bool:
+        """Every objective's estimate inside its target and every guard kept."""
+        return bool(self.losses) and max(self.losses) <= 1.0 and not self.broken
 
     @property
     def score(self) -> float:
-        """The racing score: the worst objective's loss (at most 1: every estimate on target)."""
-        return max(self.losses) if self.losses else math.inf
+        """The racing score: the worst objective's loss (at most 1: every estimate on
+        target), plus the guards' penalty when it breaks one (1 and more per guard)."""
+        return max(self.losses) + guards_mod.penalty(self.guards) if self.losses else math.inf
+
+    @property
+    def told(self) -> list[float]:
+        """What Optuna is told: each objective's loss plus the guards' penalty."""
+        extra = guards_mod.penalty(self.guards)
+        return [x + extra for x in self.losses]
 
 
 @dataclass
@@ -105,6 +124,10 @@ class Search:
         self.trials: list[Trial] = []
         self.spent = 0
         self.tables = len(spec.table.cells())  # tables per config (players x line-ups)
+        # The rules as printed (the spec's fixed config alone), played at the first rung on
+        # the search's seeds: the length guard's reference, and the early stop's question.
+        self.printed = Evaluation({})
+        self.stopped_early = False
 
     # --- playing --------------------------------------------------------------------------
     def cost(self, evs: list[Evaluation], upto: int) -> int:
@@ -153,6 +176,7 @@ class Search:
                     worst_loss, worst = value, {"label": obj.label, "table": cell["label"], **m.to_dict()}
             ev.losses.append(worst_loss)
             ev.measures.append(worst or {})
+        ev.guards = guards_mod.check(self.spec.guards, ev.cells, self.printed.cells or ev.cells)
 
     def _report(self, **extra: Any) -> None:
         if self.on_progress:
@@ -222,6 +246,14 @@ class Search:
             self.spec.racing["games"] * self.spec.racing["eta"] ** k for k in range(self.spec.racing["rungs"])
         ]
         eta = self.spec.racing["eta"]
+        if self.cost([self.printed], rungs[0]) <= self.spec.budget:
+            self.extend([self.printed], rungs[0])
+            if self.printed.on_target:
+                # The printed rules already meet every target and guard at the first rung:
+                # nothing to search for; the confirmation says whether it holds on fresh games.
+                self.stopped_early = True
+                self._report(phase="batch")
+                return
         idle = 0  # batches in a row that played nothing new: the space is exhausted
         while len(self.trials) < self.spec.trials and idle < 3:
             batch: list[tuple[Any, Trial, Evaluation | None]] = []
@@ -272,7 +304,7 @@ class Search:
                 record.measures = list(ev.measures)
                 record.spent_before = self.spent
                 if ev.games:
-                    study.tell(trial, ev.losses if len(ev.losses) > 1 else ev.losses[0])
+                    study.tell(trial, ev.told if len(ev.told) > 1 else ev.told[0])
                 else:
                     study.tell(trial, state=optuna.trial.TrialState.FAIL)
                     record.state, record.error = "unplayed", "budget spent"
@@ -304,14 +336,17 @@ class Search:
 
     # --- answers --------------------------------------------------------------------------
     def finalists(self) -> list[Evaluation]:
-        """The configs evaluated with the most games: the ones whose estimates can be trusted most."""
-        played = [ev for ev in self.cache.values() if ev.games]
+        """The configs evaluated with the most games (the ones whose estimates can be trusted
+        most) among those that keep every guard: a config breaking one is never chosen."""
+        played = [ev for ev in self.cache.values() if ev.games and not ev.broken]
         if not played:
             return []
         most = max(ev.games for ev in played)
         return [ev for ev in played if ev.games == most]
 
     def best(self) -> Evaluation | None:
+        if self.stopped_early:
+            return self.printed
         finalists = self.finalists()
         return min(finalists, key=lambda e: (e.score, config_key(e.config))) if finalists else None
 

@@ -18,6 +18,7 @@ refuses a tune refuses with the same words. On top of that:
     racing: {games: 100, eta: 3, rungs: 3, batch: 9}   # successive halving (search.py)
     confirm: 2000                  # games on fresh seeds for the proof (confirm.py)
     sampler: tpe                   # tpe (one objective), nsga2 (several), random
+    guards: {draw_rate: 0.05, cap_rate: 0.01, length_change: 0.25}   # the defaults (guards.py)
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ from services.balance.sweeps.spec import (
 )
 from services.engines.core.config import field_types
 from services.models import one_of
+
+from .guards import DEFAULT_GUARDS, Guard, guards_to_dict, parse_guards
 
 SWEEP_KEYS = tuple(TableSpecInput.model_fields)
 METRICS = {
@@ -135,6 +138,7 @@ class TuneSpec:
     confirm: int = 2000
     sampler: str = "tpe"
     trials: int = 500
+    guards: tuple[Guard, ...] = field(default_factory=lambda: parse_guards(None))
 
     @property
     def game(self) -> str:
@@ -174,6 +178,7 @@ class TuneSpec:
             "confirm": self.confirm,
             "sampler": self.sampler,
             "trials": self.trials,
+            "guards": guards_to_dict(self.guards),
         }
 
 
@@ -238,6 +243,12 @@ class TuneSpecInput(TableSpecInput):
         None, description="default: tpe for one objective, nsga2 for several"
     )
     trials: int = Field(500, ge=1, description="at most this many configs tried")
+    guards: dict[str, float | None] | None = Field(
+        None,
+        description="guard rails every config must keep (guards.py): "
+        + ", ".join(f"{k} (default {v})" for k, v in DEFAULT_GUARDS.items())
+        + "; a number overrides a limit, null turns a guard off",
+    )
 
 
 def load_tune_file(path: str | Path) -> TuneSpec:
@@ -292,6 +303,8 @@ def parse_tune_spec(data: Mapping[str, Any] | TuneSpecInput) -> TuneSpec:
         params = _params(given.search, table)
     with _field("objectives"):
         objectives = _objectives(given.objectives, table)
+    with _field("guards"):
+        guards = parse_guards(given.guards)
     racing = (given.racing or Racing()).model_dump()
     if racing["games"] > given.budget:
         with _field("budget"):
@@ -307,6 +320,7 @@ def parse_tune_spec(data: Mapping[str, Any] | TuneSpecInput) -> TuneSpec:
         confirm=given.confirm,
         sampler=given.sampler or ("tpe" if len(objectives) == 1 else "nsga2"),
         trials=given.trials,
+        guards=guards,
     )
 
 
