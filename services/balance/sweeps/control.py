@@ -32,7 +32,7 @@ from .paired import PairCounts, count_blocks
 from .partial import CellPartial, merge_all, of_chunk
 from .plan import chunks
 from .simulate import unpack
-from .spec import SweepSpec, parse_spec
+from .spec import SweepSpec, parse_stored_spec
 from .store import ACTIVE, SweepStore, key, new_id
 from .summary import build_summary, run_info
 
@@ -182,7 +182,7 @@ def finish(store: SweepStore, sweep_id: str) -> str:
         return "busy"
     heartbeat = AggregationHeartbeat(store, sweep_id).__enter__()
     try:
-        spec = parse_spec(store.spec(sweep_id))
+        spec = parse_stored_spec(store.spec(sweep_id))
 
         def results() -> Iterator[dict[str, Any]]:  # streamed: memory stays flat however big
             return (unpack(blob) for _chunk_id, blob in store.iter_chunk_blobs(sweep_id))

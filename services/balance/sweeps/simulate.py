@@ -46,7 +46,9 @@ def simulate_chunk(
         if should_stop is not None and n % check_every == 0 and should_stop():
             return None
         bots = cell.seat_bots(index)
-        state, rec = play_to_end(gspec, config, cell.players, game_seed(spec, index), bots, hook is not None)
+        state, rec = play_to_end(
+            gspec, config, cell.players, game_seed(spec, index), bots, hook is not None, None, spec.shuffle
+        )
         winners.append(rec.winners)
         turns.append(rec.turns)
         decisions.append(rec.decisions)
@@ -77,7 +79,9 @@ def replay_record(spec: SweepSpec, cell_index: int, game_index: int) -> dict[str
     cell = spec.cells()[cell_index]
     config = gspec.make_config(cell.overrides)
     bots = cell.seat_bots(game_index)
-    _state, rec = play_to_end(gspec, config, cell.players, game_seed(spec, game_index), bots, True)
+    _state, rec = play_to_end(
+        gspec, config, cell.players, game_seed(spec, game_index), bots, True, None, spec.shuffle
+    )
     return {
         "game": spec.game,
         "players": cell.players,
@@ -90,6 +94,7 @@ def replay_record(spec: SweepSpec, cell_index: int, game_index: int) -> dict[str
         "cell": cell_index,
         "game_index": game_index,
         "actions": rec.actions,
+        "shuffle": rec.shuffle,
     }
 
 

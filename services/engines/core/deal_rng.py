@@ -23,6 +23,8 @@ from typing import TypeVar
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 
+from .rng import keyed_order
+
 T = TypeVar("T")
 
 KIND = "chacha20"  # the state's `generator` field for this generator
@@ -102,6 +104,10 @@ class DealRng:
         for w, i in zip(words, range(size - 1, 0, -1), strict=True):
             j = (w * (i + 1)) >> 64
             items[i], items[j] = items[j], items[i]
+
+    def keyed_shuffle(self, items: list[int], tags: tuple[int, ...]) -> None:
+        """`Rng.keyed_shuffle`: one word of the stream is the salt of every card's key."""
+        keyed_order(items, tags, self.next_u64())
 
     def fork(self, salt: int) -> DealRng:
         """An independent generator that does not disturb this one: a key hashed from this

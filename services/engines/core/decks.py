@@ -21,8 +21,10 @@ def build_deck(composition: Sequence[tuple[int, int]]) -> list[int]:
     return kinds
 
 
-def draw(deck: list[int], discard: list[int], rng: Rng) -> int | None:
-    """Top card of `deck`; an empty deck is first refilled by shuffling `discard` into it.
+def draw(deck: list[int], discard: list[int], rng: Rng, tags: tuple[int, ...] | None = None) -> int | None:
+    """Top card of `deck`; an empty deck is first refilled by shuffling `discard` into it,
+    with Fisher-Yates, or with the keyed shuffle over `tags` when the state deals keyed
+    (`State.shuffle_cards`).
 
     Returns None only when both are empty (TC-4's "stop drawing"; CC's reshuffle rule).
     """
@@ -31,7 +33,10 @@ def draw(deck: list[int], discard: list[int], rng: Rng) -> int | None:
             return None
         deck.extend(discard)
         discard.clear()
-        rng.shuffle(deck)
+        if tags is None:
+            rng.shuffle(deck)
+        else:
+            rng.keyed_shuffle(deck, tags)
     return deck.pop()
 
 

@@ -8,6 +8,7 @@ for the few draws a card game makes (shuffles, random steals).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import MutableSequence, Sequence
 from typing import TypeVar
 
@@ -61,6 +62,55 @@ def _shuffle(items: MutableSequence[T], state: int) -> int:
     return state
 
 
+# Keyed shuffles (docs/fairness.md, "Coupled deals"): a card's key is the mix of one salt
+# drawn for the shuffle and the card's tag, a fixed function of its kind and copy index
+# (`card_tags`). The key's low 16 bits are replaced by the card's id, so one sort of plain
+# integers orders the cards and reads the ids back; decks hold fewer than 2**16 cards.
+_ID_BITS = 16
+_ID_MASK = (1 << _ID_BITS) - 1
+_KEY_MASK = _MASK ^ _ID_MASK
+
+
+def card_tags(kinds: Sequence[int]) -> tuple[int, ...]:
+    """Card id -> 64-bit tag of (kind, copy index): the n-th card of a kind gets the same
+    tag whatever the other kinds' counts, so a deck with one Donut fewer keeps every other
+    card's tag, and so its key in every keyed shuffle."""
+    return _card_tags(tuple(kinds))
+
+
+@functools.cache
+def _card_tags(kinds: tuple[int, ...]) -> tuple[int, ...]:
+    if len(kinds) > _ID_MASK:
+        raise ValueError(f"a keyed shuffle takes decks of fewer than {_ID_MASK + 1} cards")
+    copies: dict[int, int] = {}
+    tags = []
+    for kind in kinds:
+        copy = copies.get(kind, 0)
+        copies[kind] = copy + 1
+        tags.append(_splitmix(((kind & _LOW32) << 32) | copy))
+    return tuple(tags)
+
+
+def _keyed_shuffle(items: list[int], tags: tuple[int, ...], state: int) -> int:
+    """`Rng.keyed_shuffle` on the generator's state, returning the state after it: one
+    draw (the salt) whatever the deck's size, then the cards sorted by their keys."""
+    state = (state + _GAMMA) & _MASK
+    keyed_order(items, tags, _mix(state))
+    return state
+
+
+def keyed_order(items: list[int], tags: tuple[int, ...], salt: int) -> None:
+    """Order the card ids of `items` by their keys under `salt` (both generators' keyed
+    shuffle: the salt is the one draw they make)."""
+    keys = []
+    for c in items:
+        keys.append((_mix(salt ^ tags[c]) & _KEY_MASK) | c)
+    keys.sort()
+    for i in range(len(keys)):
+        k = keys[i]
+        items[i] = k & _ID_MASK
+
+
 class Rng:
     """SplitMix64: the whole generator state is `self.state`, a 64-bit integer."""
 
@@ -91,6 +141,13 @@ class Rng:
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher-Yates in place: draws exactly what `below(i + 1)` for each i would."""
         self.state = _shuffle(items, self.state)
+
+    def keyed_shuffle(self, items: list[int], tags: tuple[int, ...]) -> None:
+        """A uniform shuffle of card ids coupled across decks (fairness.md, "Coupled
+        deals"): one salt drawn, each card keyed by the salt and `tags[card]`, the cards
+        ordered by key. Two decks that differ by some cards, shuffled from the same state,
+        order their common cards alike, and both leave the generator in the same state."""
+        self.state = _keyed_shuffle(items, tags, self.state)
 
     def fork(self, salt: int) -> Rng:
         """An independent generator (e.g. for a bot) that does not disturb this one."""
