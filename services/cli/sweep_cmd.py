@@ -259,6 +259,17 @@ def _print(summary: dict[str, Any], page: Path, args: argparse.Namespace) -> Non
         sys.stdout.buffer.write(orjson.dumps(agg, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         print(agg.get("verdict", ""))  # the one line a designer reads first
+        power = (agg.get("power") or {}).get("by_metric", [])
+        if power:
+            print(
+                "smallest detectable effects (80% power, after BH): "
+                + "; ".join(
+                    f"{m['metric']} {m['mde']:.1f} turns"
+                    if "turns" in m["metric"]
+                    else f"{m['metric']} {100 * m['mde']:.1f} points"
+                    for m in power
+                )
+            )
         rows: list[Any] = []
         current = None
         for c in agg["cells"]:
@@ -276,7 +287,7 @@ def _print(summary: dict[str, Any], page: Path, args: argparse.Namespace) -> Non
                     f"{c['fair_share']:.3f}",
                     f"{c['draws']['rate']:.3f}",
                     f"{c['length']['mean']:.1f}",
-                    ", ".join(c["flags"]) or "-",
+                    "skipped: " + c["skipped"] if c.get("skipped") else ", ".join(c["flags"]) or "-",
                 ]
             )
         flagged = any(c["flags"] for c in agg["cells"])

@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+import orjson
 import redis
 
 from . import metrics
@@ -110,8 +111,14 @@ def progress(store: SweepStore, sweep_id: str) -> dict[str, Any] | None:
     elapsed = now - started if started else 0.0
     rate = done / elapsed if elapsed > 0 else 0.0
     left = (total - done) / rate if rate > 0 and done < total else (0.0 if done >= total else None)
+    try:  # the designer's own words for it, where the list would otherwise show an id
+        spec = orjson.loads(meta.get("spec") or "{}")
+    except orjson.JSONDecodeError:
+        spec = {}
     return {
         "id": sweep_id,
+        "name": spec.get("name") if isinstance(spec, dict) else None,
+        "game": spec.get("game") if isinstance(spec, dict) else None,
         "status": meta["status"],
         "kind": meta.get("kind", "adhoc"),
         "games_done": done,

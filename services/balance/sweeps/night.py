@@ -238,6 +238,21 @@ def close_night(
     return drift
 
 
+# What the JSON document keeps of every compared metric, drifted or not.
+METRIC_FIELDS = (
+    "cell",
+    "metric",
+    "before",
+    "after",
+    "difference",
+    "p",
+    "p_adjusted",
+    "mde",
+    "drifted",
+    "test",
+)
+
+
 def json_document(drift: dict[str, Any]) -> dict[str, Any]:
     """The `cultists nightly --json` document: per game, how many metrics were compared and
     each drift with its cell, metric, before, after and BH-adjusted p (plus its interval)."""
@@ -262,6 +277,10 @@ def json_document(drift: dict[str, Any]) -> dict[str, Any]:
                     }
                     for d in g["drifted"]
                 ],
+                # every compared metric, drifted or not: raw and adjusted p, and the
+                # smallest change the night could have caught (power.py)
+                "metrics": [{k: m.get(k) for k in METRIC_FIELDS} for m in g.get("metrics", [])],
+                "power": g.get("power", []),
             }
             for game, g in drift["games"].items()
         },

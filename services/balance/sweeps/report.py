@@ -52,6 +52,35 @@ def _table(headers: list[str], rows: list[list[Any]], raw_cols: frozenset[int] =
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _mde(value: float | None, turns: bool = False) -> str:
+    """A minimum detectable effect in the metric's own unit (power.py)."""
+    if value is None:
+        return "-"
+    return f"{value:.1f} turns" if turns else f"{100 * value:.1f} points"
+
+
+def _power_section(power: dict[str, Any] | None) -> str:
+    """What the report could have found: per metric, the effect found with 80 % power."""
+    if not power or not power.get("by_metric"):
+        return ""
+    rows = [
+        [
+            m["metric"],
+            m["tests"],
+            _mde(m["mde"], "turns" in m["metric"]),
+            f"{_mde(m['smallest'], 'turns' in m['metric'])} to {_mde(m['largest'], 'turns' in m['metric'])}",
+        ]
+        for m in power["by_metric"]
+    ]
+    return (
+        "<h2>Smallest detectable effects</h2>"
+        f"<p>The change each test finds {100 * power['power']:.0f}% of the time at this sweep's size, after "
+        f"Benjamini-Hochberg (a lone effect must reach p &le; {power['level']:.2g}). A smaller real effect "
+        "may go unflagged: to see half of it, play four times the games.</p>"
+        + _table(["metric", "tests", "typical", "range over cells"], rows)
+    )
+
+
 def _mark(flag: bool) -> str:
     return "<b class=flag>outside</b>" if flag else ""
 
@@ -74,6 +103,9 @@ def _replay_links(rep: dict[str, Any] | None, replay_base: str, local: bool = Fa
 
 def _cell_section(cell: dict[str, Any], replay_base: str, local: bool = False) -> str:
     parts = [f"<h3 id=cell-{cell['cell']}>Cell {cell['cell']}: {_e(cell['label'])}</h3>"]
+    if cell.get("skipped"):
+        parts.append(f"<p>Skipped, no games played: {_e(cell['skipped'])}.</p>")
+        return "\n".join(parts)
     if cell["flagged"]:
         parts.append(f"<p class=flag>Flagged by: {_e(', '.join(cell['flags']))}</p>")
     parts.append(
@@ -178,7 +210,7 @@ def _cell_section(cell: dict[str, Any], replay_base: str, local: bool = False) -
     )
     parts.append(
         _table(
-            ["test", "chi-square", "df", "p", "BH-adjusted p", "flag"],
+            ["test", "chi-square", "df", "p", "BH-adjusted p", "flag", "smallest detectable"],
             [
                 [
                     n,
@@ -187,6 +219,7 @@ def _cell_section(cell: dict[str, Any], replay_base: str, local: bool = False) -
                     f"{t['p']:.4g}",
                     f"{t['p_adj']:.4g}" if t["balance"] else "bot strength: not in BH",
                     "FLAG" if t["flag"] else "",
+                    _mde(t.get("mde")),
                 ]
                 for n, t in cell["tests"].items()
             ],
@@ -212,13 +245,14 @@ def _paired_section(rows: list[dict[str, Any]]) -> str:
     ordered_rows = sorted(rows, key=lambda r: (not r["significant"], r["p_adj"], r["cell"]))
     parts.append(
         _table(
-            ["", "comparison", "games", "test"],
+            ["", "comparison", "games", "test", "smallest detectable"],
             [
                 [
                     "<b class=flag>significant</b>" if r["significant"] else "",
                     _e(r["sentence"]),
                     r["games"],
                     r["test"],
+                    _mde(r.get("mde"), r.get("kind") == "turns"),
                 ]
                 for r in ordered_rows
             ],
@@ -288,8 +322,16 @@ def render_html(
             )
         )
     else:
-        out.append("<p>None: no cell's seats, bots or groups differ beyond chance.</p>")
+        out.append("<p>None: no test of any cell, its paired comparisons included, is significant.</p>")
+    skipped = agg.get("skipped_cells", [])
+    if skipped:
+        out.append(
+            f"<h2>Skipped cells</h2><p>{len(skipped)} cell{'s' if len(skipped) != 1 else ''} played no games: "
+            "their override leaves the game of their player count unchanged.</p>"
+            + _table(["cell", "why"], [[s["label"], s["reason"]] for s in skipped])
+        )
     out.append(_paired_section(agg.get("paired", [])))
+    out.append(_power_section(agg.get("power")))
     out.append("<h2>Win rate by seat</h2>" + img("seat_rates.png"))
     out.append("<h2>Variants</h2>" + img("variant_heatmap.png"))
     out.append(

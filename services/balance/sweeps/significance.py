@@ -20,6 +20,14 @@ from typing import Any
 from services.engines.core.stats import benjamini_hochberg
 
 from .paired import sentence
+from .power import (
+    POWER,
+    bh_level,
+    mde_one_rate,
+    mde_paired_mean,
+    mde_paired_rate,
+    rounded,
+)
 
 FDR_Q = 0.05
 DIGITS = 6
@@ -66,6 +74,7 @@ def apply_family(aggregates: dict[str, Any], q: float = FDR_Q) -> None:
         fsa["p_adj"] = unit["p_adj"] if unit else 1.0
     for row in paired:
         row["sentence"] = sentence(row)
+    aggregates["power"] = add_power(aggregates, bh_level(q, len(family)))
     aggregates["tests"] = {
         "method": "benjamini-hochberg",
         "q": q,
@@ -74,6 +83,45 @@ def apply_family(aggregates: dict[str, Any], q: float = FDR_Q) -> None:
         "flagged": flagged,
     }
     aggregates["verdict"] = verdict(aggregates)
+
+
+def add_power(aggregates: dict[str, Any], alpha: float) -> dict[str, Any]:
+    """Set every test's `mde` (the smallest effect it finds with 80 % power after BH,
+    power.py) and return the report's power summary: per metric, the MDE of its typical
+    test (the median over cells), with the level and the power it is computed at."""
+    by_metric: dict[str, list[float]] = {}
+
+    def note(metric: str, value: float | None) -> None:
+        if value is not None:
+            by_metric.setdefault(metric, []).append(value)
+
+    for c in aggregates["cells"]:
+        fair, games = c["fair_share"], c["games"]
+        for name, test in c["tests"].items():
+            if name in ("seat", "team"):
+                units = c["teams"] if name == "team" else c["seats"]
+                f = units[0]["rate"] - units[0]["delta"] if units else fair
+                test["mde"] = rounded(mde_one_rate(games, f, alpha))
+                note(f"{name} win rate against its fair share", test["mde"])
+            elif name.startswith("group:"):
+                rows = c["groups"].get(name.split(":", 1)[1], [])
+                apps = sorted(r["appearances"] for r in rows)
+                n = apps[len(apps) // 2] if apps else 0
+                test["mde"] = rounded(mde_one_rate(n, fair, alpha))
+                note(f"{name.split(':', 1)[1]} win rate against the fair share", test["mde"])
+    for row in aggregates.get("paired", []):
+        if row.get("kind") == "turns":
+            row["mde"] = rounded(mde_paired_mean(row["games"], row.get("sd_difference", 0.0), alpha))
+            note("paired: mean game length (turns)", row["mde"])
+        else:
+            row["mde"] = rounded(mde_paired_rate(row["games"], row.get("discordant", 1.0), alpha))
+            note(f"paired: {'play' if row.get('kind') == 'played' else 'win'} rate", row["mde"])
+    summary = []
+    for metric, values in sorted(by_metric.items()):
+        values.sort()
+        summary.append({"metric": metric, "tests": len(values), "mde": values[len(values) // 2],
+                        "smallest": values[0], "largest": values[-1]})  # fmt: skip
+    return {"power": POWER, "level": alpha, "by_metric": summary}
 
 
 def _cell_effects(c: dict[str, Any]) -> list[tuple[float, str]]:
