@@ -60,9 +60,9 @@ def test_a_keyed_shuffle_draws_one_number_whatever_the_deck() -> None:
     assert small.state == large.state == plain.state
 
 
-def test_one_card_fewer_moves_only_that_card() -> None:
-    """The deck without the last copy of kind 4 orders every other card as the full deck
-    does, from the same generator state: only the removed card is missing."""
+def test_one_card_fewer_keeps_the_order_of_every_other_card() -> None:
+    """The plain keyed shuffle (refills): the deck without the last copy of kind 4 orders
+    every other card as the full deck does, from the same generator state."""
     fewer = tuple(k for k, n in enumerate((1, 3, 9, 2, 11, 5, 8)) for _ in range(n))
     for seed in range(200):
         full, short = list(range(len(KINDS))), list(range(len(fewer)))
@@ -89,9 +89,9 @@ def _whole_deck(state: object) -> list[tuple[int, int]]:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_trash_cult_deal_without_one_donut_keeps_every_other_card_in_order(players: int) -> None:
-    """Keyed setup: `donuts=9` deals the base game's active deck less its tenth Donut, in
-    the same order, the same chaos deck, and leaves the generator where the base game
-    leaves it. Fisher-Yates reshuffles everything."""
+    """Keyed setup: `donuts=9` deals the base game's active deck with its tenth Donut's
+    place taken by the bottom card, the same chaos deck, and leaves the generator where the
+    base game leaves it. Fisher-Yates reshuffles everything."""
     same_fy = 0
     for seed in range(100):
         base = TRASH.new_state(None, players, seed, None, "keyed")
@@ -101,7 +101,11 @@ def test_a_trash_cult_deal_without_one_donut_keeps_every_other_card_in_order(pla
         assert base_chaos == fewer_chaos
         assert base.rng.state == fewer.rng.state
         whole, whole_fewer = _whole_deck(base), _whole_deck(fewer)
-        assert [c for c in whole if c != (DONUT, 9)] == whole_fewer
+        # Coupled with the printed deck: the missing Donut's place takes the bottom card;
+        # every other card lies where it lies in the base deal.
+        bottom = whole[0]
+        expected = [bottom if c == (DONUT, 9) else c for c in whole[1:]] if bottom != (DONUT, 9) else whole[1:]
+        assert whole_fewer == expected
         fy_base = TRASH.new_state(None, players, seed)
         fy_fewer = TRASH.new_state({"donuts": 9}, players, seed)
         same_fy += [c for c in _whole_deck(fy_base) if c != (DONUT, 9)] == _whole_deck(fy_fewer)
@@ -145,3 +149,36 @@ def test_a_bad_shuffle_is_refused() -> None:
     doc["shuffle"] = "fisher-yates"  # never written: absence says it
     with pytest.raises(BadState, match="shuffle must be"):
         TRASH.state_class.from_json(doc)
+
+
+def test_a_coupled_deal_one_card_short_moves_only_the_bottom_card_into_its_place() -> None:
+    fewer = tuple(k for k, n in enumerate((1, 3, 9, 2, 11, 5, 8)) for _ in range(n))
+    reference = {k: KINDS.count(k) for k in set(KINDS)}
+    for seed in range(200):
+        full, short = list(range(len(KINDS))), list(range(len(fewer)))
+        Rng(seed).coupled_shuffle(full, KINDS, reference)
+        Rng(seed).coupled_shuffle(short, fewer, reference)
+        named_full, named_short = _kind_copies(KINDS, full), _kind_copies(fewer, short)
+        plain = list(range(len(KINDS)))
+        Rng(seed).keyed_shuffle(plain, card_tags(KINDS))
+        assert full == plain  # the reference deck itself: the keyed order
+        if named_full[0] == (4, 11):
+            assert named_short == named_full[1:]
+        else:
+            assert named_short == [named_full[0] if c == (4, 11) else c for c in named_full[1:]]
+        moved = sum(a != b for a, b in zip(named_full[1:], named_short, strict=True))
+        assert moved <= 1
+
+
+def test_a_coupled_deal_with_holes_is_uniform() -> None:
+    """A deck short of its reference by several cards still deals each card to each place
+    equally often: the hole-filling rule never looks at which card is which."""
+    fewer = tuple(k for k, n in enumerate((1, 3, 6, 2, 9, 5, 8)) for _ in range(n))
+    reference = {k: KINDS.count(k) for k in set(KINDS)}
+    orders = []
+    for i in range(SEEDS):
+        deck = list(range(len(fewer)))
+        Rng(i).coupled_shuffle(deck, fewer, reference)
+        assert sorted(deck) == list(range(len(fewer)))
+        orders.append(deck)
+    assert_uniform_positions("core.coupled_deal", orders, range(len(fewer)))

@@ -50,6 +50,7 @@ CHECKS = (
     "tricky_cultists.later_round_deal",
     # Keyed shuffles (fairness.md, "Coupled deals"): the sweeps' deal.
     "core.keyed_shuffle",
+    "core.coupled_deal",
     "core.deal_rng_keyed_shuffle",
     "trash_cult.keyed_chaos_deck_setup",
     "trash_cult.keyed_active_deck_setup",

@@ -7,6 +7,7 @@ keep cloning and serialising cheap, which is most of what random play spends its
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from .errors import BadState
@@ -19,6 +20,15 @@ def build_deck(composition: Sequence[tuple[int, int]]) -> list[int]:
     for kind, count in composition:
         kinds.extend([kind] * count)
     return kinds
+
+
+@functools.cache
+def kind_counts(kinds: tuple[int, ...]) -> dict[int, int]:
+    """Cards of each kind in a kind table: a coupled deal's reference deck (rng.coupled_order)."""
+    counts: dict[int, int] = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
 
 
 def draw(deck: list[int], discard: list[int], rng: Rng, tags: tuple[int, ...] | None = None) -> int | None:

@@ -138,6 +138,15 @@ class State:
         else:
             self.rng.shuffle(zone)
 
+    def deal_cards(self, zone: list[int], kinds: Sequence[int], reference: dict[int, int]) -> None:
+        """Shuffle a fresh deck at setup: as `shuffle_cards`, except that a keyed deal is
+        coupled with the `reference` deck (the default config's counts, `rng.coupled_order`),
+        so a config one card short of it deals every other card where the default does."""
+        if self.shuffle:
+            self.rng.coupled_shuffle(zone, kinds, reference)
+        else:
+            self.rng.shuffle(zone)
+
     # What every game must define: GameSpec refuses a state class lacking one of these.
     REQUIRED: ClassVar[tuple[str, ...]] = (
         "to_act",

@@ -9,7 +9,7 @@ for the few draws a card game makes (shuffles, random steals).
 from __future__ import annotations
 
 import functools
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Mapping, MutableSequence, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -111,6 +111,42 @@ def keyed_order(items: list[int], tags: tuple[int, ...], salt: int) -> None:
         items[i] = k & _ID_MASK
 
 
+def coupled_order(items: list[int], kinds: Sequence[int], reference: Mapping[int, int], salt: int) -> None:
+    """Order a fresh deck's card ids coupled with every other deck of the same game: the
+    deck with one card fewer than `reference` deals every other card to the same place.
+
+    The cards of the reference deck (`reference[kind]` copies of each kind, joined by this
+    deck's own where it has more) are ordered by their keys under `salt`, as
+    `keyed_order` would. Dealt from the top, this deck keeps its own cards where they lie
+    among the first len(items) places; a place that holds a reference card this deck lacks
+    (a hole) takes this deck's next card from below those places, in dealing order. So a
+    deck one Donut short of the reference differs from it in two places, the missing
+    Donut's (now the bottom card) and the bottom, instead of every card after the Donut
+    moving up one. Uniform: the rule looks only at which places hold which reference
+    cards, never at this deck's labels, so relabelling this deck's cards commutes with it,
+    and a uniform reference order gives each order of this deck alike."""
+    copies: dict[int, int] = {}
+    present: dict[tuple[int, int], int] = {}
+    for c in sorted(items):
+        kind = kinds[c]
+        copy = copies.get(kind, 0)
+        copies[kind] = copy + 1
+        present[(kind, copy)] = c
+    keyed = []
+    for kind in sorted(copies.keys() | reference.keys()):
+        for copy in range(max(copies.get(kind, 0), reference.get(kind, 0))):
+            tag = _splitmix(((kind & _LOW32) << 32) | copy)
+            keyed.append((_mix(salt ^ tag), kind, copy))
+    keyed.sort(reverse=True)  # dealing order: the top card (the list's end) first
+    size = len(items)
+    below = (present.get((kind, copy)) for _key, kind, copy in keyed[size:])
+    spare = (c for c in below if c is not None)
+    dealt = [present.get((kind, copy)) for _key, kind, copy in keyed[:size]]
+    dealt = [next(spare) if c is None else c for c in dealt]
+    dealt.reverse()
+    items[:] = dealt
+
+
 class Rng:
     """SplitMix64: the whole generator state is `self.state`, a 64-bit integer."""
 
@@ -148,6 +184,10 @@ class Rng:
         ordered by key. Two decks that differ by some cards, shuffled from the same state,
         order their common cards alike, and both leave the generator in the same state."""
         self.state = _keyed_shuffle(items, tags, self.state)
+
+    def coupled_shuffle(self, items: list[int], kinds: Sequence[int], reference: Mapping[int, int]) -> None:
+        """A fresh deck's keyed deal coupled with `reference` (`coupled_order`): one draw."""
+        coupled_order(items, kinds, reference, self.next_u64())
 
     def fork(self, salt: int) -> Rng:
         """An independent generator (e.g. for a bot) that does not disturb this one."""

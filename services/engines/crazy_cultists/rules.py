@@ -17,12 +17,19 @@ not (a seat without one has the single action "pass"), so who is asked never rev
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable
 from itertools import chain
 from math import isqrt
 from typing import Any, cast
 
-from services.engines.core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
+from services.engines.core.decks import (
+    check_conservation,
+    draw,
+    kind_counts,
+    redeal_keeping,
+    shuffle_in_place,
+)
 from services.engines.core.errors import BadConfig, BadState
 from services.engines.core.game import FISHER_YATES, State
 from services.engines.core.rng import Rng, card_tags
@@ -35,6 +42,7 @@ from .cards import (
     COUNTER_SPELL,
     DARK_BAPTISM,
     DARK_FAVOR_4,
+    DARK_KINDS,
     EVIL_EYE,
     FEAR_THE_REAPER,
     FORBIDDEN_ALCHEMY,
@@ -42,6 +50,7 @@ from .cards import (
     HEAVY_METAL,
     LIFE_SIPHON,
     MAIN_FAVORS,
+    MAIN_KINDS,
     NAMES,
     NECROMANCY,
     NERDRONOMICON,
@@ -260,6 +269,17 @@ def check_players(config: Any, players: int) -> None:
         )
 
 
+@functools.cache
+def _printed_decks(config_class: type) -> tuple[dict[int, int], dict[int, int]]:
+    """The printed rules' main and Dark Powers decks as kind -> copies: what a keyed deal
+    is coupled with (fairness.md, "Coupled deals")."""
+    counts = kind_counts(kind_table(config_class(dark_powers=True))[0])
+    return (
+        {k: n for k, n in counts.items() if k in MAIN_KINDS},
+        {k: n for k, n in counts.items() if k in DARK_KINDS},
+    )
+
+
 class CrazyCultistsState(State):
     # Older documents (before issue 16) lack what seats remember: nothing remembered.
     ADDED_FIELDS = {
@@ -308,9 +328,10 @@ class CrazyCultistsState(State):
             )
         n = num_players
         self.deck = list(range(self.n_main))
-        self.shuffle_cards(self.deck, self._tags)
+        main_printed, dark_printed = _printed_decks(type(config))  # keyed deals couple with them
+        self.deal_cards(self.deck, self.kind, main_printed)
         self.dark_deck = list(range(self.n_main, len(self.kind)))
-        self.shuffle_cards(self.dark_deck, self._tags)
+        self.deal_cards(self.dark_deck, self.kind, dark_printed)
         self.discard: list[int] = []
         self.dark_discard: list[int] = []
         self.hands = [[self.deck.pop() for _ in range(config.starting_hand)] for _ in range(n)]

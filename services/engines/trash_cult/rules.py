@@ -27,7 +27,7 @@ import functools
 from collections.abc import Hashable
 from typing import Any, ClassVar, cast
 
-from ..core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
+from ..core.decks import check_conservation, draw, kind_counts, redeal_keeping, shuffle_in_place
 from ..core.errors import BadConfig, BadState
 from ..core.game import FISHER_YATES, State
 from ..core.rng import Rng, card_tags
@@ -278,6 +278,17 @@ def _main_actions_of(
     return acts if acts else [PASS]  # TC-5
 
 
+@functools.cache
+def _printed_decks() -> tuple[dict[int, int], dict[int, int]]:
+    """The printed rules' active and chaos decks as kind -> copies: what a keyed deal is
+    coupled with, so that every config a sweep compares deals like the printed one."""
+    counts = kind_counts(TrashCultConfig().kinds)
+    return (
+        {k: n for k, n in counts.items() if k < ACTIVE_KINDS},
+        {k: n for k, n in counts.items() if k >= ACTIVE_KINDS},
+    )
+
+
 class TrashCultState(State):
     # Older documents (before issue 16) lack what seats remember: nothing remembered.
     ADDED_FIELDS = {
@@ -323,10 +334,12 @@ class TrashCultState(State):
             raise BadConfig(f"cults names {len(config.cults)} cults for {n} players")
         self._derive()
         kinds = config.kinds
+        # Keyed deals are coupled with the printed deck (fairness.md, "Coupled deals").
+        active_printed, chaos_printed = _printed_decks()
         self.chaos_deck = list(range(config.active_cards, len(kinds)))
-        self.shuffle_cards(self.chaos_deck, self._tags)
+        self.deal_cards(self.chaos_deck, kinds, chaos_printed)
         self.deck = list(range(config.active_cards))
-        self.shuffle_cards(self.deck, self._tags)
+        self.deal_cards(self.deck, kinds, active_printed)
         self.trash: list[int] = []
         self.chaos_discard: list[int] = []
         self.cult = [CULT_BY_NAME[c] for c in config.cults] or [-1] * n
