@@ -35,6 +35,7 @@ from . import (
     grpc_latency,
     heuristics,
     logins,
+    power,
     redis_cost,
     streams,
     sweep_aggregation,
@@ -58,6 +59,7 @@ SECTIONS = {
     "bots": bots.run,
     "determinisation": determinisation.run,
     "tune": tune.run,
+    "power": power.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 # The sections that finish in about a minute each on the project's 2-core machines

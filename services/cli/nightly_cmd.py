@@ -237,6 +237,15 @@ def _print(doc: dict[str, Any], drift: dict[str, Any], args: argparse.Namespace)
     )
     for game, part in doc["games"].items():
         drifted = part["drifted"]
+        power = part.get("power", [])
+        if power:  # what tonight could have caught: the typical cell's smallest detectable change
+            rates = [m["mde"] for m in power if "turns" not in m["metric"]]
+            turns = [m["mde"] for m in power if "turns" in m["metric"]]
+            console.print(
+                f"{game}: smallest detectable change (80% power, after BH), typical cell: "
+                + (f"rates {100 * sorted(rates)[len(rates) // 2]:.1f} points" if rates else "")
+                + (f", mean length {sorted(turns)[len(turns) // 2]:.1f} turns" if turns else "")
+            )
         if not drifted:
             console.print(f"{game}: {part['compared']} metrics compared, none drifted")
             continue

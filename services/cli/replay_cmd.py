@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 
 from services.engines.core.errors import BadConfig, IllegalAction
+from services.engines.core.game import SHUFFLES
 from services.engines.core.play import replay
 from services.engines.registry import load_game
 
@@ -109,6 +110,15 @@ def _deal_key(record: dict[str, Any]) -> bytes | None:
     return bytes.fromhex(key) if key else None
 
 
+def _shuffle(record: dict[str, Any]) -> str | None:
+    """How the record's game was dealt: a keyed sweep deal names it, any other record was
+    dealt by Fisher-Yates (docs/fairness.md, "Coupled deals")."""
+    shuffle = record.get("shuffle")
+    if shuffle is not None and shuffle not in SHUFFLES:
+        raise BadConfig(f"the record's shuffle must be one of {', '.join(SHUFFLES)}, got {shuffle!r}")
+    return shuffle
+
+
 def run(args: argparse.Namespace) -> int:
     record = load_record(args.record)
     try:
@@ -118,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
     players = record.get("players") or spec.default_players
     config = spec.make_config(record.get("config") or {})
     if args.steps:
-        state = spec.new_state(config, players, record["seed"], _deal_key(record))
+        state = spec.new_state(config, players, record["seed"], _deal_key(record), _shuffle(record))
         for n, (seat, action) in enumerate(record["actions"]):
             try:
                 legal = seat in state.to_act() and action in state.legal_actions(seat)
@@ -129,7 +139,9 @@ def run(args: argparse.Namespace) -> int:
                 raise _not_legal(args.record, n, seat, action, exc) from None
     else:
         try:
-            state = replay(spec, config, players, record["seed"], record["actions"], _deal_key(record))
+            state = replay(
+                spec, config, players, record["seed"], record["actions"], _deal_key(record), _shuffle(record)
+            )
         except IllegalAction as exc:
             n, seat, action = _first_illegal(spec, config, players, record)
             raise _not_legal(args.record, n, seat, action, exc) from None
@@ -161,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _first_illegal(spec: Any, config: Any, players: int, record: dict[str, Any]) -> tuple[int, int, int]:
     """Where in the record replay stopped (replayed again, one action at a time)."""
-    state = spec.new_state(config, players, record["seed"], _deal_key(record))
+    state = spec.new_state(config, players, record["seed"], _deal_key(record), _shuffle(record))
     for n, (seat, action) in enumerate(record["actions"]):
         try:
             state.apply(seat, action)

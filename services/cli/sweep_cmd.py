@@ -138,7 +138,7 @@ def _follow(args: argparse.Namespace, sweep_id: str, replay_base: str, store=Non
     from services.balance.sweeps import control
     from services.balance.sweeps.aggregate import game_rows
     from services.balance.sweeps.simulate import unpack
-    from services.balance.sweeps.spec import parse_spec
+    from services.balance.sweeps.spec import parse_stored_spec
 
     if store is None:
         store, app = balance_clients(args.redis_url)
@@ -171,7 +171,7 @@ def _follow(args: argparse.Namespace, sweep_id: str, replay_base: str, store=Non
         )
         return 130
     assert summary is not None
-    spec = parse_spec(summary["spec"])
+    spec = parse_stored_spec(summary["spec"])
     # Streamed from Redis a few hundred chunks at a time: a 10M-game sweep fits in memory.
     results = (unpack(blob) for _chunk_id, blob in store.iter_chunk_blobs(sweep_id))
     out = output_folder(args.out, "sweeps", sweep_id)
@@ -258,6 +258,18 @@ def _print(summary: dict[str, Any], page: Path, args: argparse.Namespace) -> Non
 
         sys.stdout.buffer.write(orjson.dumps(agg, option=orjson.OPT_INDENT_2) + b"\n")
     else:
+        print(agg.get("verdict", ""))  # the one line a designer reads first
+        power = (agg.get("power") or {}).get("by_metric", [])
+        if power:
+            print(
+                "smallest detectable effects (80% power, after BH): "
+                + "; ".join(
+                    f"{m['metric']} {m['mde']:.1f} turns"
+                    if "turns" in m["metric"]
+                    else f"{m['metric']} {100 * m['mde']:.1f} points"
+                    for m in power
+                )
+            )
         rows: list[Any] = []
         current = None
         for c in agg["cells"]:
@@ -275,7 +287,7 @@ def _print(summary: dict[str, Any], page: Path, args: argparse.Namespace) -> Non
                     f"{c['fair_share']:.3f}",
                     f"{c['draws']['rate']:.3f}",
                     f"{c['length']['mean']:.1f}",
-                    ", ".join(c["flags"]) or "-",
+                    "skipped: " + c["skipped"] if c.get("skipped") else ", ".join(c["flags"]) or "-",
                 ]
             )
         flagged = any(c["flags"] for c in agg["cells"])

@@ -108,3 +108,15 @@ def _pool(pile: list[int], orders: list[list[int]]) -> set[int]:
     """The cards the refill shuffled: the pile, and any card the move itself put on it
     first (the card played goes to the discard before the draw)."""
     return set(pile).union(*map(set, orders))
+
+
+def test_a_keyed_setup_shuffles_both_decks_uniformly() -> None:
+    """The sweeps' keyed deal (fairness.md, "Coupled deals") is as uniform as Fisher-Yates."""
+    deals = dealt(SPEC, 4, DARK, "keyed")
+    first = deals[0]
+    n_main, total = first.n_main, len(first.kind)
+    assert all(s.shuffle for s in deals)
+    assert_uniform_positions("crazy_cultists.keyed_main_deck_setup", [s.deck for s in deals], range(n_main))
+    assert_uniform_positions(
+        "crazy_cultists.keyed_dark_deck_setup", [s.dark_deck for s in deals], range(n_main, total)
+    )

@@ -48,6 +48,17 @@ CHECKS = (
     "tricky_cultists.agenda_deck_deal",
     "tricky_cultists.decks_independent",
     "tricky_cultists.later_round_deal",
+    # Keyed shuffles (fairness.md, "Coupled deals"): the sweeps' deal.
+    "core.keyed_shuffle",
+    "core.coupled_deal",
+    "core.deal_rng_keyed_shuffle",
+    "trash_cult.keyed_chaos_deck_setup",
+    "trash_cult.keyed_active_deck_setup",
+    "trash_cult.keyed_decks_independent",
+    "trash_cult.keyed_trash_refill",
+    "crazy_cultists.keyed_main_deck_setup",
+    "crazy_cultists.keyed_dark_deck_setup",
+    "tricky_cultists.keyed_cult_deck_deal",
 )
 
 
@@ -124,9 +135,11 @@ def cut(card: int, lo: int, hi: int, bins: int = 4) -> int:
     return (card - lo) * bins // (hi - lo)
 
 
-def dealt(spec: GameSpec, players: int, config: dict[str, Any] | None = None) -> list[State]:
+def dealt(
+    spec: GameSpec, players: int, config: dict[str, Any] | None = None, shuffle: str | None = None
+) -> list[State]:
     """Fresh deals of `SEEDS` seeds: the setup shuffles alone, no game played."""
-    return [spec.new_state(config, players, seed) for seed in range(SEEDS)]
+    return [spec.new_state(config, players, seed, None, shuffle) for seed in range(SEEDS)]
 
 
 def reshuffled(state: State, seat: int, action: int) -> list[State]:

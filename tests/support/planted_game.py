@@ -51,8 +51,10 @@ def seat0_chance(config: PlantedConfig) -> float:
 class PlantedState(State):
     FIELDS = ("chosen", "winner", "drawn")
 
-    def __init__(self, config: Any, num_players: int, seed: int) -> None:
-        super().__init__(config, num_players, seed)
+    def __init__(
+        self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None, shuffle: int = 0
+    ) -> None:
+        super().__init__(config, num_players, seed, deal_key, shuffle)
         self.chosen: list[int] = []
         self.winner: int = -1
         self.drawn = False

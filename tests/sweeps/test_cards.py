@@ -47,7 +47,7 @@ def test_tracked_games_are_the_same_games_and_their_cards_add_up(game, config):
     cfg = gspec.make_config(spec.cells()[0].overrides)
     for k in range(result["games"]):
         bots = spec.cells()[0].seat_bots(k)
-        _state, rec = play_to_end(gspec, cfg, 2, spec.seed + k, bots, False)
+        _state, rec = play_to_end(gspec, cfg, 2, spec.seed + k, bots, False, None, spec.shuffle)
         assert (rec.winners, rec.turns) == (result["winners"][k], result["turns"][k])  # the same game
         fact = result["facts"][k]
         held, opening, drawn = (fact["cards"][n] for n in ("held", "opening", "drawn"))

@@ -101,3 +101,26 @@ def test_a_draw_from_an_empty_deck_refills_it_from_the_shuffled_trash() -> None:
     before, seat, action = _refill_position(keep=0)
     orders, pool = _bottom(reshuffled(before, seat, action), before.trash)
     assert_uniform_positions("trash_cult.empty_deck_refill", orders, pool)
+
+
+def test_a_keyed_setup_shuffles_both_decks_uniformly_and_independently() -> None:
+    """The sweeps' keyed deal (fairness.md, "Coupled deals") is as uniform as Fisher-Yates."""
+    deals = dealt(SPEC, 4, None, "keyed")
+    active = deals[0].config.active_cards
+    total = len(deals[0].config.kinds)
+    assert all(s.shuffle for s in deals)
+    assert_uniform_positions(
+        "trash_cult.keyed_chaos_deck_setup", [s.chaos_deck for s in deals], range(active, total)
+    )
+    assert_uniform_positions("trash_cult.keyed_active_deck_setup", [s.deck for s in deals], range(active))
+    pairs = [(cut(s.deck[-1], 0, active), cut(s.chaos_deck[-1], active, total)) for s in deals]
+    assert_independent("trash_cult.keyed_decks_independent", pairs)
+
+
+def test_a_keyed_deck_that_runs_out_is_refilled_from_the_uniformly_shuffled_trash() -> None:
+    before, seat, action = _refill_position(keep=1)
+    doc = before.to_json()
+    doc["shuffle"] = "keyed"
+    keyed = restored(SPEC, doc)
+    orders, pool = _bottom(reshuffled(keyed, seat, action), keyed.trash)
+    assert_uniform_positions("trash_cult.keyed_trash_refill", orders, pool)

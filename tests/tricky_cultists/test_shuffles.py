@@ -76,3 +76,10 @@ def test_each_later_round_is_dealt_afresh() -> None:
     after = reshuffled(state, seat, action)
     assert all(s.round == state.round + 1 for s in after)
     _assert_fair_cult_deal("tricky_cultists.later_round_deal", after)
+
+
+def test_a_keyed_deal_shuffles_the_cult_deck_uniformly() -> None:
+    """The sweeps' keyed deal (fairness.md, "Coupled deals") is as uniform as Fisher-Yates."""
+    deals = dealt(SPEC, PLAYERS, None, "keyed")
+    assert all(s.shuffle for s in deals)
+    _assert_fair_cult_deal("tricky_cultists.keyed_cult_deck_deal", deals)

@@ -24,6 +24,7 @@ import orjson
 from services.engines.core import stats
 
 from .cards import record_columns as card_columns
+from .homogeneity import homogeneity_test, stratum_key
 from .partial import CellPartial, fold
 from .plan import game_seed
 from .significance import apply_family
@@ -59,6 +60,26 @@ def _test(observed: list[int], weights: list[int]) -> dict[str, Any]:
     return {"chi2": _r(chi2), "df": df, "p": p}
 
 
+def _homogeneity(strata: dict[str, int], wins: dict[str, int]) -> dict[str, Any]:
+    test = homogeneity_test(strata, wins)
+    return {"chi2": _r(float(test["chi2"])), "df": test["df"], "p": test["p"], "method": test["method"]}
+
+
+def _team_test(part: CellPartial, teams: list[list[int]]) -> dict[str, Any]:
+    """Teams as labels of one stratum shape: every team at every table, W teams winning."""
+    strata: dict[str, int] = {}
+    labels = [f"team {t}" for t in range(len(teams))]
+    wins = dict.fromkeys(labels, 0)
+    for key, count in part.winner_sets.items():
+        won = {int(s) for s in key.split(",")} if key else set()
+        winning = [t for t, seats in enumerate(teams) if not won.isdisjoint(seats)]
+        stratum = stratum_key(labels, len(winning))
+        strata[stratum] = strata.get(stratum, 0) + count
+        for t in winning:
+            wins[labels[t]] += count
+    return _homogeneity(strata, wins)
+
+
 def ordered(results: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(results, key=lambda r: (r["cell"], r["start"]))
 
@@ -72,6 +93,8 @@ def replay_url(spec: SweepSpec, cell: Cell, game_index: int) -> str:
         "config": orjson.dumps(cell.overrides, option=orjson.OPT_SORT_KEYS).decode(),
         "bots": ",".join(cell.seat_bots(game_index)),
     }
+    if spec.shuffle != "fisher-yates":  # the replay page's default is the older sweeps' deal
+        query["shuffle"] = spec.shuffle
     return "/replay?" + urlencode(query)
 
 
@@ -89,6 +112,9 @@ def aggregate_partials(spec: SweepSpec, by_cell: dict[int, CellPartial]) -> dict
     cell_out = [_cell(spec, cell, by_cell[cell.index]) for cell in cells]
 
     for c in cell_out:
+        skipped = cells[c["cell"]].skipped
+        if skipped is not None:  # no games: nothing to test, and no p = 1 in the family
+            c["skipped"], c["tests"] = skipped, {}
         for name, test in c["tests"].items():
             test["balance"] = name not in STRENGTH_TESTS
             test["p"] = _r(test["p"])
@@ -97,6 +123,11 @@ def aggregate_partials(spec: SweepSpec, by_cell: dict[int, CellPartial]) -> dict
         "game": spec.game,
         "games_requested": spec.total_games,
         "games_counted": sum(c["games"] for c in cell_out),
+        "skipped_cells": [
+            {"cell": c["cell"], "label": c["label"], "reason": c["skipped"]}
+            for c in cell_out
+            if "skipped" in c
+        ],
         "cells": cell_out,
         "variants": _variants(spec, cells, by_cell),
         "paired": [],  # each cell against its base cell: filled by summary.add_paired
@@ -133,7 +164,7 @@ def _cell(spec: SweepSpec, cell: Cell, part: CellPartial) -> dict[str, Any]:
             {"team": t, "seats": seats_of_team, **_rate(team_wins[t], games, team_fair)}
             for t, seats_of_team in enumerate(teams)
         ]
-        tests: dict[str, dict[str, Any]] = {"team": _test(team_wins, [games] * len(teams))}
+        tests: dict[str, dict[str, Any]] = {"team": _team_test(part, teams)}
     else:
         tests = {"seat": _test(wins, [games] * n_seats)}
     bots = []
@@ -156,8 +187,13 @@ def _cell(spec: SweepSpec, cell: Cell, part: CellPartial) -> dict[str, Any]:
         ]
         if partners and name == "team":
             continue
-        tests[f"group:{name}"] = _test(
-            [group_wins[name][lab] for lab in labels], [group_apps[name][lab] for lab in labels]
+        strata = part.group_strata.get(name)
+        tests[f"group:{name}"] = (
+            _homogeneity(strata, group_wins[name])
+            if strata
+            else _test(  # partials stored before the strata were counted
+                [group_wins[name][lab] for lab in labels], [group_apps[name][lab] for lab in labels]
+            )
         )
     played = [
         {

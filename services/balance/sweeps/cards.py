@@ -34,7 +34,7 @@ from typing import Any
 from services.engines.core import stats
 from services.engines.core.bots import make_bot
 from services.engines.core.config import config_to_dict
-from services.engines.core.game import GameSpec, State
+from services.engines.core.game import SHUFFLES, GameSpec, State
 from services.engines.core.play import GameRecord, bot_seed
 
 CONTRASTS = ("opening", "drawn", "held", "played")
@@ -146,14 +146,20 @@ class _Watch:
 
 
 def play_tracked(
-    spec: GameSpec, config: Any, players: int, seed: int, bot_specs: Sequence[str], record_actions: bool
+    spec: GameSpec,
+    config: Any,
+    players: int,
+    seed: int,
+    bot_specs: Sequence[str],
+    record_actions: bool,
+    shuffle: str | int | None = None,
 ) -> tuple[State, GameRecord, dict[str, Any]]:
     """`play_to_end` with every seat's hand looked at after the deal and after each
     decision: the same game, plus its cards facts (opening, drawn, held by seat)."""
     cat = catalogue(spec.name)
     if cat is None:
         raise KeyError(f"{spec.name} has no card catalogue")
-    state = spec.new_state(config, players, seed)
+    state = spec.new_state(config, players, seed, None, shuffle)
     bots = [make_bot(spec, b, bot_seed(seed, i)) for i, b in enumerate(bot_specs)]
     watch = _Watch(players)
     watch.look_all(state)
@@ -184,6 +190,7 @@ def play_tracked(
         returns=state.returns(),
         capped=not winners and state.turn >= getattr(state.config, "max_turns", 1 << 62),
         actions=actions,
+        shuffle=SHUFFLES[state.shuffle],
     )
     return state, record, watch.facts(cat.labels(state.config))
 

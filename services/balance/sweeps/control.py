@@ -24,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
+import orjson
 import redis
 
 from . import metrics
@@ -32,7 +33,7 @@ from .paired import PairCounts, count_blocks
 from .partial import CellPartial, merge_all, of_chunk
 from .plan import chunks
 from .simulate import unpack
-from .spec import SweepSpec, parse_spec
+from .spec import SweepSpec, parse_stored_spec
 from .store import ACTIVE, SweepStore, key, new_id
 from .summary import build_summary, run_info
 
@@ -110,8 +111,14 @@ def progress(store: SweepStore, sweep_id: str) -> dict[str, Any] | None:
     elapsed = now - started if started else 0.0
     rate = done / elapsed if elapsed > 0 else 0.0
     left = (total - done) / rate if rate > 0 and done < total else (0.0 if done >= total else None)
+    try:  # the designer's own words for it, where the list would otherwise show an id
+        spec = orjson.loads(meta.get("spec") or "{}")
+    except orjson.JSONDecodeError:
+        spec = {}
     return {
         "id": sweep_id,
+        "name": spec.get("name") if isinstance(spec, dict) else None,
+        "game": spec.get("game") if isinstance(spec, dict) else None,
         "status": meta["status"],
         "kind": meta.get("kind", "adhoc"),
         "games_done": done,
@@ -182,7 +189,7 @@ def finish(store: SweepStore, sweep_id: str) -> str:
         return "busy"
     heartbeat = AggregationHeartbeat(store, sweep_id).__enter__()
     try:
-        spec = parse_spec(store.spec(sweep_id))
+        spec = parse_stored_spec(store.spec(sweep_id))
 
         def results() -> Iterator[dict[str, Any]]:  # streamed: memory stays flat however big
             return (unpack(blob) for _chunk_id, blob in store.iter_chunk_blobs(sweep_id))

@@ -63,6 +63,7 @@ from services.engines.registry import load_game
 
 from .outcomes import CAPPED, DRAWN, CellOutcomes, HeldOutcomes, OutcomeBlock, OutcomeSource
 from .paired import PairCounts, pair_block
+from .power import bh_level, rounded, z_total
 from .units import tested_units
 
 DIGITS = 6
@@ -249,8 +250,11 @@ def compare_nights(
 ) -> dict[str, Any]:
     """Every game of tonight against the same game of `previous`, one BH family for the night.
 
-    Returns {"games": {game: {"compared", "tests", "drifted", "new_cells", "gone_cells"}},
-    "family_size", "settings"}; a game absent last night has nothing compared.
+    Returns {"games": {game: {"compared", "tests", "drifted", "metrics", "power",
+    "new_cells", "gone_cells"}}, "family_size", "level", "settings"}; a game absent last
+    night has nothing compared. `metrics` is every compared row, drifted or not, with its
+    raw `p`, its `p_adjusted` and its `mde` (the smallest change it finds with 80 % power
+    after BH and past the practical minimum, power.py); `power` sums them up per metric.
     """
     settings = settings or DriftSettings()
     family: list[dict[str, Any]] = []
@@ -260,6 +264,8 @@ def compare_nights(
             "compared": 0,
             "tests": {},
             "drifted": [],
+            "metrics": [],
+            "power": [],
             "new_cells": [],
             "gone_cells": [],
         }
@@ -303,12 +309,47 @@ def compare_nights(
         entry["tests"] = dict(sorted(Counter(r["test"] for r in rows).items()))
         family += rows
     rejected, adjusted = benjamini_hochberg([r["p"] for r in family], settings.q)
+    level = bh_level(settings.q, len(family))
     for row, rej, adj in zip(family, rejected, adjusted, strict=True):
         row["p"] = round(row["p"], DIGITS)
         row["p_adjusted"] = round(adj, DIGITS)
         minimum = settings.min_turns_change if row["kind"] == "turns" else settings.min_rate_change
         row["large_enough"] = abs(row["difference"]) >= minimum
-        if rej and row["large_enough"]:
-            game = row.pop("game")
+        row["mde"] = _mde(row, level, minimum)
+        row["drifted"] = bool(rej and row["large_enough"])
+        game = row.pop("game")
+        games[game]["metrics"].append(row)
+        if row["drifted"]:
             games[game]["drifted"].append(row)
-    return {"games": games, "family_size": len(family), "settings": settings.to_dict()}
+    for entry in games.values():
+        entry["power"] = _power(entry["metrics"])
+    return {"games": games, "family_size": len(family), "level": level, "settings": settings.to_dict()}
+
+
+def _mde(row: dict[str, Any], level: float, minimum: float) -> float | None:
+    """The smallest change this row's test finds with 80 % power at the night's BH level,
+    and at least the practical minimum: the test's standard error read from its own 95 %
+    interval, times z_{1-level/2} + z_{0.8}. A paired rate whose games did not differ at
+    all has no spread to read: a change of d creates at least d n discordant games, so it
+    needs d >= z^2 / n (power.py)."""
+    lo, hi = row["interval"]
+    se = (hi - lo) / (2 * Z95)
+    z = z_total(level)
+    found = z * se
+    if row["kind"] != "turns" and row.get("games"):
+        found = max(found, z * z / row["games"])
+    return rounded(max(found, minimum))
+
+
+def _power(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per metric (the cell left out), the median MDE over its cells, and its range."""
+    by_metric: dict[str, list[float]] = {}
+    for row in rows:
+        if row.get("mde") is not None:
+            by_metric.setdefault(row["metric"], []).append(row["mde"])
+    out = []
+    for metric, values in sorted(by_metric.items()):
+        values.sort()
+        out.append({"metric": metric, "cells": len(values), "mde": values[len(values) // 2],
+                    "smallest": values[0], "largest": values[-1]})  # fmt: skip
+    return out

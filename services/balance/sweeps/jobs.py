@@ -36,7 +36,7 @@ from .partial import of_chunk
 from .plan import chunk_by_id
 from .reconcile import reconcile
 from .simulate import pack, simulate_chunk
-from .spec import SweepSpec, parse_spec
+from .spec import SweepSpec, parse_stored_spec
 from .store import FINISHED, SweepStore
 
 log = logging.getLogger(__name__)
@@ -62,7 +62,7 @@ def _spec(store: SweepStore, sweep_id: str) -> SweepSpec:
     if sweep_id not in _specs:
         if len(_specs) > 64:
             _specs.clear()
-        _specs[sweep_id] = parse_spec(store.spec(sweep_id))
+        _specs[sweep_id] = parse_stored_spec(store.spec(sweep_id))
     return _specs[sweep_id]
 
 

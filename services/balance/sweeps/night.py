@@ -34,7 +34,7 @@ from services.engines.registry import available_games, load_game
 from .drift import DriftSettings, NightGame, compare_nights
 from .nightly import standard_suite
 from .outcomes import HeldOutcomes, Layout, OutcomeBlock, OutcomeSource, SweepOutcomes, from_chunk_results
-from .spec import SweepSpec, parse_spec
+from .spec import SweepSpec, parse_spec, parse_stored_spec
 
 if TYPE_CHECKING:
     from .store import SweepStore
@@ -104,7 +104,7 @@ def night_game(spec: SweepSpec, summary: dict[str, Any], results: Iterable[dict[
 def night_game_of_sweep(store: SweepStore, sweep_id: str, summary: dict[str, Any]) -> NightGame:
     """A finished sweep of the suite on Celery: its outcomes stay in Redis and are read a
     few chunks at a time whenever the night is compared or stored (`SweepOutcomes`)."""
-    spec = parse_spec(summary["spec"])
+    spec = parse_stored_spec(summary["spec"])
     return NightGame(spec.game, summary["aggregates"], SweepOutcomes(store, sweep_id, spec))
 
 
@@ -238,6 +238,21 @@ def close_night(
     return drift
 
 
+# What the JSON document keeps of every compared metric, drifted or not.
+METRIC_FIELDS = (
+    "cell",
+    "metric",
+    "before",
+    "after",
+    "difference",
+    "p",
+    "p_adjusted",
+    "mde",
+    "drifted",
+    "test",
+)
+
+
 def json_document(drift: dict[str, Any]) -> dict[str, Any]:
     """The `cultists nightly --json` document: per game, how many metrics were compared and
     each drift with its cell, metric, before, after and BH-adjusted p (plus its interval)."""
@@ -262,6 +277,10 @@ def json_document(drift: dict[str, Any]) -> dict[str, Any]:
                     }
                     for d in g["drifted"]
                 ],
+                # every compared metric, drifted or not: raw and adjusted p, and the
+                # smallest change the night could have caught (power.py)
+                "metrics": [{k: m.get(k) for k in METRIC_FIELDS} for m in g.get("metrics", [])],
+                "power": g.get("power", []),
             }
             for game, g in drift["games"].items()
         },

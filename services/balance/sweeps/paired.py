@@ -28,6 +28,7 @@ The comparisons join the report's one Benjamini-Hochberg family (significance.py
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -171,21 +172,33 @@ def compare_with_base(spec: SweepSpec, counts: Mapping[int, PairCounts]) -> list
         if pc is None or not pc.games:
             continue
         metrics: list[tuple[str, str, str, Comparison]] = []
+        spread: dict[str, float] = {}  # metric -> discordant share (rates), sd of differences (length)
+
+        def discordant(key: Any, pc: PairCounts = pc) -> float:
+            a_only, b_only, _both = pc.tables[key]
+            return (a_only + b_only) / pc.games
+
         for name, _seats in tested_units(gspec, cell.players):
             metrics.append((f"{name} win rate", "wins", name, pc.rates(("unit", name))))
+            spread[f"{name} win rate"] = discordant(("unit", name))
         groups = sorted({k[1:] for k in pc.tables if k[0] == "group" and k[1] not in SKIP_GROUPS})
         for name, label in groups:
             who = f"a {label} {name}" if name != "cult" else f"the {label} cult"
             metrics.append(
                 (f"{name} {label} wins (share of games)", "wins", who, pc.rates(("group", name, label)))
             )
+            spread[f"{name} {label} wins (share of games)"] = discordant(("group", name, label))
         for label in sorted(k[1] for k in pc.tables if k[0] == "played"):
             metrics.append(
                 (f"{label} play rate (share of games)", "played", label, pc.rates(("played", label)))
             )
+            spread[f"{label} play rate (share of games)"] = discordant(("played", label))
         if pc.games > 1:
             length = paired_means_from_sums(pc.games, pc.turns_base, pc.turns_cell, pc.turns_sq_diff)
             metrics.append(("mean game length (turns)", "turns", "a game", length))
+            mean_diff = (pc.turns_cell - pc.turns_base) / pc.games
+            var = max(0.0, (pc.turns_sq_diff - pc.games * mean_diff * mean_diff) / (pc.games - 1))
+            spread["mean game length (turns)"] = math.sqrt(var)
         for metric, kind, who, comp in metrics:
             rows.append(
                 {
@@ -206,6 +219,9 @@ def compare_with_base(spec: SweepSpec, counts: Mapping[int, PairCounts]) -> list
                     "hi": round(comp.hi, DIGITS),
                     "p": comp.p,
                     "test": comp.test,
+                    # what the power figure needs (power.py): the discordant share, or the
+                    # spread of the per-game length differences
+                    ("sd_difference" if kind == "turns" else "discordant"): round(spread[metric], DIGITS),
                 }
             )
     return rows

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .homogeneity import stratum_key
 from .spec import Cell, SweepSpec
 
 Z95 = 1.959963984540054
@@ -60,6 +61,8 @@ class CellPartial:
     bot_wins: Counter[str] = field(default_factory=Counter)
     group_apps: defaultdict[str, Counter[str]] = field(default_factory=_nested)
     group_wins: defaultdict[str, Counter[str]] = field(default_factory=_nested)
+    # per group, games by stratum (labels by seat, winners): the homogeneity test's strata
+    group_strata: defaultdict[str, Counter[str]] = field(default_factory=_nested)
     played_games: Counter[str] = field(default_factory=Counter)
     played_seats: Counter[str] = field(default_factory=Counter)
     played_wins: Counter[str] = field(default_factory=Counter)
@@ -110,6 +113,7 @@ class CellPartial:
             if facts:
                 fact = facts[k]
                 for name, labels in fact.get("groups", {}).items():
+                    self.group_strata[name][stratum_key(labels, len(won_set))] += 1
                     for s, label in enumerate(labels):
                         self.group_apps[name][label] += 1
                         self.group_wins[name][label] += s in won_set
@@ -135,7 +139,7 @@ class CellPartial:
         self.wins = [a + b for a, b in zip(self.wins, other.wins, strict=True)]
         for name in ("turns", *_COUNTERS):
             getattr(self, name).update(getattr(other, name))
-        for name in ("group_apps", "group_wins"):
+        for name in ("group_apps", "group_wins", "group_strata"):
             mine = getattr(self, name)
             for group, counts in getattr(other, name).items():
                 mine[group].update(counts)
@@ -159,6 +163,7 @@ class CellPartial:
             "bot_wins": self.bot_wins,
             "group_apps": self.group_apps,
             "group_wins": self.group_wins,
+            "group_strata": self.group_strata,
             "played_games": self.played_games,
             "played_seats": self.played_seats,
             "played_wins": self.played_wins,
@@ -178,9 +183,9 @@ class CellPartial:
         part.turns = Counter({v: c for v, c in d["turns"]})
         for name in _COUNTERS:
             setattr(part, name, Counter(d.get(name, {})))
-        for name in ("group_apps", "group_wins"):
+        for name in ("group_apps", "group_wins", "group_strata"):
             nested = getattr(part, name)
-            for group, counts in d[name].items():
+            for group, counts in d.get(name, {}).items():  # strata: absent from older partials
                 nested[group] = Counter(counts)
         part.first_game = tuple(d["first_game"]) if d["first_game"] else None  # type: ignore[assignment]
         part.first_win = {s: tuple(g) for s, g in d["first_win"]}  # type: ignore[misc]

@@ -40,7 +40,8 @@ def game_seed(spec: SweepSpec, game_index: int) -> int:
 
 
 def chunks(spec: SweepSpec, cells: list[Cell] | None = None) -> list[Chunk]:
-    cells = spec.cells() if cells is None else cells
+    """Every chunk of the plan; a skipped cell (spec.py `_mark_unchanged`) has none."""
+    cells = spec.played_cells() if cells is None else [c for c in cells if c.skipped is None]
     blocks = (spec.games + spec.chunk - 1) // spec.chunk
     out = []
     for block in range(blocks):

@@ -27,7 +27,7 @@ from services.runtime.broker import queue_keys
 from . import control
 from .leases import LEASE_SECONDS
 from .plan import Chunk, chunks
-from .spec import parse_spec
+from .spec import parse_stored_spec
 from .store import ACTIVE, SweepStore, key
 
 log = logging.getLogger(__name__)
@@ -41,7 +41,7 @@ def _plan(store: SweepStore, sweep_id: str) -> list[Chunk]:
     if sweep_id not in _plans:
         if len(_plans) > 64:
             _plans.clear()
-        _plans[sweep_id] = chunks(parse_spec(store.spec(sweep_id)))
+        _plans[sweep_id] = chunks(parse_stored_spec(store.spec(sweep_id)))
     return _plans[sweep_id]
 
 

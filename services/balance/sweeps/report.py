@@ -8,6 +8,7 @@ Layout of a report directory:
     games.csv            the same rows as CSV, while the sweep is small (records.CSV_MAX_GAMES)
     plots/*.png          seat_rates, variant_heatmap, game_lengths
     replays/cell-N.json  a `cultists replay`-compatible record of cell N's representative game
+    replays/cell-N.html  that game move by move, readable from the file without a gateway
 
 `render_html(..., inline=True)` embeds the PNGs as data URIs, so the gateway can serve a
 report as one self-contained page without any files.
@@ -23,6 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+
+from services.engines.registry import load_game
 
 from .cards import report_html as cards_html
 from .cards import report_of_folder
@@ -51,23 +54,60 @@ def _table(headers: list[str], rows: list[list[Any]], raw_cols: frozenset[int] =
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
+def _mde(value: float | None, turns: bool = False) -> str:
+    """A minimum detectable effect in the metric's own unit (power.py)."""
+    if value is None:
+        return "-"
+    return f"{value:.1f} turns" if turns else f"{100 * value:.1f} points"
+
+
+def _power_section(power: dict[str, Any] | None) -> str:
+    """What the report could have found: per metric, the effect found with 80 % power."""
+    if not power or not power.get("by_metric"):
+        return ""
+    rows = [
+        [
+            m["metric"],
+            m["tests"],
+            _mde(m["mde"], "turns" in m["metric"]),
+            f"{_mde(m['smallest'], 'turns' in m['metric'])} to {_mde(m['largest'], 'turns' in m['metric'])}",
+        ]
+        for m in power["by_metric"]
+    ]
+    return (
+        "<h2>Smallest detectable effects</h2>"
+        f"<p>The change each test finds {100 * power['power']:.0f}% of the time at this sweep's size, after "
+        f"Benjamini-Hochberg (a lone effect must reach p &le; {power['level']:.2g}). A smaller real effect "
+        "may go unflagged: to see half of it, play four times the games.</p>"
+        + _table(["metric", "tests", "typical", "range over cells"], rows)
+    )
+
+
 def _mark(flag: bool) -> str:
     return "<b class=flag>outside</b>" if flag else ""
 
 
-def _replay_links(rep: dict[str, Any] | None, replay_base: str) -> str:
+def _replay_links(rep: dict[str, Any] | None, replay_base: str, local: bool = False) -> str:
+    """A representative game's links. A report read from its folder (`local`) links the
+    static move list beside it first, which opens from the file; the gateway's replay page
+    needs a gateway at `replay_base`, and a relative link to it would not resolve from disk."""
     if not rep:
         return "no games"
     won = ",".join(str(s) for s in rep["winners"]) or "draw"
-    return (
-        f"seed {rep['seed']} (winners {won}, {rep['turns']} turns): "
-        f'<a href="{_e(replay_base + rep["replay_url"])}">replay page</a> · '
-        f'<a href="{_e(rep["record"])}">record file</a>'
-    )
+    links = []
+    if local:
+        links.append(f'<a href="{_e(rep["record"].removesuffix(".json") + ".html")}">moves</a>')
+    if replay_base or not local:
+        links.append(f'<a href="{_e(replay_base + rep["replay_url"])}">replay page</a>')
+    links.append(f'<a href="{_e(rep["record"])}">record file</a>')
+    return f"seed {rep['seed']} (winners {won}, {rep['turns']} turns): " + " · ".join(links)
 
 
-def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
+def _cell_section(cell: dict[str, Any], replay_base: str, local: bool = False) -> str:
     parts = [f"<h3 id=cell-{cell['cell']}>Cell {cell['cell']}: {_e(cell['label'])}</h3>"]
+    if cell.get("skipped"):
+        parts.append(f"<p>Skipped, no games played: {_e(cell['skipped'])}.</p>")
+        return "\n".join(parts)
     if cell["flagged"]:
         parts.append(f"<p class=flag>Flagged by: {_e(', '.join(cell['flags']))}</p>")
     parts.append(
@@ -172,7 +212,7 @@ def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
     )
     parts.append(
         _table(
-            ["test", "chi-square", "df", "p", "BH-adjusted p", "flag"],
+            ["test", "chi-square", "df", "p", "BH-adjusted p", "flag", "smallest detectable"],
             [
                 [
                     n,
@@ -181,12 +221,13 @@ def _cell_section(cell: dict[str, Any], replay_base: str) -> str:
                     f"{t['p']:.4g}",
                     f"{t['p_adj']:.4g}" if t["balance"] else "bot strength: not in BH",
                     "FLAG" if t["flag"] else "",
+                    _mde(t.get("mde")),
                 ]
                 for n, t in cell["tests"].items()
             ],
         )
     )
-    parts.append(f"<p>Representative game: {_replay_links(cell['representative'], replay_base)}</p>")
+    parts.append(f"<p>Representative game: {_replay_links(cell['representative'], replay_base, local)}</p>")
     return "\n".join(parts)
 
 
@@ -206,13 +247,14 @@ def _paired_section(rows: list[dict[str, Any]]) -> str:
     ordered_rows = sorted(rows, key=lambda r: (not r["significant"], r["p_adj"], r["cell"]))
     parts.append(
         _table(
-            ["", "comparison", "games", "test"],
+            ["", "comparison", "games", "test", "smallest detectable"],
             [
                 [
                     "<b class=flag>significant</b>" if r["significant"] else "",
                     _e(r["sentence"]),
                     r["games"],
                     r["test"],
+                    _mde(r.get("mde"), r.get("kind") == "turns"),
                 ]
                 for r in ordered_rows
             ],
@@ -242,11 +284,13 @@ def render_html(
             src = f"plots/{name}"
         return f'<img src="{src}" alt="{_e(name)}">'
 
+    local = not inline
     flagged_cells = [c for c in agg["cells"] if c["flagged"]]
     out = [
         "<!doctype html><html><head><meta charset=utf-8>",
         f"<title>Sweep {_e(summary['name'])}</title><style>{STYLE}</style></head><body>",
         f"<h1>Balance sweep: {_e(summary['name'])}</h1>",
+        f"<p class=verdict><b>{_e(agg.get('verdict', ''))}</b></p>",
         f"<p>Game {_e(agg['game'])} · {agg['games_counted']:,} of {agg['games_requested']:,} games · "
         f"{len(agg['cells'])} cells · seed {summary['spec']['seed']} · "
         f"{run.get('mode', '?')} run in {run.get('seconds', 0):.1f} s ({run.get('games_per_second', 0):,.0f} games/s)</p>",
@@ -272,7 +316,7 @@ def render_html(
                     [
                         f'<a href="#cell-{c["cell"]}">{_e(c["label"])}</a>',
                         _e(", ".join(c["flags"])),
-                        _replay_links(c["representative"], replay_base),
+                        _replay_links(c["representative"], replay_base, local),
                     ]
                     for c in flagged_cells
                 ],
@@ -280,8 +324,16 @@ def render_html(
             )
         )
     else:
-        out.append("<p>None: no cell's seats, bots or groups differ beyond chance.</p>")
+        out.append("<p>None: no test of any cell, its paired comparisons included, is significant.</p>")
+    skipped = agg.get("skipped_cells", [])
+    if skipped:
+        out.append(
+            f"<h2>Skipped cells</h2><p>{len(skipped)} cell{'s' if len(skipped) != 1 else ''} played no games: "
+            "their override leaves the game of their player count unchanged.</p>"
+            + _table(["cell", "why"], [[s["label"], s["reason"]] for s in skipped])
+        )
     out.append(_paired_section(agg.get("paired", [])))
+    out.append(_power_section(agg.get("power")))
     out.append("<h2>Win rate by seat</h2>" + img("seat_rates.png"))
     out.append("<h2>Variants</h2>" + img("variant_heatmap.png"))
     out.append(
@@ -316,9 +368,40 @@ def render_html(
     out.append("<h2>Game length</h2>" + img("game_lengths.png"))
     out.append(cards_html(summary.get("cards"), _e))
     out.append("<h2>Cells</h2>")
-    out.extend(_cell_section(c, replay_base) for c in agg["cells"])
+    out.extend(_cell_section(c, replay_base, local) for c in agg["cells"])
     out.append("</body></html>")
     return "\n".join(out)
+
+
+def replay_page(record: dict[str, Any], record_name: str) -> str:
+    """One game of the sweep, move by move, as a page that needs nothing but the file: the
+    record replayed with the rules (`apply` checks every move, as `cultists replay` does)
+    and each move's words."""
+    spec = load_game(record["game"])
+    state = spec.new_state(
+        spec.make_config(record.get("config") or {}),
+        record["players"],
+        record["seed"],
+        None,
+        record.get("shuffle"),
+    )
+    rows = []
+    for n, (seat, action) in enumerate(record["actions"]):
+        rows.append([n + 1, seat, state.action_label(action)])
+        state.apply(seat, action)
+    won = ", ".join(f"seat {s}" for s in state.winners()) if state.is_terminal() else ""
+    outcome = (f"won by {won}" if won else "a draw") if state.is_terminal() else "not over"
+    bots = ", ".join(f"seat {s}: {b}" for s, b in enumerate(record.get("bots", [])))
+    return "\n".join([
+        "<!doctype html><html><head><meta charset=utf-8>",
+        f"<title>{_e(spec.title)}, seed {record['seed']}</title><style>{STYLE}</style></head><body>",
+        f"<h1>{_e(spec.title)}, {record['players']} players, seed {record['seed']}</h1>",
+        f"<p>{_e(bots)} · {len(record['actions'])} moves, {state.turn} turns, {_e(outcome)}. "
+        f'Record: <a href="{_e(record_name)}">{_e(record_name)}</a> '
+        f"(<code>cultists replay {_e(record_name)} --steps</code> replays it in a terminal).</p>",
+        _table(["move", "seat", "what"], rows),
+        "</body></html>",
+    ])  # fmt: skip
 
 
 def write_csv(path: Path, rows: Iterable[dict[str, Any]]) -> int:
@@ -356,6 +439,7 @@ def write_report(
         (out / "plots" / name).write_bytes(data)
     for cell, record in replays.items():
         (out / "replays" / f"cell-{cell}.json").write_bytes(orjson.dumps(record) + b"\n")
+        (out / "replays" / f"cell-{cell}.html").write_text(replay_page(record, f"cell-{cell}.json"))
     if rows is not None:
         write_game_records(out, rows, csv_too=summary["aggregates"]["games_counted"] <= CSV_MAX_GAMES)
         summary.setdefault("cards", report_of_folder(out / "games"))  # cards.py, from the records

@@ -52,11 +52,18 @@ def simulate_chunk(
         bots = cell.seat_bots(index)
         if tracked:
             state, rec, cards = play_tracked(
-                gspec, config, cell.players, game_seed(spec, index), bots, hook is not None
+                gspec, config, cell.players, game_seed(spec, index), bots, hook is not None, spec.shuffle
             )
         else:
             state, rec = play_to_end(
-                gspec, config, cell.players, game_seed(spec, index), bots, hook is not None
+                gspec,
+                config,
+                cell.players,
+                game_seed(spec, index),
+                bots,
+                hook is not None,
+                None,
+                spec.shuffle,
             )
         winners.append(rec.winners)
         turns.append(rec.turns)
@@ -91,7 +98,9 @@ def replay_record(spec: SweepSpec, cell_index: int, game_index: int) -> dict[str
     cell = spec.cells()[cell_index]
     config = gspec.make_config(cell.overrides)
     bots = cell.seat_bots(game_index)
-    _state, rec = play_to_end(gspec, config, cell.players, game_seed(spec, game_index), bots, True)
+    _state, rec = play_to_end(
+        gspec, config, cell.players, game_seed(spec, game_index), bots, True, None, spec.shuffle
+    )
     return {
         "game": spec.game,
         "players": cell.players,
@@ -104,6 +113,7 @@ def replay_record(spec: SweepSpec, cell_index: int, game_index: int) -> dict[str
         "cell": cell_index,
         "game_index": game_index,
         "actions": rec.actions,
+        "shuffle": rec.shuffle,
     }
 
 

@@ -22,13 +22,15 @@ name is parsed by the engines' own `make_bot`. A spec that parses can run.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias, TypeVar
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
@@ -138,6 +140,16 @@ class TableSpecInput(SpecModel):
         None, description="bot line-ups; default: random in every seat"
     )
     chunk: int = Field(DEFAULT_CHUNK, ge=1, le=MAX_TOTAL_GAMES, description="games per chunk task")
+    skip_unchanged: bool = Field(
+        True,
+        description="skip (play no games in) a cell whose overrides leave the game of its player count "
+        "unchanged from its base cell: a field for another table size (`food_needed_4p` at 2 players)",
+    )
+    shuffle: Literal["keyed", "fisher-yates"] = Field(
+        "keyed",
+        description="how every game is dealt: keyed (coupled across cells, so a deck change moves only "
+        "its own cards; docs/fairness.md) or fisher-yates (sweeps stored before keyed deals)",
+    )
 
 
 class SweepSpecInput(TableSpecInput):
@@ -158,6 +170,7 @@ class Cell:
     overrides: dict[str, Any]  # everything this cell changes from the game's defaults
     players: int
     lineup: tuple[str, ...]  # one bot per seat before rotation
+    skipped: str | None = None  # why no game is played in it (the same game as its base cell)
 
     @property
     def label(self) -> str:
@@ -193,6 +206,8 @@ class SweepSpec:
     max_turns: int | None
     chunk: int
     name: str
+    shuffle: str = "fisher-yates"  # game.SHUFFLES: a spec stored before keyed deals has none
+    skip_unchanged: bool = False  # a spec stored before skipped cells planned every cell
 
     @property
     def game_spec(self) -> GameSpec:
@@ -212,11 +227,17 @@ class SweepSpec:
                     if seats is None:
                         continue
                     out.append(Cell(len(out), variant_label(variant), overrides, players, seats))
+        if self.skip_unchanged:
+            out = _mark_unchanged(out)
         return out
+
+    def played_cells(self) -> list[Cell]:
+        """The cells that play games: every cell but the skipped ones."""
+        return [c for c in self.cells() if c.skipped is None]
 
     @property
     def total_games(self) -> int:
-        return self.games * len(self.cells())
+        return self.games * len(self.played_cells())
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -230,7 +251,47 @@ class SweepSpec:
             "grid": [dict(v) for v in self.grid],
             "lineups": [_plain(x) for x in self.lineups],
             "chunk": self.chunk,
+            "shuffle": self.shuffle,
+            "skip_unchanged": self.skip_unchanged,
         }
+
+
+_PER_TABLE_SIZE = re.compile(r"_(\d+)p$")
+_UNSET = object()
+
+
+def unused_at(field_name: str, players: int) -> bool:
+    """Does a config field say nothing about a game of `players` seats? A field named for
+    another table size (`food_needed_4p`, by the configs' `_<n>p` convention) does not."""
+    found = _PER_TABLE_SIZE.search(field_name)
+    return found is not None and int(found.group(1)) != players
+
+
+def _mark_unchanged(cells: list[Cell]) -> list[Cell]:
+    """Each cell whose overrides differ from its base cell's (same players and line-up,
+    first grid entry) only in fields unused at its player count, or not at all, marked
+    skipped with the reason: its games would be the base cell's games again."""
+    if not cells:
+        return cells
+    first = cells[0].variant
+    base = {(c.players, c.lineup): c for c in cells if c.variant == first}
+    out = []
+    for cell in cells:
+        b = base.get((cell.players, cell.lineup))
+        if b is None or cell.variant == first:
+            out.append(cell)
+            continue
+        keys = cell.overrides.keys() | b.overrides.keys()
+        differ = sorted(k for k in keys if cell.overrides.get(k, _UNSET) != b.overrides.get(k, _UNSET))
+        if all(unused_at(k, cell.players) for k in differ):
+            why = (
+                f"{', '.join(differ)} {'does' if len(differ) == 1 else 'do'} not change a {cell.players}-player game"
+                if differ
+                else f"the same config as {b.variant}"
+            )
+            cell = dataclasses.replace(cell, skipped=f"{why}: its games would be cell {b.index}'s again")
+        out.append(cell)
+    return out
 
 
 def lineup_label(lineup: tuple[str, ...] | list[str]) -> str:
@@ -343,6 +404,8 @@ def parse_spec(data: Mapping[str, Any] | SweepSpecInput, max_chunks: int | None 
         max_turns=given.max_turns,
         chunk=given.chunk,
         name=given.name or given.game,
+        shuffle=given.shuffle,
+        skip_unchanged=given.skip_unchanged,
     )
     cells = spec.cells()
     if spec.games * len(cells) > MAX_TOTAL_GAMES:
@@ -355,10 +418,20 @@ def parse_spec(data: Mapping[str, Any] | SweepSpecInput, max_chunks: int | None 
     for cell in cells:
         key = (json.dumps(cell.overrides, sort_keys=True, default=str), cell.players)
         if key not in built:
-            built[key] = _deal_error(gspec, cell, given.seed)
+            built[key] = _deal_error(gspec, cell, given.seed, given.shuffle)
         if built[key] is not None:
             raise SpecError(f"cell '{cell.label}': {built[key]}")
     return spec
+
+
+def parse_stored_spec(data: Mapping[str, Any]) -> SweepSpec:
+    """A spec read back from a store or a report: one written before keyed deals has no
+    `shuffle` and was dealt by Fisher-Yates, so it is read so, and its games replay as
+    they were played (docs/fairness.md, "Coupled deals"); nor `skip_unchanged`, and it
+    planned every cell, so it still does."""
+    if not isinstance(data, Mapping):
+        return parse_spec(data)
+    return parse_spec({"shuffle": "fisher-yates", "skip_unchanged": False, **data})
 
 
 def planned_size(given: SweepSpecInput, player_counts: int) -> tuple[int, int]:
@@ -383,7 +456,7 @@ def installed_game(game: str) -> GameSpec:
         raise SpecError(f"game {game!r} is not installed in this checkout", field="game") from None
 
 
-def _deal_error(gspec: GameSpec, cell: Cell, seed: int) -> str | None:
+def _deal_error(gspec: GameSpec, cell: Cell, seed: int, shuffle: str) -> str | None:
     """Build the cell's config and deal its first game: None if it can run, else why not.
 
     Some config checks need the table size (Trash Cult's `cults` must name one cult per
@@ -393,7 +466,7 @@ def _deal_error(gspec: GameSpec, cell: Cell, seed: int) -> str | None:
     """
     try:
         config = gspec.make_config(cell.overrides)
-        gspec.new_state(config, cell.players, seed)
+        gspec.new_state(config, cell.players, seed, None, shuffle)
     except BadConfig as exc:
         return str(exc)
     return None

@@ -18,10 +18,12 @@ SplitMix64.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Mapping, MutableSequence, Sequence
 from typing import TypeVar
 
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
+
+from .rng import coupled_order, keyed_order
 
 T = TypeVar("T")
 
@@ -102,6 +104,14 @@ class DealRng:
         for w, i in zip(words, range(size - 1, 0, -1), strict=True):
             j = (w * (i + 1)) >> 64
             items[i], items[j] = items[j], items[i]
+
+    def keyed_shuffle(self, items: list[int], tags: tuple[int, ...]) -> None:
+        """`Rng.keyed_shuffle`: one word of the stream is the salt of every card's key."""
+        keyed_order(items, tags, self.next_u64())
+
+    def coupled_shuffle(self, items: list[int], kinds: Sequence[int], reference: Mapping[int, int]) -> None:
+        """`Rng.coupled_shuffle`: one word of the stream is the salt."""
+        coupled_order(items, kinds, reference, self.next_u64())
 
     def fork(self, salt: int) -> DealRng:
         """An independent generator that does not disturb this one: a key hashed from this

@@ -7,6 +7,7 @@ keep cloning and serialising cheap, which is most of what random play spends its
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 
 from .errors import BadState
@@ -21,8 +22,19 @@ def build_deck(composition: Sequence[tuple[int, int]]) -> list[int]:
     return kinds
 
 
-def draw(deck: list[int], discard: list[int], rng: Rng) -> int | None:
-    """Top card of `deck`; an empty deck is first refilled by shuffling `discard` into it.
+@functools.cache
+def kind_counts(kinds: tuple[int, ...]) -> dict[int, int]:
+    """Cards of each kind in a kind table: a coupled deal's reference deck (rng.coupled_order)."""
+    counts: dict[int, int] = {}
+    for kind in kinds:
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def draw(deck: list[int], discard: list[int], rng: Rng, tags: tuple[int, ...] | None = None) -> int | None:
+    """Top card of `deck`; an empty deck is first refilled by shuffling `discard` into it,
+    with Fisher-Yates, or with the keyed shuffle over `tags` when the state deals keyed
+    (`State.shuffle_cards`).
 
     Returns None only when both are empty (TC-4's "stop drawing"; CC's reshuffle rule).
     """
@@ -31,7 +43,10 @@ def draw(deck: list[int], discard: list[int], rng: Rng) -> int | None:
             return None
         deck.extend(discard)
         discard.clear()
-        rng.shuffle(deck)
+        if tags is None:
+            rng.shuffle(deck)
+        else:
+            rng.keyed_shuffle(deck, tags)
     return deck.pop()
 
 

@@ -16,6 +16,7 @@ cdef class State:
     cdef public object config
     cdef public object num_players
     cdef public object seed
+    cdef public object shuffle
     cdef public object rng
     cdef public object turn
     cdef public object decisions

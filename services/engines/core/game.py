@@ -38,6 +38,27 @@ def _deal_rng() -> Any:
     return _DEAL_RNG
 
 
+# The shuffles a state may deal with, by the name its document records (docs/fairness.md,
+# "Coupled deals"). 0, Fisher-Yates, is every state made before keyed shuffles and is what a
+# document without a `shuffle` field means, so stored games, records and replays rebuild as
+# they were dealt; 1, keyed, orders cards by seeded keys of their kind and copy index, so
+# that configs differing in a card count deal their other cards alike (sweeps use it).
+SHUFFLES: tuple[str, ...] = ("fisher-yates", "keyed")
+FISHER_YATES = 0
+KEYED = 1
+
+
+def shuffle_index(name: str | int | None) -> int:
+    """The number of a shuffle named in a record (None: Fisher-Yates, the older records)."""
+    if name is None:
+        return FISHER_YATES
+    if type(name) is int and 0 <= name < len(SHUFFLES):
+        return name
+    if type(name) is str and name in SHUFFLES:
+        return SHUFFLES.index(name)
+    raise BadConfig(f"shuffle must be one of {', '.join(SHUFFLES)}, got {name!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class Event:
     """One line of the public event log. Never holds hidden information (G-3)."""
@@ -91,16 +112,42 @@ class State:
     if TYPE_CHECKING:  # game.pxd declares it for compiled builds
         rng: Any  # Rng (SplitMix64), or a live table's DealRng (ChaCha20)
 
-    def __init__(self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None) -> None:
+    def __init__(
+        self,
+        config: Any,
+        num_players: int,
+        seed: int,
+        deal_key: bytes | None = None,
+        shuffle: int = FISHER_YATES,
+    ) -> None:
         self.config = config
         self.num_players = num_players
         self.seed = seed
+        self.shuffle = shuffle  # SHUFFLES' index: how `shuffle_cards` deals
         # SplitMix64 from the seed alone (sweeps, simulations, tests); a live table's deal
         # key makes it ChaCha20 instead, which no player can predict (docs/fairness.md).
         self.rng = Rng(seed) if deal_key is None else _deal_rng().DealRng(deal_key)
         self.turn = 0  # turns begun, counted for G-5's cap
         self.decisions = 0  # actions applied, by any seat
         self.log: list[Event] | None = None  # None: don't format events (simulation)
+
+    def shuffle_cards(self, zone: list[int], tags: tuple[int, ...]) -> None:
+        """Shuffle the card ids of `zone` with the state's shuffle: Fisher-Yates, or keyed by
+        `tags` (`rng.card_tags` of the game's id -> kind table), which draws one number
+        whatever the zone's size and keeps the order of cards two decks share."""
+        if self.shuffle:
+            self.rng.keyed_shuffle(zone, tags)
+        else:
+            self.rng.shuffle(zone)
+
+    def deal_cards(self, zone: list[int], kinds: Sequence[int], reference: dict[int, int]) -> None:
+        """Shuffle a fresh deck at setup: as `shuffle_cards`, except that a keyed deal is
+        coupled with the `reference` deck (the default config's counts, `rng.coupled_order`),
+        so a config one card short of it deals every other card where the default does."""
+        if self.shuffle:
+            self.rng.coupled_shuffle(zone, kinds, reference)
+        else:
+            self.rng.shuffle(zone)
 
     # What every game must define: GameSpec refuses a state class lacking one of these.
     REQUIRED: ClassVar[tuple[str, ...]] = (
@@ -212,6 +259,7 @@ class State:
         new.config = self.config
         new.num_players = self.num_players
         new.seed = self.seed
+        new.shuffle = self.shuffle
         rng = self.rng
         new.rng = Rng.from_state(rng.state) if type(rng) is Rng else rng.copy()
         new.turn = self.turn
@@ -238,6 +286,8 @@ class State:
             "turn": self.turn,
             "decisions": self.decisions,
         }
+        if self.shuffle:  # absent means Fisher-Yates, as every older document was dealt
+            doc["shuffle"] = SHUFFLES[self.shuffle]
         if type(self.rng) is not Rng:  # a live table's generator; absent means SplitMix64
             doc["generator"] = self.rng.kind
             doc["deal_key"] = self.rng.key.hex()
@@ -270,6 +320,12 @@ class State:
             new.num_players = players
             new.seed = _whole(doc, "seed", -_U64, _U64)
             new.rng = _rng_of(doc)
+            shuffle = doc.get("shuffle")
+            if shuffle is not None and (type(shuffle) is not str or shuffle not in SHUFFLES[1:]):
+                raise BadState(
+                    f"shuffle must be one of {', '.join(SHUFFLES[1:])} where one is named, got {shuffle!r}"
+                )
+            new.shuffle = FISHER_YATES if shuffle is None else SHUFFLES.index(shuffle)
             new.turn = _whole(doc, "turn", 0, _U64)
             new.decisions = _whole(doc, "decisions", 0, _U64)
             new.log = None
@@ -506,10 +562,17 @@ class GameSpec:
         return config_from_mapping(self.config_class, values)
 
     def new_state(
-        self, config: Any = None, num_players: int | None = None, seed: int = 0, deal_key: bytes | None = None
+        self,
+        config: Any = None,
+        num_players: int | None = None,
+        seed: int = 0,
+        deal_key: bytes | None = None,
+        shuffle: str | int | None = None,
     ) -> State:
         """A fresh game; with `deal_key` (a live table's, 32 bytes) it deals from ChaCha20
-        under that key, otherwise from SplitMix64 seeded with `seed`."""
+        under that key, otherwise from SplitMix64 seeded with `seed`. `shuffle` names how it
+        shuffles (SHUFFLES; None is Fisher-Yates, what every record without one was dealt
+        with)."""
         from .errors import BadConfig
 
         players = self.default_players if num_players is None else num_players
@@ -519,6 +582,9 @@ class GameSpec:
             )
         if config is None or isinstance(config, dict):
             config = self.make_config(config)
+        kind = shuffle_index(shuffle)
+        if kind:
+            return self.state_class(config, players, seed, deal_key, kind)
         if deal_key is None:
             return self.state_class(config, players, seed)
         return self.state_class(config, players, seed, deal_key)

@@ -9,7 +9,7 @@ from typing import Any
 
 from .bots import Bot, make_bot
 from .config import config_to_dict
-from .game import GameSpec, State
+from .game import FISHER_YATES, SHUFFLES, GameSpec, State
 from .rng import mix_seed
 
 
@@ -28,9 +28,10 @@ class GameRecord:
     returns: list[float]
     capped: bool
     actions: list[list[int]] = field(default_factory=list)  # [seat, action] pairs
+    shuffle: str = SHUFFLES[FISHER_YATES]  # how it was dealt (game.SHUFFLES; fairness.md)
 
     def summary(self) -> dict[str, Any]:
-        return {
+        out = {
             "game": self.game,
             "seed": self.seed,
             "players": self.players,
@@ -41,6 +42,9 @@ class GameRecord:
             "returns": self.returns,
             "capped": self.capped,
         }
+        if self.shuffle != SHUFFLES[FISHER_YATES]:  # absent: Fisher-Yates, as older records
+            out["shuffle"] = self.shuffle
+        return out
 
 
 def bot_seed(game_seed: int, seat: int) -> int:
@@ -56,9 +60,10 @@ def play_game(
     bot_specs: Sequence[str],
     record_actions: bool = True,
     deadline: float | None = None,
+    shuffle: str | int | None = None,
 ) -> GameRecord:
     """Play one game to the end with the named bots, one per seat."""
-    return play_to_end(spec, config, players, seed, bot_specs, record_actions, deadline)[1]
+    return play_to_end(spec, config, players, seed, bot_specs, record_actions, deadline, shuffle)[1]
 
 
 def play_to_end(
@@ -69,15 +74,17 @@ def play_to_end(
     bot_specs: Sequence[str],
     record_actions: bool = True,
     deadline: float | None = None,
+    shuffle: str | int | None = None,
 ) -> tuple[State, GameRecord]:
     """`play_game`, also handing back the final state (sweeps read facts from it).
     `deadline` (a `time.monotonic()` value): raise TimeoutError once it passes, between
     two decisions, so a caller serving a request can bound the whole game's time; a bot
     that searches (one with a `stop` hook, ismcts.py) is stopped inside a decision too
-    (SearchStopped, a TimeoutError), so one long decision cannot outlive the deadline."""
+    (SearchStopped, a TimeoutError), so one long decision cannot outlive the deadline.
+    `shuffle` names the deal's shuffle (game.SHUFFLES; None: Fisher-Yates)."""
     if len(bot_specs) != players:
         raise ValueError(f"need {players} bots, got {len(bot_specs)}")
-    state = spec.new_state(config, players, seed)
+    state = spec.new_state(config, players, seed, None, shuffle)
     bots: list[Bot] = [make_bot(spec, b, bot_seed(seed, i)) for i, b in enumerate(bot_specs)]
     if deadline is not None:
         _stop_bots_at(bots, deadline)
@@ -121,6 +128,7 @@ def _record(spec: GameSpec, state: State, bots: list[str], actions: list[list[in
         returns=state.returns(),
         capped=not winners and state.turn >= getattr(state.config, "max_turns", 1 << 62),
         actions=actions,
+        shuffle=SHUFFLES[state.shuffle],
     )
 
 
@@ -131,10 +139,13 @@ def replay(
     seed: int,
     actions: Sequence[Sequence[int]],
     deal_key: bytes | None = None,
+    shuffle: str | int | None = None,
 ) -> State:
     """Rebuild a game from its record, checking every action (raises IllegalAction); a
-    live table's record also holds its `deal_key` once the table is over (fairness.md)."""
-    state = spec.new_state(config, players, seed, deal_key)
+    live table's record also holds its `deal_key` once the table is over, and a keyed
+    deal's record its `shuffle` (fairness.md): a record without one was dealt by
+    Fisher-Yates, and replays so."""
+    state = spec.new_state(config, players, seed, deal_key, shuffle)
     for seat, action in actions:
         state.apply(seat, action)
     return state

@@ -5,7 +5,7 @@
 # (tests/core/test_compiled.py plays the same seeds both ways).
 import cython
 
-cdef unsigned long long _MASK, _GAMMA, _MIX1, _MIX2, _LOW32
+cdef unsigned long long _MASK, _GAMMA, _MIX1, _MIX2, _LOW32, _ID_MASK, _KEY_MASK
 
 @cython.locals(z=cython.ulonglong)
 cpdef unsigned long long _mix(unsigned long long z)
@@ -16,3 +16,9 @@ cpdef unsigned long long _mix(unsigned long long z)
 @cython.locals(size=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t,
                n=cython.ulonglong, x=cython.ulonglong)
 cpdef object _shuffle(object items, unsigned long long state)
+
+# The keyed shuffle's salt and keys in C; the sort is the list's own, over Python ints.
+cpdef object _keyed_shuffle(list items, tuple tags, unsigned long long state)
+
+@cython.locals(k=cython.ulonglong, i=cython.Py_ssize_t, keys=list)
+cpdef keyed_order(list items, tuple tags, unsigned long long salt)

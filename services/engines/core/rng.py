@@ -8,7 +8,8 @@ for the few draws a card game makes (shuffles, random steals).
 
 from __future__ import annotations
 
-from collections.abc import MutableSequence, Sequence
+import functools
+from collections.abc import Mapping, MutableSequence, Sequence
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -61,6 +62,91 @@ def _shuffle(items: MutableSequence[T], state: int) -> int:
     return state
 
 
+# Keyed shuffles (docs/fairness.md, "Coupled deals"): a card's key is the mix of one salt
+# drawn for the shuffle and the card's tag, a fixed function of its kind and copy index
+# (`card_tags`). The key's low 16 bits are replaced by the card's id, so one sort of plain
+# integers orders the cards and reads the ids back; decks hold fewer than 2**16 cards.
+_ID_BITS = 16
+_ID_MASK = (1 << _ID_BITS) - 1
+_KEY_MASK = _MASK ^ _ID_MASK
+
+
+def card_tags(kinds: Sequence[int]) -> tuple[int, ...]:
+    """Card id -> 64-bit tag of (kind, copy index): the n-th card of a kind gets the same
+    tag whatever the other kinds' counts, so a deck with one Donut fewer keeps every other
+    card's tag, and so its key in every keyed shuffle."""
+    return _card_tags(tuple(kinds))
+
+
+@functools.cache
+def _card_tags(kinds: tuple[int, ...]) -> tuple[int, ...]:
+    if len(kinds) > _ID_MASK:
+        raise ValueError(f"a keyed shuffle takes decks of fewer than {_ID_MASK + 1} cards")
+    copies: dict[int, int] = {}
+    tags = []
+    for kind in kinds:
+        copy = copies.get(kind, 0)
+        copies[kind] = copy + 1
+        tags.append(_splitmix(((kind & _LOW32) << 32) | copy))
+    return tuple(tags)
+
+
+def _keyed_shuffle(items: list[int], tags: tuple[int, ...], state: int) -> int:
+    """`Rng.keyed_shuffle` on the generator's state, returning the state after it: one
+    draw (the salt) whatever the deck's size, then the cards sorted by their keys."""
+    state = (state + _GAMMA) & _MASK
+    keyed_order(items, tags, _mix(state))
+    return state
+
+
+def keyed_order(items: list[int], tags: tuple[int, ...], salt: int) -> None:
+    """Order the card ids of `items` by their keys under `salt` (both generators' keyed
+    shuffle: the salt is the one draw they make)."""
+    keys = []
+    for c in items:
+        keys.append((_mix(salt ^ tags[c]) & _KEY_MASK) | c)
+    keys.sort()
+    for i in range(len(keys)):
+        k = keys[i]
+        items[i] = k & _ID_MASK
+
+
+def coupled_order(items: list[int], kinds: Sequence[int], reference: Mapping[int, int], salt: int) -> None:
+    """Order a fresh deck's card ids coupled with every other deck of the same game: the
+    deck with one card fewer than `reference` deals every other card to the same place.
+
+    The cards of the reference deck (`reference[kind]` copies of each kind, joined by this
+    deck's own where it has more) are ordered by their keys under `salt`, as
+    `keyed_order` would. Dealt from the top, this deck keeps its own cards where they lie
+    among the first len(items) places; a place that holds a reference card this deck lacks
+    (a hole) takes this deck's next card from below those places, in dealing order. So a
+    deck one Donut short of the reference differs from it in two places, the missing
+    Donut's (now the bottom card) and the bottom, instead of every card after the Donut
+    moving up one. Uniform: the rule looks only at which places hold which reference
+    cards, never at this deck's labels, so relabelling this deck's cards commutes with it,
+    and a uniform reference order gives each order of this deck alike."""
+    copies: dict[int, int] = {}
+    present: dict[tuple[int, int], int] = {}
+    for c in sorted(items):
+        kind = kinds[c]
+        copy = copies.get(kind, 0)
+        copies[kind] = copy + 1
+        present[(kind, copy)] = c
+    keyed = []
+    for kind in sorted(copies.keys() | reference.keys()):
+        for copy in range(max(copies.get(kind, 0), reference.get(kind, 0))):
+            tag = _splitmix(((kind & _LOW32) << 32) | copy)
+            keyed.append((_mix(salt ^ tag), kind, copy))
+    keyed.sort(reverse=True)  # dealing order: the top card (the list's end) first
+    size = len(items)
+    below = (present.get((kind, copy)) for _key, kind, copy in keyed[size:])
+    spare = (c for c in below if c is not None)
+    dealt = [present.get((kind, copy)) for _key, kind, copy in keyed[:size]]
+    dealt = [next(spare) if c is None else c for c in dealt]
+    dealt.reverse()
+    items[:] = dealt
+
+
 class Rng:
     """SplitMix64: the whole generator state is `self.state`, a 64-bit integer."""
 
@@ -91,6 +177,17 @@ class Rng:
     def shuffle(self, items: MutableSequence[T]) -> None:
         """Fisher-Yates in place: draws exactly what `below(i + 1)` for each i would."""
         self.state = _shuffle(items, self.state)
+
+    def keyed_shuffle(self, items: list[int], tags: tuple[int, ...]) -> None:
+        """A uniform shuffle of card ids coupled across decks (fairness.md, "Coupled
+        deals"): one salt drawn, each card keyed by the salt and `tags[card]`, the cards
+        ordered by key. Two decks that differ by some cards, shuffled from the same state,
+        order their common cards alike, and both leave the generator in the same state."""
+        self.state = _keyed_shuffle(items, tags, self.state)
+
+    def coupled_shuffle(self, items: list[int], kinds: Sequence[int], reference: Mapping[int, int]) -> None:
+        """A fresh deck's keyed deal coupled with `reference` (`coupled_order`): one draw."""
+        coupled_order(items, kinds, reference, self.next_u64())
 
     def fork(self, salt: int) -> Rng:
         """An independent generator (e.g. for a bot) that does not disturb this one."""

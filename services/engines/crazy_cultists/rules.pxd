@@ -50,6 +50,8 @@ cdef class CrazyCultistsState(State):
     cdef public Py_ssize_t n_main
     cdef public Py_ssize_t _hand_limit, _max_turns
     cdef object _derived_for  # the config they were derived from
+    cdef tuple _tags
+    cdef object _refill_tags
     cdef public object deck
     cdef public object discard
     cdef public object hands

@@ -17,15 +17,22 @@ not (a seat without one has the single action "pass"), so who is asked never rev
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Hashable
 from itertools import chain
 from math import isqrt
 from typing import TYPE_CHECKING, Any, cast
 
-from services.engines.core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
+from services.engines.core.decks import (
+    check_conservation,
+    draw,
+    kind_counts,
+    redeal_keeping,
+    shuffle_in_place,
+)
 from services.engines.core.errors import BadConfig, BadState
-from services.engines.core.game import State
-from services.engines.core.rng import Rng
+from services.engines.core.game import FISHER_YATES, State
+from services.engines.core.rng import Rng, card_tags
 
 from .cards import (
     ALCHEMY_DRAW,
@@ -35,6 +42,7 @@ from .cards import (
     COUNTER_SPELL,
     DARK_BAPTISM,
     DARK_FAVOR_4,
+    DARK_KINDS,
     EVIL_EYE,
     FEAR_THE_REAPER,
     FORBIDDEN_ALCHEMY,
@@ -42,6 +50,7 @@ from .cards import (
     HEAVY_METAL,
     LIFE_SIPHON,
     MAIN_FAVORS,
+    MAIN_KINDS,
     NAMES,
     NECROMANCY,
     NERDRONOMICON,
@@ -260,6 +269,17 @@ def check_players(config: Any, players: int) -> None:
         )
 
 
+@functools.cache
+def _printed_decks(config_class: type) -> tuple[dict[int, int], dict[int, int]]:
+    """The printed rules' main and Dark Powers decks as kind -> copies: what a keyed deal
+    is coupled with (fairness.md, "Coupled deals")."""
+    counts = kind_counts(kind_table(config_class(dark_powers=True))[0])
+    return (
+        {k: n for k, n in counts.items() if k in MAIN_KINDS},
+        {k: n for k, n in counts.items() if k in DARK_KINDS},
+    )
+
+
 class CrazyCultistsState(State):
     if TYPE_CHECKING:  # rules.pxd declares them for compiled builds; _derive sets them
         kind: tuple[int, ...]
@@ -297,8 +317,15 @@ class CrazyCultistsState(State):
         "known_deck",
     )
 
-    def __init__(self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None) -> None:
-        super().__init__(config, num_players, seed, deal_key)
+    def __init__(
+        self,
+        config: Any,
+        num_players: int,
+        seed: int,
+        deal_key: bytes | None = None,
+        shuffle: int = FISHER_YATES,
+    ) -> None:
+        super().__init__(config, num_players, seed, deal_key, shuffle)
         check_players(config, num_players)
         self._derive()
         if self.n_main < num_players * config.starting_hand:
@@ -308,9 +335,10 @@ class CrazyCultistsState(State):
             )
         n = num_players
         self.deck = list(range(self.n_main))
-        self.rng.shuffle(self.deck)
+        main_printed, dark_printed = _printed_decks(type(config))  # keyed deals couple with them
+        self.deal_cards(self.deck, self.kind, main_printed)
         self.dark_deck = list(range(self.n_main, len(self.kind)))
-        self.rng.shuffle(self.dark_deck)
+        self.deal_cards(self.dark_deck, self.kind, dark_printed)
         self.discard: list[int] = []
         self.dark_discard: list[int] = []
         self.hands = [[self.deck.pop() for _ in range(config.starting_hand)] for _ in range(n)]
@@ -340,6 +368,7 @@ class CrazyCultistsState(State):
         if like is not None:  # a clone: the same config (spares IS-MCTS the table lookup)
             self.kind, self.n_main = like.kind, like.n_main
             self._hand_limit, self._max_turns = like._hand_limit, like._max_turns
+            self._tags, self._refill_tags = like._tags, like._refill_tags
             self._derived_for = like._derived_for
             return
         # The rules' two entry points derive them again if a position set up by hand was
@@ -347,6 +376,9 @@ class CrazyCultistsState(State):
         cfg = self._derived_for = self.config
         self.kind, self.n_main = kind_table(cfg)
         self._hand_limit, self._max_turns = cfg.hand_limit, cfg.max_turns
+        # Each card's key in a keyed shuffle (cached per deck); what `draw` refills with.
+        self._tags = card_tags(self.kind)
+        self._refill_tags = self._tags if self.shuffle else None
 
     def clone(self) -> CrazyCultistsState:
         new = cast(CrazyCultistsState, super().clone())
@@ -647,7 +679,7 @@ class CrazyCultistsState(State):
                 return
         elif k == NERDRONOMICON:
             for _ in range(NERDRONOMICON_LOOK):
-                looked = draw(self.deck, self.discard, self.rng)
+                looked = draw(self.deck, self.discard, self.rng, self._refill_tags)
                 if looked is not None:
                     p["cards"].append(looked)
                     self._drew(player, looked)
@@ -696,7 +728,7 @@ class CrazyCultistsState(State):
         elif k == FORBIDDEN_ALCHEMY:
             hand = self.hands[player]
             for _ in range(ALCHEMY_DRAW):
-                drawn = draw(self.deck, self.discard, self.rng)
+                drawn = draw(self.deck, self.discard, self.rng, self._refill_tags)
                 if drawn is not None:
                     hand.append(drawn)  # off the top: a seat that knew the card knows it is here
                     self._drew(player, drawn)
@@ -826,7 +858,7 @@ class CrazyCultistsState(State):
         # the log names it and every seat knows which card the player now holds (G-3).
         for s in range(self.num_players):
             self._learn(s, (taken,))
-        self.rng.shuffle(self.deck)  # the search saw the deck; its order is hidden again (G-3)
+        self.shuffle_cards(self.deck, self._tags)  # the search saw the deck; its order is hidden again (G-3)
         in_deck = set(self.deck)
         for s in range(self.num_players):  # places in the deck are lost; contents stay known
             moved = [c for c in self.known[s] if c in in_deck]
@@ -854,10 +886,10 @@ class CrazyCultistsState(State):
         seat = p["player"]
         self.dark_due[seat] -= 1
         if action == TAKE_DARK:
-            drawn = draw(self.dark_deck, self.dark_discard, self.rng)
+            drawn = draw(self.dark_deck, self.dark_discard, self.rng, self._refill_tags)
             self.emit("dark", seat, "seat {} takes a Dark Powers card", seat)
         else:
-            drawn = draw(self.deck, self.discard, self.rng)
+            drawn = draw(self.deck, self.discard, self.rng, self._refill_tags)
         if drawn is not None:
             self.hands[seat].append(drawn)
             if action != TAKE_DARK:
@@ -966,7 +998,7 @@ class CrazyCultistsState(State):
                     # piles empty there is nothing to offer, and the owed draws lapse.
                     self.dark_due[seat] = 0
                     self.emit("dark", seat, "seat {} finds no Dark Powers card to take", seat)
-                drawn = draw(self.deck, self.discard, self.rng)
+                drawn = draw(self.deck, self.discard, self.rng, self._refill_tags)
                 if drawn is None:
                     break
                 hand.append(drawn)

@@ -63,6 +63,7 @@ cdef class TrashCultState(State):
     # as C fields the compiled rules read without an attribute lookup. Not `public`: the
     # rules' own working, never part of the state's documented form.
     cdef bytes _kinds
+    cdef tuple _tags
     cdef long _hostage_cost, _food_cost, _food_needed, _hand_size, _actions_per_turn, _max_turns
     cdef long _trucks_draw, _storm_food
     cdef dict _chaos_amounts

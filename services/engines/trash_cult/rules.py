@@ -27,10 +27,10 @@ import functools
 from collections.abc import Hashable
 from typing import Any, ClassVar, cast
 
-from ..core.decks import check_conservation, draw, redeal_keeping, shuffle_in_place
+from ..core.decks import check_conservation, draw, kind_counts, redeal_keeping, shuffle_in_place
 from ..core.errors import BadConfig, BadState
-from ..core.game import State
-from ..core.rng import Rng
+from ..core.game import FISHER_YATES, State
+from ..core.rng import Rng, card_tags
 from .cards import (
     ACTIVE_KINDS,
     ANIMAL_CONTROL,
@@ -278,6 +278,17 @@ def _main_actions_of(
     return acts if acts else [PASS]  # TC-5
 
 
+@functools.cache
+def _printed_decks() -> tuple[dict[int, int], dict[int, int]]:
+    """The printed rules' active and chaos decks as kind -> copies: what a keyed deal is
+    coupled with, so that every config a sweep compares deals like the printed one."""
+    counts = kind_counts(TrashCultConfig().kinds)
+    return (
+        {k: n for k, n in counts.items() if k < ACTIVE_KINDS},
+        {k: n for k, n in counts.items() if k >= ACTIVE_KINDS},
+    )
+
+
 class TrashCultState(State):
     # Older documents (before issue 16) lack what seats remember: nothing remembered.
     ADDED_FIELDS = {
@@ -310,18 +321,25 @@ class TrashCultState(State):
     config: TrashCultConfig
 
     def __init__(
-        self, config: TrashCultConfig, num_players: int, seed: int, deal_key: bytes | None = None
+        self,
+        config: TrashCultConfig,
+        num_players: int,
+        seed: int,
+        deal_key: bytes | None = None,
+        shuffle: int = FISHER_YATES,
     ) -> None:
-        super().__init__(config, num_players, seed, deal_key)
+        super().__init__(config, num_players, seed, deal_key, shuffle)
         n = num_players
         if config.cults and len(config.cults) != n:
             raise BadConfig(f"cults names {len(config.cults)} cults for {n} players")
         self._derive()
         kinds = config.kinds
+        # Keyed deals are coupled with the printed deck (fairness.md, "Coupled deals").
+        active_printed, chaos_printed = _printed_decks()
         self.chaos_deck = list(range(config.active_cards, len(kinds)))
-        self.rng.shuffle(self.chaos_deck)
+        self.deal_cards(self.chaos_deck, kinds, chaos_printed)
         self.deck = list(range(config.active_cards))
-        self.rng.shuffle(self.deck)
+        self.deal_cards(self.deck, kinds, active_printed)
         self.trash: list[int] = []
         self.chaos_discard: list[int] = []
         self.cult = [CULT_BY_NAME[c] for c in config.cults] or [-1] * n
@@ -353,6 +371,7 @@ class TrashCultState(State):
         another config since (`_derived_for`: one pointer comparison)."""
         cfg = self._derived_for = self.config
         self._kinds = cfg.kind_bytes
+        self._tags = card_tags(cfg.kinds)  # each card's key in a keyed shuffle (cached per deck)
         self._hostage_cost = cfg.snackrifice_hostage_cost
         self._food_cost = cfg.snackrifice_food_cost
         self._food_needed = cfg.food_needed(self.num_players)
@@ -417,7 +436,9 @@ class TrashCultState(State):
             self.emit("draw", seat, "seat {} draws {} card(s)", seat, count)
 
     def _deal_from(self, deck: list[int], pile: list[int]) -> int | None:
-        card = draw(deck, pile, self.rng)  # refills a deck that ran out while its pile was empty
+        card = draw(
+            deck, pile, self.rng, self._tags if self.shuffle else None
+        )  # refills a deck that ran out while its pile was empty
         if not deck:  # most draws leave cards in the deck: nothing to refill
             self._refill(deck, pile)
         return card
@@ -428,7 +449,7 @@ class TrashCultState(State):
         if not deck and pile:
             deck.extend(pile)
             pile.clear()
-            self.rng.shuffle(deck)
+            self.shuffle_cards(deck, self._tags)
             self.emit("reshuffle", -1, "a discard pile is shuffled into a new deck")
 
     def _end_turn(self) -> None:
@@ -713,7 +734,7 @@ class TrashCultState(State):
             self.emit("perk", s, "seat {} takes {} from seat {}'s Shrine into their Stash", s, kind, t)
         else:  # SQUIRREL: which card stays secret; the deck is shuffled afterwards
             self.hands[s].append(self._take(self.deck, action - TAKE))
-            self.rng.shuffle(self.deck)
+            self.shuffle_cards(self.deck, self._tags)
             self._refill(self.deck, self.trash)
             for t in range(self.num_players):  # only the searcher knows the deck now
                 self.known_deck[t] = list(self.deck) if t == s else []

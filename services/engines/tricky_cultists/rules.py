@@ -28,8 +28,8 @@ from typing import Any
 
 from ..core.decks import check_conservation, fits, redeal, redeal_limited
 from ..core.errors import BadState
-from ..core.game import State
-from ..core.rng import Rng
+from ..core.game import FISHER_YATES, State
+from ..core.rng import Rng, card_tags
 from .cards import (
     AGENDAS,
     BONUS_SUIT,
@@ -109,9 +109,14 @@ class TrickyCultistsState(State):
     config: TrickyCultistsConfig
 
     def __init__(
-        self, config: TrickyCultistsConfig, num_players: int, seed: int, deal_key: bytes | None = None
+        self,
+        config: TrickyCultistsConfig,
+        num_players: int,
+        seed: int,
+        deal_key: bytes | None = None,
+        shuffle: int = FISHER_YATES,
     ) -> None:
-        super().__init__(config, num_players, seed, deal_key)
+        super().__init__(config, num_players, seed, deal_key, shuffle)
         self.suspicion = [0] * num_players  # carries over between rounds (TK-10)
         self.breakdown: list[list[list[int]]] = []  # per round, per seat: agenda, tricks, bonus, suspicion
         # Per scored round, per seat: [agenda kind or -1, met true / failed false / null].
@@ -127,7 +132,7 @@ class TrickyCultistsState(State):
         self.round = round_index
         self.start = round_index % n
         deck = [card for card in range(cfg.cards)]  # a C loop when compiled, no range object
-        self.rng.shuffle(deck)
+        self.shuffle_cards(deck, card_tags(range(cfg.cards)))  # every card its own kind
         h, c = cfg.hand_size, cfg.codex_size
         self.hands = [sorted(deck[i * h : (i + 1) * h]) for i in range(n)]
         at = n * h
@@ -147,7 +152,7 @@ class TrickyCultistsState(State):
         self.suit_limits: list[list[list[int]]] = [[] for _ in range(n)]
         self.agendas = [-1] * n  # agenda card id, -1 none (not drafted yet, or declined)
         agendas = [agenda for agenda in range(cfg.agenda_cards)]
-        self.rng.shuffle(agendas)
+        self.shuffle_cards(agendas, card_tags(range(cfg.agenda_cards)))
         self.pack = agendas[: cfg.draft_size]
         self.agenda_out = agendas[cfg.draft_size :]
         self.phase = DRAFT

@@ -27,7 +27,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 from google.protobuf import json_format
@@ -67,6 +67,9 @@ class ReplayQuery(Body):
         None,
         max_length=1024,
         description="one bot for every seat, or one per seat (`,` or `;` between seats)",
+    )
+    shuffle: Literal["keyed", "fisher-yates"] | None = Field(
+        None, description="how the sweep dealt it (docs/fairness.md); default fisher-yates, as older sweeps"
     )
 
 
@@ -114,23 +117,29 @@ class Source:
     seed: int | None = None
     config: str = "{}"  # overrides as canonical JSON text (hashable, and what the URL carries)
     bots: tuple[str, ...] = ()
+    shuffle: str | None = None  # game.SHUFFLES; None: Fisher-Yates, as sweeps before keyed deals
 
     def key(self) -> str:
         if self.table is not None:
             return f"table:{self.table}"
-        return f"game:{self.game}:{self.players}:{self.seed}:{self.config}:{';'.join(self.bots)}"
+        return (
+            f"game:{self.game}:{self.players}:{self.seed}:{self.config}:{';'.join(self.bots)}:{self.shuffle}"
+        )
 
     def query(self) -> dict[str, Any]:
         """The query string that names this source (the page's and the API's)."""
         if self.table is not None:
             return {"table": self.table}
-        return {
+        out = {
             "game": self.game,
             "players": self.players,
             "seed": self.seed,
             "config": self.config,
             "bots": ";".join(self.bots) if any(":" in b for b in self.bots) else ",".join(self.bots),
         }
+        if self.shuffle is not None:
+            out["shuffle"] = self.shuffle
+        return out
 
 
 def view_json(messages: GameMessages, state: State, seat: int, legal: bool = True) -> dict[str, Any]:
@@ -300,7 +309,12 @@ def parse_config(text: str | None) -> dict[str, Any]:
 
 
 def game_source(
-    game: str, players: int | None, seed: int, config: dict[str, Any], bots: str | None
+    game: str,
+    players: int | None,
+    seed: int,
+    config: dict[str, Any],
+    bots: str | None,
+    shuffle: str | None = None,
 ) -> Source:
     """Check a sweep game's fields (400 with the library's words) and name it canonically."""
     spec = _spec(game)
@@ -314,7 +328,7 @@ def game_source(
     try:
         check_limits(spec.config_class, config)  # the bounds the engine's Describe publishes
         made = spec.make_config(config)
-        spec.new_state(made, players, seed)  # what the rules refuse for this table (CC-2)
+        spec.new_state(made, players, seed, None, shuffle)  # what the rules refuse for this table (CC-2)
         normal = config_to_dict(made)
     except (EngineError, TypeError, ValueError) as exc:
         raise PlatformError(400, "invalid_config", f"config for {game}: {exc}") from None
@@ -338,6 +352,7 @@ def game_source(
         seed=seed,
         config=orjson.dumps(overrides, option=orjson.OPT_SORT_KEYS).decode(),
         bots=tuple(lineup),
+        shuffle=None if shuffle in (None, "fisher-yates") else shuffle,
     )
 
 
@@ -351,7 +366,13 @@ def simulate(source: Source, seconds: float = BUILD_SECONDS) -> Replay:
     deadline = time.monotonic() + seconds
     try:
         record = play_game(
-            spec, spec.make_config(config), source.players, source.seed, list(source.bots), deadline=deadline
+            spec,
+            spec.make_config(config),
+            source.players,
+            source.seed,
+            list(source.bots),
+            deadline=deadline,
+            shuffle=source.shuffle,
         )
     except EngineError as exc:  # a config the rules refuse only once dealt
         raise PlatformError(400, "invalid_config", str(exc)) from None
@@ -443,7 +464,9 @@ class Replays:
             raise PlatformError(404, "unknown_game", f"no game {game!r}; known: {', '.join(self.games)}")
         if query.seed is None:
             raise PlatformError(400, "malformed", "'seed' is required with 'game'")
-        return game_source(game, query.players, query.seed, parse_config(query.config), query.bots)
+        return game_source(
+            game, query.players, query.seed, parse_config(query.config), query.bots, query.shuffle
+        )
 
     def get(self, args: Mapping[str, str]) -> Replay:
         source = self.source(args)

@@ -63,7 +63,7 @@
       ? el("a", { href: s.links.report, dataTestid: `sweep-report-${s.id}` }, "report")
       : el("span", {}, s.status === "failed" ? s.error || "failed" : "–");
     return el("tr", { dataTestid: `sweep-${s.id}`, dataStatus: s.status },
-      el("td", {}, s.id),
+      el("td", { title: s.id }, s.name || s.id),
       el("td", {}, s.kind),
       el("td", { class: `designer-status-${s.status}` }, s.status),
       el("td", {}, bar(s.percent, `sweep-percent-${s.id}`)),
