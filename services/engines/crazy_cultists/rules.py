@@ -1358,3 +1358,34 @@ class CrazyCultistsState(State):
         redeal_keeping([*darks, self.dark_deck], fixed, rng)
         for s, m, d in zip(hidden, mains, darks, strict=True):
             self.hands[s] = sorted(m + d)  # so where a known card lay in it tells nothing
+
+
+# Compiled, the names rules.pxd declares `cdef` at module level are C variables, not
+# attributes of the module; they are published here again, so `rules.PLAY` or
+# `rules.POLYMORPHIZATION` reads compiled as it does from source (tests/core/test_compiled.py
+# checks this call against the .pxd's declarations, and the built module against the source).
+globals().update(
+    NO_TARGET=NO_TARGET,
+    PLAY=PLAY,
+    BEELZE_BEATDOWN=BEELZE_BEATDOWN,
+    BLACK_SPIRE=BLACK_SPIRE,
+    COUNTER_SPELL=COUNTER_SPELL,
+    DARK_BAPTISM=DARK_BAPTISM,
+    DARK_FAVOR_4=DARK_FAVOR_4,
+    EVIL_EYE=EVIL_EYE,
+    FEAR_THE_REAPER=FEAR_THE_REAPER,
+    FORBIDDEN_ALCHEMY=FORBIDDEN_ALCHEMY,
+    HAIL_YOURSELF=HAIL_YOURSELF,
+    HEAVY_METAL=HEAVY_METAL,
+    LIFE_SIPHON=LIFE_SIPHON,
+    NECROMANCY=NECROMANCY,
+    NERDRONOMICON=NERDRONOMICON,
+    OUIJA=OUIJA,
+    POLYMORPHIZATION=POLYMORPHIZATION,
+    PUPPET_MASTER=PUPPET_MASTER,
+    SCRYING_BONES=SCRYING_BONES,
+    SWITCHEROO=SWITCHEROO,
+    TOILING_TROUBLE=TOILING_TROUBLE,
+    VOODOO=VOODOO,
+    VALUE=VALUE,
+)
