@@ -24,6 +24,12 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: the tree's root, for the registry below
+    sys.path.insert(0, str(ROOT))
+
+# The one list of games (importing it loads no engine module, so nothing built is in use here).
+from services.engines.registry import GAMES, builtin_games  # noqa: E402
+
 # Module name -> sha256 of the source each .so was built from; services/engines/__init__.py
 # runs the source instead of a .so whose source has changed since.
 MANIFEST = ROOT / "services" / "engines" / "built.json"
@@ -42,8 +48,8 @@ MODULES = [
     "services/engines/core/messages.py",
     "services/engines/core/issued.py",
     *(
-        f"services/engines/{game}/{part}.py"
-        for game in ("crazy_cultists", "trash_cult", "tricky_cultists")
+        f"{GAMES[game].module.replace('.', '/')}/{part}.py"
+        for game in builtin_games()
         for part in ("rules", "cards", "bots")
     ),
 ]
@@ -170,7 +176,6 @@ def compile_all() -> int:
     cmd.parallel = os.cpu_count() or 1
     cmd.ensure_finalized()
     cmd.run()
-    sys.path.insert(0, str(ROOT))
     from services.engines import source_hash
 
     hashes = {

@@ -122,6 +122,36 @@ def pair_action(i: int, j: int) -> int:
     return PAIR + j * (j - 1) // 2 + i
 
 
+# Each family's codes stay below the next family's base: a card kind added past what they
+# hold would make two actions share a code, so it fails here, at import, instead.
+if not (
+    NUM_KINDS * (NO_TARGET + 1) <= DISCARD and DISCARD + NUM_KINDS <= CHOOSE and CHOOSE + NUM_KINDS <= TAKE
+):
+    raise ImportError(f"{NUM_KINDS} card kinds overflow the action families' bases (PLAY, DISCARD, CHOOSE)")
+if not 32 * NO_TARGET <= PASS - TAKE or NUM_KINDS > 32:
+    raise ImportError(f"{NUM_KINDS} card kinds overflow Hail Yourself's TAKE family")
+
+
+def encode(family: str, kind: int = -1, seat: int = -1) -> int:
+    """The action `decode` reads as (family, kind, seat): its inverse on every action the
+    rules offer (tests/crazy_cultists/test_action_codes.py). For "pair", kind and seat are
+    the stack positions i < j, as `decode` gives them."""
+    if family == "play":
+        return PLAY + 7 * kind + (NO_TARGET if seat < 0 else seat)
+    if family == "discard":
+        return DISCARD + kind
+    if family == "choose":
+        return CHOOSE + kind
+    if family == "take":
+        return TAKE + 32 * seat + kind
+    if family == "pair":
+        return pair_action(kind, seat)
+    for action, (name, _) in FIXED.items():
+        if name == family:
+            return action
+    raise ValueError(f"no action family {family!r}")
+
+
 # --- pending decisions -------------------------------------------------------------------
 # Every pending record has the same keys (docs/games/crazy_cultists.md):
 #   kind    what is being decided (below)
