@@ -11,7 +11,7 @@ interpreted source instead
 Run by `make install` and the Dockerfile's build stage. Compiling is an optimisation, never
 a requirement: where Cython or a C compiler is missing, or a module fails to build, this
 prints one line and exits 0, and the interpreted source runs unchanged.
-docs/engine-guide.md says why Cython and not mypyc.
+docs/engine-performance.md says why Cython and not mypyc.
 """
 
 from __future__ import annotations
