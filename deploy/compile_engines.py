@@ -11,17 +11,25 @@ interpreted source instead
 Run by `make install` and the Dockerfile's build stage. Compiling is an optimisation, never
 a requirement: where Cython or a C compiler is missing, or a module fails to build, this
 prints one line and exits 0, and the interpreted source runs unchanged.
-docs/engine-guide.md says why Cython and not mypyc.
+docs/engine-performance.md says why Cython and not mypyc.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: the tree's root, for the registry below
+    sys.path.insert(0, str(ROOT))
+
+# The one list of games (importing it loads no engine module, so nothing built is in use here).
+from services.engines.registry import GAMES, builtin_games  # noqa: E402
+
 # Module name -> sha256 of the source each .so was built from; services/engines/__init__.py
 # runs the source instead of a .so whose source has changed since.
 MANIFEST = ROOT / "services" / "engines" / "built.json"
@@ -40,8 +48,8 @@ MODULES = [
     "services/engines/core/messages.py",
     "services/engines/core/issued.py",
     *(
-        f"services/engines/{game}/{part}.py"
-        for game in ("crazy_cultists", "trash_cult", "tricky_cultists")
+        f"{GAMES[game].module.replace('.', '/')}/{part}.py"
+        for game in builtin_games()
         for part in ("rules", "cards", "bots")
     ),
 ]
@@ -56,6 +64,75 @@ DIRECTIVES = {
     "embedsignature": False,
     "always_allow_keywords": True,
 }
+
+
+# A compiled state class's fields are declared in its `.pxd` (they live in the object), and
+# listed in its `FIELDS` (what clone, to_json and from_json copy). The `.pxd` block between
+# these two lines is written from `FIELDS` (`sync_field_blocks`, run before every build), so
+# a field is named once: in `FIELDS`. tests/core/test_compiled.py checks the two agree
+# without a build.
+FIELDS_BEGIN = "# FIELDS: written from {cls}.FIELDS by deploy/compile_engines.py, never by hand"
+FIELDS_END = "# end FIELDS"
+_CDEF_CLASS = re.compile(r"^cdef class (\w+)\(", re.M)
+
+
+def state_fields(source: Path, cls: str) -> tuple[str, ...] | None:
+    """`cls.FIELDS` as `source` spells it (a tuple of string literals), read from its syntax
+    tree, so no module is imported; None when the class lists no FIELDS of its own."""
+    tree = ast.parse(source.read_text(), str(source))
+    for node in tree.body:
+        if not (isinstance(node, ast.ClassDef) and node.name == cls):
+            continue
+        for item in node.body:
+            target = item.targets[0] if isinstance(item, ast.Assign) and len(item.targets) == 1 else None
+            if isinstance(item, ast.AnnAssign):
+                target = item.target
+            if isinstance(target, ast.Name) and target.id == "FIELDS":
+                value = ast.literal_eval(item.value)  # type: ignore[union-attr, arg-type]
+                if not (isinstance(value, tuple) and all(isinstance(v, str) for v in value)):
+                    raise ValueError(f"{source}: {cls}.FIELDS is not a tuple of names")
+                return value
+    return None
+
+
+def field_block(pxd_text: str, cls: str, fields: tuple[str, ...]) -> str:
+    """`pxd_text` with `cls`'s FIELDS block rewritten to declare exactly `fields`."""
+    begin = FIELDS_BEGIN.format(cls=cls)
+    pattern = re.compile(rf"^([ \t]*){re.escape(begin)}\n.*?^[ \t]*{re.escape(FIELDS_END)}\n", re.M | re.S)
+    found = pattern.search(pxd_text)
+    if found is None:
+        raise ValueError(f"cdef class {cls} has no block from {begin!r} to {FIELDS_END!r}")
+    indent = found.group(1)
+    lines = [f"{indent}{begin}\n", *(f"{indent}cdef public object {name}\n" for name in fields)]
+    return pxd_text[: found.start()] + "".join(lines) + f"{indent}{FIELDS_END}\n" + pxd_text[found.end() :]
+
+
+def field_blocks() -> dict[Path, str]:
+    """Every compiled module's `.pxd`, as it reads with each state class's FIELDS block
+    written from that class's `FIELDS` (a `.pxd` with no such class is left out)."""
+    out: dict[Path, str] = {}
+    for module in MODULES:
+        source = ROOT / module
+        pxd = source.with_suffix(".pxd")
+        if not pxd.exists():
+            continue
+        text = pxd.read_text()
+        for cls in _CDEF_CLASS.findall(text):
+            fields = state_fields(source, cls)
+            if fields:
+                out[pxd] = text = field_block(text, cls, fields)
+    return out
+
+
+def sync_field_blocks() -> list[Path]:
+    """Rewrite each `.pxd` whose FIELDS block differs from its class's `FIELDS`; returns
+    the files rewritten."""
+    changed = []
+    for pxd, text in field_blocks().items():
+        if pxd.read_text() != text:
+            pxd.write_text(text)
+            changed.append(pxd)
+    return changed
 
 
 def built_files() -> list[Path]:
@@ -99,7 +176,6 @@ def compile_all() -> int:
     cmd.parallel = os.cpu_count() or 1
     cmd.ensure_finalized()
     cmd.run()
-    sys.path.insert(0, str(ROOT))
     from services.engines import source_hash
 
     hashes = {
@@ -113,6 +189,12 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--clean"]:
         clean()
         return 0
+    if argv[:1] == ["--fields"]:  # write the .pxd field blocks only (no build)
+        for pxd in sync_field_blocks():
+            print(f"rewrote the FIELDS block of {pxd.relative_to(ROOT)}")
+        return 0
+    for pxd in sync_field_blocks():  # before the build, so it compiles the fields FIELDS lists
+        print(f"rewrote the FIELDS block of {pxd.relative_to(ROOT)} from its state class's FIELDS")
     # The compiler's chatter goes to a log file, so the install shows one line either way.
     log_path = Path(os.environ.get("TMPDIR", "/tmp")) / "cultists-compile-engines.log"
     saved = os.dup(1), os.dup(2)

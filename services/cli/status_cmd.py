@@ -4,6 +4,9 @@ Redis answers PING; each engine's standard gRPC health service says SERVING; the
 /healthz says ok; Celery workers answer a control ping (with the queues they consume);
 Prometheus's /-/ready says ready, when a local run or PROMETHEUS_URL names one (a run without
 the binary, or none known, is a line that does not count as down).
+It also says how the engines run from this tree ("engines build": compiled, or
+"interpreted: build stale" after an engine source changed since `make compile`), a note
+that never counts as down.
 Exit status 0 only when every part is up, 1 when one is down, so scripts can wait on it.
 Under `cultists run` it also lists each supervised process with its uptime and restarts
 (from the run file), and a part the supervisor gave up on counts as down.
@@ -24,6 +27,7 @@ import time
 import urllib.error
 import urllib.request
 
+from services.engines import build_state
 from services.engines.registry import available_games
 from services.runtime.errors import BadInput
 from services.runtime.topology import (
@@ -39,6 +43,12 @@ from .common import no_platform
 from .options import add_json, add_redis_url, command
 
 TIMEOUT = 2.0
+
+
+class Note(str):
+    """A fact beside the checks (how the engines run): printed, never up or down."""
+
+
 Check = tuple[str, tuple[bool, str] | str | None]
 
 
@@ -166,6 +176,7 @@ def run(args: argparse.Namespace) -> int:
         raise no_platform(", or name its parts with --gateway, --engine")
     checks.append(("redis", check_redis(url) if url else None))
     checks += [(f"engine {game}", check_engine(game)) for game in available_games()]
+    checks.append(("engines build", Note(build_state())))
     checks.append(("gateway", check_gateway(args.gateway or gateway_url())))
     checks.append(("workers", check_workers(url) if url else None))
     prometheus = args.prometheus or prometheus_url()
@@ -216,11 +227,14 @@ def _duration(seconds: float) -> str:
 
 
 def _report(checks: list[Check], as_json: bool = False) -> int:
-    """One line per part (or one JSON document); a plain string is a part this run chose
+    """One line per part (or one JSON document); a Note is a fact shown as it is, a plain
+    string (any other) is a part this run chose
     not to start (no failure), None a part that could not be checked (counts as down)."""
     rows = []
     for name, result in checks:
-        if isinstance(result, str):
+        if isinstance(result, Note):
+            rows.append({"part": name, "state": "note", "detail": str(result)})
+        elif isinstance(result, str):
             rows.append({"part": name, "state": "skipped", "detail": result})
         elif result is None:
             rows.append(
@@ -228,13 +242,13 @@ def _report(checks: list[Check], as_json: bool = False) -> int:
             )
         else:
             rows.append({"part": name, "state": "up" if result[0] else "down", "detail": result[1]})
-    all_up = all(r["state"] in ("up", "skipped") for r in rows)
+    all_up = all(r["state"] in ("up", "skipped", "note") for r in rows)
     if as_json:
         doc = {"all_up": all_up, "data_folder": str(data_dir()), "parts": rows}
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
         return 0 if all_up else 1
     width = max(len(r["part"]) for r in rows)
-    marks = {"up": "up  ", "down": "DOWN", "skipped": "-   ", "unknown": "?   "}
+    marks = {"up": "up  ", "down": "DOWN", "skipped": "-   ", "unknown": "?   ", "note": "    "}
     for r in rows:
         print(f"{r['part']:<{width}}  {marks[r['state']]}  {r['detail']}")
     return 0 if all_up else 1

@@ -12,6 +12,8 @@ rules module built against one layout of `State` must never load beside another.
 module's `.py` or `.pxd` differs from what the last build compiled (`built.json` records
 each one's hash), or the record is missing, every module runs from its source: an edited
 rule always takes effect, and no mix of builds (or of built and source) is ever loaded.
+A stale build says so, in one line on stderr when the first engine module loads, and in
+`cultists status` ("interpreted: build stale"): it runs correctly, but at interpreted speed.
 """
 
 from __future__ import annotations
@@ -52,23 +54,47 @@ def _module_source(fullname: str) -> str:
     return os.path.join(root, *fullname.split(".")) + ".py"
 
 
+def _read_manifest() -> dict[str, str]:
+    global _built_hashes
+    if _built_hashes is None:
+        try:
+            with open(BUILT_MANIFEST) as f:
+                _built_hashes = json.load(f)
+        except (OSError, ValueError):
+            _built_hashes = {}
+    return _built_hashes if type(_built_hashes) is dict else {}
+
+
+def stale_modules() -> list[str]:
+    """The modules of the last build whose source (or `.pxd`) has changed since it was
+    compiled, or that are gone; empty when the build is current or there is none."""
+    return sorted(
+        name
+        for name, digest in _read_manifest().items()
+        if not os.path.exists(_module_source(name)) or source_hash(_module_source(name)) != digest
+    )
+
+
 def _build_is_current() -> bool:
     """Whether every module of the last build still has the very source (and `.pxd`) it
-    was compiled from; decided once per process, before the first built module loads."""
-    global _built_hashes, _build_current
+    was compiled from; decided once per process, before the first built module loads.
+    A stale build prints the one line that says so, then."""
+    global _build_current
     if _build_current is None:
-        if _built_hashes is None:
-            try:
-                with open(BUILT_MANIFEST) as f:
-                    _built_hashes = json.load(f)
-            except (OSError, ValueError):
-                _built_hashes = {}
-        hashes = _built_hashes if type(_built_hashes) is dict else {}
-        _build_current = bool(hashes) and all(
-            os.path.exists(_module_source(name)) and source_hash(_module_source(name)) == digest
-            for name, digest in hashes.items()
-        )
+        stale = stale_modules()
+        _build_current = bool(_read_manifest()) and not stale
+        if stale:
+            sys.stderr.write(_stale_line(stale) + "\n")
     return _build_current
+
+
+def _stale_line(stale: list[str]) -> str:
+    names = ", ".join(name.removeprefix(__name__ + ".") for name in stale[:3])
+    more = f" and {len(stale) - 3} more" if len(stale) > 3 else ""
+    return (
+        f"engines: build stale ({names}{more} changed since it was compiled); running the "
+        "interpreted source, correct but slower: run `make compile`"
+    )
 
 
 class _SourceFirst:
@@ -103,6 +129,19 @@ def compiled() -> bool:
     from .core import game
 
     return not (game.__file__ or "").endswith(".py")
+
+
+def build_state() -> str:
+    """How this process runs the engines, in the words `cultists status` prints:
+    "compiled", or "interpreted: " and why (the switch, a stale build, no build)."""
+    if compiled():
+        return "compiled"
+    if _PURE:
+        return f"interpreted: {PURE_PYTHON_ENV}=1"
+    stale = stale_modules()
+    if stale:
+        return f"interpreted: build stale ({', '.join(n.removeprefix(__name__ + '.') for n in stale)})"
+    return "interpreted: not built (no C compiler or Cython at install; `make compile`)"
 
 
 if _SourceFirst not in sys.meta_path:

@@ -11,14 +11,15 @@ import os
 
 # The data folder and the run file live in data_folder.py; re-exported here because every
 # address below may come from the run file.
+from services.engines.registry import GAMES, Game
+
 from .data_folder import data_dir as data_dir
 from .data_folder import read_run_file as read_run_file
 from .data_folder import run_file as run_file
 from .errors import BadInput
 from .ports import PortUse
 
-ENGINE_PORTS = {"crazy_cultists": 50051, "trash_cult": 50052, "tricky_cultists": 50053}
-ENGINE_METRICS_PORTS = {"crazy_cultists": 9101, "trash_cult": 9102, "tricky_cultists": 9103}
+# Each game's engine and metrics ports are its registry entry's (services/engines/registry.py).
 WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105, "tunes": 9106}
 GATEWAY_PORT = 8000
 PROMETHEUS_PORT = 9090
@@ -37,12 +38,19 @@ def _port(variable: str, default: int) -> int:
     return port
 
 
+def _game(game: str) -> Game:
+    entry = GAMES.get(game)
+    if entry is None:
+        raise BadInput(f"no installed game {game!r} ({', '.join(GAMES)})")
+    return entry
+
+
 def engine_port(game: str) -> int:
-    return _port(f"ENGINE_PORT_{game.upper()}", ENGINE_PORTS[game])
+    return _port(f"ENGINE_PORT_{game.upper()}", _game(game).port)
 
 
 def engine_metrics_port(game: str) -> int:
-    return _port(f"ENGINE_METRICS_PORT_{game.upper()}", ENGINE_METRICS_PORTS[game])
+    return _port(f"ENGINE_METRICS_PORT_{game.upper()}", _game(game).metrics_port)
 
 
 def worker_metrics_port(queue: str) -> int:

@@ -24,6 +24,9 @@ from .config import config_from_mapping, config_to_dict
 from .errors import BadConfig, BadState, IllegalAction
 from .rng import Rng
 
+if TYPE_CHECKING:
+    from .presentation import Presentation
+
 # The live tables' generator (deal_rng.py), imported when a state first needs it: sweeps and
 # the engines' other paths never pay for the cipher library.
 _DEAL_RNG: Any = None
@@ -533,6 +536,9 @@ class GameSpec:
     # The fewest seats a given config takes, where a variant switch seats fewer than the
     # usual rules (CC-2); None: `min_players` for every config.
     least_players: Callable[[Any], int] | None = None
+    # How the game reads on the pages (card texts and titles, prompts, which moves are
+    # public): its package's presentation.py. None: plain words (core/presentation.py).
+    presentation: Presentation | None = None
 
     def __post_init__(self) -> None:
         missing = [name for name in State.REQUIRED if _defined_by(self.state_class, name) is State]

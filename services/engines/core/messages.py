@@ -28,7 +28,6 @@ and their error messages are what a client reads.
 from __future__ import annotations
 
 import functools
-import importlib
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -116,8 +115,11 @@ class GameMessages:
 
 
 def load_messages(game: str) -> GameMessages:
-    """The GameMessages declared in `services/engines/<game>/proto.py`."""
-    return importlib.import_module(f"services.engines.{game}.proto").MESSAGES
+    """The GameMessages declared in the game's `proto.py` (where the registry says the
+    game's package is)."""
+    from ..registry import load_messages as of_game  # the registry imports games, which import core
+
+    return of_game(game)
 
 
 # -- dict -> message -----------------------------------------------------------------------

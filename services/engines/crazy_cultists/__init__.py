@@ -4,6 +4,7 @@ from services.engines.core.game import GameSpec
 
 from .bots import HeuristicBot, evaluate
 from .config import MIN_PLAYERS, VARIANTS, CrazyCultistsConfig
+from .presentation import PRESENTATION
 from .rules import CrazyCultistsState
 
 GAME = GameSpec(
@@ -23,4 +24,5 @@ GAME = GameSpec(
         "Stack favor cards to earn candles, hex rivals with Hijinx, counter their spells; "
         "first to light every candle summons The Dark One."
     ),
+    presentation=PRESENTATION,
 )

@@ -52,6 +52,7 @@ cdef class CrazyCultistsState(State):
     cdef object _derived_for  # the config they were derived from
     cdef tuple _tags
     cdef object _refill_tags
+    # FIELDS: written from CrazyCultistsState.FIELDS by deploy/compile_engines.py, never by hand
     cdef public object deck
     cdef public object discard
     cdef public object hands
@@ -70,6 +71,7 @@ cdef class CrazyCultistsState(State):
     cdef public object over
     cdef public object known
     cdef public object known_deck
+    # end FIELDS
 
     # Methods the rules call on self, as `cpdef`: a call through the C method table rather
     # than an attribute lookup. Cython refuses a generator inside a `cpdef` method, so the

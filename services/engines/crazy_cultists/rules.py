@@ -131,6 +131,36 @@ def pair_action(i: int, j: int) -> int:
     return PAIR + j * (j - 1) // 2 + i
 
 
+# Each family's codes stay below the next family's base: a card kind added past what they
+# hold would make two actions share a code, so it fails here, at import, instead.
+if not (
+    NUM_KINDS * (NO_TARGET + 1) <= DISCARD and DISCARD + NUM_KINDS <= CHOOSE and CHOOSE + NUM_KINDS <= TAKE
+):
+    raise ImportError(f"{NUM_KINDS} card kinds overflow the action families' bases (PLAY, DISCARD, CHOOSE)")
+if not 32 * NO_TARGET <= PASS - TAKE or NUM_KINDS > 32:
+    raise ImportError(f"{NUM_KINDS} card kinds overflow Hail Yourself's TAKE family")
+
+
+def encode(family: str, kind: int = -1, seat: int = -1) -> int:
+    """The action `decode` reads as (family, kind, seat): its inverse on every action the
+    rules offer (tests/crazy_cultists/test_action_codes.py). For "pair", kind and seat are
+    the stack positions i < j, as `decode` gives them."""
+    if family == "play":
+        return PLAY + 7 * kind + (NO_TARGET if seat < 0 else seat)
+    if family == "discard":
+        return DISCARD + kind
+    if family == "choose":
+        return CHOOSE + kind
+    if family == "take":
+        return TAKE + 32 * seat + kind
+    if family == "pair":
+        return pair_action(kind, seat)
+    for action, (name, _) in FIXED.items():
+        if name == family:
+            return action
+    raise ValueError(f"no action family {family!r}")
+
+
 # --- pending decisions -------------------------------------------------------------------
 # Every pending record has the same keys (docs/games/crazy_cultists.md):
 #   kind    what is being decided (below)
@@ -1397,3 +1427,34 @@ class CrazyCultistsState(State):
         redeal_keeping([*darks, self.dark_deck], fixed, rng)
         for s, m, d in zip(hidden, mains, darks, strict=True):
             self.hands[s] = sorted(m + d)  # so where a known card lay in it tells nothing
+
+
+# Compiled, the names rules.pxd declares `cdef` at module level are C variables, not
+# attributes of the module; they are published here again, so `rules.PLAY` or
+# `rules.POLYMORPHIZATION` reads compiled as it does from source (tests/core/test_compiled.py
+# checks this call against the .pxd's declarations, and the built module against the source).
+globals().update(
+    NO_TARGET=NO_TARGET,
+    PLAY=PLAY,
+    BEELZE_BEATDOWN=BEELZE_BEATDOWN,
+    BLACK_SPIRE=BLACK_SPIRE,
+    COUNTER_SPELL=COUNTER_SPELL,
+    DARK_BAPTISM=DARK_BAPTISM,
+    DARK_FAVOR_4=DARK_FAVOR_4,
+    EVIL_EYE=EVIL_EYE,
+    FEAR_THE_REAPER=FEAR_THE_REAPER,
+    FORBIDDEN_ALCHEMY=FORBIDDEN_ALCHEMY,
+    HAIL_YOURSELF=HAIL_YOURSELF,
+    HEAVY_METAL=HEAVY_METAL,
+    LIFE_SIPHON=LIFE_SIPHON,
+    NECROMANCY=NECROMANCY,
+    NERDRONOMICON=NERDRONOMICON,
+    OUIJA=OUIJA,
+    POLYMORPHIZATION=POLYMORPHIZATION,
+    PUPPET_MASTER=PUPPET_MASTER,
+    SCRYING_BONES=SCRYING_BONES,
+    SWITCHEROO=SWITCHEROO,
+    TOILING_TROUBLE=TOILING_TROUBLE,
+    VOODOO=VOODOO,
+    VALUE=VALUE,
+)

@@ -4,6 +4,7 @@ from ..core.game import GameSpec
 from .bots import HeuristicBot, evaluate
 from .cards import CULTS
 from .config import TrashCultConfig
+from .presentation import PRESENTATION
 from .rules import TrashCultState
 
 GAME = GameSpec(
@@ -18,4 +19,5 @@ GAME = GameSpec(
     bots={"heuristic": HeuristicBot},
     evaluate=evaluate,
     summary="Tableau race: recruit animals, stash food, Snackrifice for perks and survive the chaos.",
+    presentation=PRESENTATION,
 )

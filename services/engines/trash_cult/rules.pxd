@@ -40,6 +40,7 @@ cpdef list _main_actions_of(Py_ssize_t s, list hands, list members, list hostage
 from services.engines.core.game cimport State
 
 cdef class TrashCultState(State):
+    # FIELDS: written from TrashCultState.FIELDS by deploy/compile_engines.py, never by hand
     cdef public object deck
     cdef public object trash
     cdef public object chaos_deck
@@ -58,6 +59,7 @@ cdef class TrashCultState(State):
     cdef public object over
     cdef public object known
     cdef public object known_deck
+    # end FIELDS
 
     # What the rules ask the config on every decision, read once per state (`_derive`),
     # as C fields the compiled rules read without an attribute lookup. Not `public`: the

@@ -6,6 +6,7 @@ from ..core.game import GameSpec
 from .bots import HeuristicBot, evaluate
 from .cards import SUIT_NAMES
 from .config import PLAYERS, TrickyCultistsConfig
+from .presentation import PRESENTATION
 from .rules import TrickyCultistsState
 
 
@@ -30,4 +31,5 @@ GAME = GameSpec(
         "Two partnerships play four rounds of tricks; each cultist drafts a secret agenda, "
         "and the second-highest card of the led suit triggers that suit's ability."
     ),
+    presentation=PRESENTATION,
 )

@@ -10,6 +10,7 @@ from services.engines.core.game cimport State
 from services.engines.tricky_cultists.cards cimport agenda_kind
 
 cdef class TrickyCultistsState(State):
+    # FIELDS: written from TrickyCultistsState.FIELDS by deploy/compile_engines.py, never by hand
     cdef public object round
     cdef public object start
     cdef public object phase
@@ -34,6 +35,7 @@ cdef class TrickyCultistsState(State):
     cdef public object breakdown
     cdef public object agenda_met
     cdef public object capped
+    # end FIELDS
 
     # Methods the rules call on self, as `cpdef`: a call through the C method table rather
     # than an attribute lookup (a `def` method called on self is looked up by name each

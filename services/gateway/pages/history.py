@@ -10,7 +10,8 @@ record (seed, config and the first V actions, rulings G-2), exactly as replays a
 Privacy: a position is shown as the asking token's seat saw it then (the engine's redacted
 view, rulings G-3), or as a spectator; nothing a seat could not have watched live. The move
 that led there is described by its public events and, for the action kinds whose label names
-only public facts (`PUBLIC_MOVES`), by its label; any other move is "<seat> decided".
+only public facts (the game's presentation's `public_moves`), by its label; any other move
+is "<seat> decided".
 
 A per-process cache keeps the last rebuilt state of a few tables, so playing versions
 V, V+1, V+2 forward applies one action each, not the whole game again.
@@ -18,7 +19,6 @@ V, V+1, V+2 forward applies one action each, not the whole game again.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -28,54 +28,9 @@ from services.engines.registry import load_game
 from services.platform.errors import PlatformError
 from services.platform.store import Table, TableStore
 
-MAX_TABLES = 32
+from .present import presentation
 
-# Action kinds (`detail.kind`) whose label tells only what every seat sees happen. Anything
-# not listed (an agenda kept, a Codex card taken, a card chosen from a hand shown to one
-# seat, a card taken from a searched deck) is described without its label.
-PUBLIC_MOVES: dict[str, frozenset[str]] = {
-    "crazy_cultists": frozenset(
-        {
-            "play",
-            "pass",
-            "counter",
-            "done",
-            "take_dark",
-            "draw_main",
-            "swap_hands",
-            "discard_hand",
-            "leave_hand",
-            "pair",
-            "discard",
-        }
-    ),
-    "trash_cult": frozenset(
-        {
-            "add",
-            "snackrifice_member",
-            "snackrifice_hostages",
-            "snackrifice_food",
-            "convert_hostage",
-            "opossum_plushie",
-            "pigeon_thief",
-            "poison_their_punch",
-            "discard",
-            "pass",
-            "pick_cult",
-            "protection_spell",
-            "no_protection",
-            "perk_target",
-            "hide",
-            "resolve",
-            "lose_animals",
-            "lose_food",
-            "trash_member",
-            "trash_hostage",
-            "trash_food",
-        }
-    ),
-    "tricky_cultists": frozenset({"play", "decline", "bonus", "trump", "give", "steal", "pass"}),
-}
+MAX_TABLES = 32
 
 
 class PastStates:
@@ -117,7 +72,7 @@ def _spec(game: str) -> GameSpec:
 def move_words(game: str, before: State, seat: int, action: int) -> tuple[str, bool]:
     """(what the move did, whether that is its label) in words every seat may read."""
     detail = before.action_detail(action)
-    if detail.get("kind") in PUBLIC_MOVES.get(game, frozenset()):
+    if detail.get("kind") in presentation(game).public_moves:
         return before.action_label(action), True
     return "decided", False
 
@@ -158,23 +113,8 @@ def past_move(
     return state, {"version": version, "seat": seat, "words": words, "labelled": labelled, "events": events}
 
 
-_TRICK = re.compile(r"wins the trick with (?P<top>[^(]+?) \((?P<cards>[^)]*)\)")
-
-
 def last_trick(game: str, view: dict[str, Any], log: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """Tricky Cultists' last completed trick, kept in view until the next lead: its winner
-    and its cards in playing order, read from the newest `trick` event of `log` (the public
-    log) and matched to the round's played cards in `view` (so each card keeps its id, suit
-    and value). None while a trick is being played, or when that trick is from an earlier
-    round (its cards are no longer among this round's played ones)."""
-    if game != "tricky_cultists" or view.get("trick") or not view.get("played"):
-        return None
-    entry = next((e for e in reversed(log) if e.get("kind") == "trick"), None)
-    found = _TRICK.search(entry["text"]) if entry else None
-    if found is None:
-        return None
-    by_name = {c["name"]: c for c in view["played"]}
-    names = [n.strip() for n in found["cards"].split(",")]
-    if not all(n in by_name for n in names):
-        return None
-    return {"winner": entry["seat"], "top": found["top"].strip(), "cards": [by_name[n] for n in names]}
+    """The last completed trick, kept in view until the next lead, for a game that has
+    tricks (its presentation's `last_trick`); None for any other game."""
+    found = presentation(game).last_trick
+    return found(view, log) if found is not None else None

@@ -46,7 +46,7 @@ from services.platform.tables import TableService
 
 from ..offload import run_cpu_bound
 from ..schemas import Body, GameName, validate
-from .history import PUBLIC_MOVES
+from .present import presentation
 
 SEED_LIMIT = 2**64 - 1  # NewGameRequest.seed is a uint64
 
@@ -101,7 +101,7 @@ class Move:
     seat: int
     action: int
     label: str
-    public: bool = True  # whether the label names only what every seat saw (history.PUBLIC_MOVES)
+    public: bool = True  # whether the label names only what every seat saw (the game's public_moves)
 
     def as_json(self) -> dict[str, Any]:
         return {"step": self.step, "seat": self.seat, "action": self.action, "label": self.label}
@@ -215,7 +215,7 @@ class Replay:
             if n % CHECKPOINT_EVERY == 0:
                 self._checkpoints.append(state.clone())
             label = state.action_label(action)
-            public = state.action_detail(action).get("kind") in PUBLIC_MOVES.get(spec.name, ())
+            public = state.action_detail(action).get("kind") in presentation(spec.name).public_moves
             state.log = []
             state.apply(seat, action)  # checked: a record that does not replay is refused
             self.moves.append(Move(n + 1, seat, action, label, public))
