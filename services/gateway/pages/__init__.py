@@ -36,7 +36,7 @@ from services.platform.errors import PlatformError
 from ..auth import player_id
 from ..errors import bearer_token
 from ..schemas import Body, validate
-from .history import PastStates, last_move, last_trick, past_move, upto
+from .history import PastStates, last_move, last_trick, past_move, sentence, upto
 from .present import display_names, register_filters
 from .replay import Replay, Replays, view_json
 
@@ -48,6 +48,7 @@ bp = Blueprint(
     static_url_path="/static",
 )
 register_filters(bp)
+bp.add_app_template_global(sentence, "move_sentence")
 
 OPENAPI_PATHS: dict[str, Any] = {}  # pages are HTML, not API: nothing to document
 
