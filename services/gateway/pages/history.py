@@ -152,12 +152,7 @@ def sentence(label: str, seat: int, names: list[str], me: int) -> str:
     the reader's own seat): "play Infernal Inferno on seat 0" by seat 1, read by seat 0, is
     "Steady bot 1 plays Infernal Inferno on you"."""
 
-    def named(found: re.Match[str]) -> str:
-        n = int(found.group(1))
-        who = "you" if n == me else names[n] if n < len(names) else found.group(0)
-        return ("your" if n == me else f"{who}'s") if found.group(2) else who
-
-    rest = _SEAT.sub(named, label)
+    rest = name_seats(label, names, me)
     verb, _, tail = rest.partition(" ")
     who = "You" if seat == me else names[seat]
     if verb not in VERBS:
@@ -165,6 +160,17 @@ def sentence(label: str, seat: int, names: list[str], me: int) -> str:
     if seat != me:
         verb = verb + "es" if verb.endswith("ss") else verb + "s"
     return f"{who} {verb} {tail}".strip()
+
+
+def name_seats(text: str, names: list[str], me: int) -> str:
+    """The engines' "seat 2" (and "seat 2's") as the seat's name, "you" ("your") for `me`."""
+
+    def named(found: re.Match[str]) -> str:
+        n = int(found.group(1))
+        who = "you" if n == me else names[n] if n < len(names) else found.group(0)
+        return ("your" if n == me else f"{who}'s") if found.group(2) else who
+
+    return _SEAT.sub(named, text)
 
 
 def _target(before: State, action: int, labelled: bool) -> int | None:
