@@ -87,6 +87,8 @@
     else seat = held.length ? held[0] : null;
     token = seat === null ? null : mine[seat];
     document.getElementById("who-text").textContent = seat === null ? "Watching" : `You are seat ${seat}`;
+    // A spectator has no turn: the controls about your own turns are for players only.
+    for (const el of document.querySelectorAll("[data-player-only]")) el.hidden = seat === null;
     const links = held.map((s) => `<a href="?seat=${s}"${s === seat ? ' aria-current="true"' : ""}>seat ${s}</a>`);
     if (held.length) links.push(`<a href="?seat=watch"${seat === null ? ' aria-current="true"' : ""}>watch</a>`);
     document.getElementById("seat-switch").innerHTML = links.length > 1 ? links.join(" ") : "";
@@ -618,5 +620,9 @@
   });
 
   chooseSeat();
-  refresh();
+  // Signed in on another device than the one that took the seat: the seat comes along.
+  Cultists.followSeats(tableId).finally(() => {
+    chooseSeat();
+    refresh();
+  });
 })();
