@@ -43,6 +43,8 @@ def forfeit(returns: Sequence[float], left: Sequence[bool]) -> list[float]:
 # How long a table stays marked settled: longer than it can be settled again (its record
 # lives at most finished_ttl_seconds, default 7 days), so the marks never grow without end.
 SETTLED_KEEP_SECONDS = 8 * 24 * 3600
+# The table record's field holding what its settlement changed (JSON: seat -> [before, after]).
+CHANGE_FIELD = "rating_change"
 
 
 class RatingBook:
@@ -89,9 +91,18 @@ class RatingBook:
                     was = before_raw[p]
                     args += [p, was.decode() if was is not None else "", f"{mu} {sigma}"]
             outcome = int(self._settle(keys=[ratings_key(game), settled_key(game)], args=args))
+            if outcome == 1:  # what the table's end screen shows: each player's before and after
+                change = {str(i): [before[i][0], after[i][0]] for i, p in enumerate(seats) if p}
+                self.redis.hset(table_key(table_id), CHANGE_FIELD, orjson.dumps(change))
             if outcome >= 0:
                 self.store.rated(table_id)
                 return outcome == 1
+
+    def change(self, table_id: str) -> dict[int, tuple[float, float]]:
+        """A settled table's rating change per player seat: (mu before, mu after); empty
+        for an unrated table, one not settled yet, or one whose record left Redis."""
+        raw = self.redis.hget(table_key(table_id), CHANGE_FIELD)
+        return {int(s): (b, a) for s, (b, a) in orjson.loads(raw).items()} if raw else {}
 
     def settle_pending(self) -> int:
         return sum(self.settle(table_id) for table_id in self.store.to_rate())

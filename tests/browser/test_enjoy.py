@@ -108,7 +108,7 @@ def test_moves_played_out_one_at_a_time(new_context, screenshots):
     bot_plays = [p for p in panels if p["past"] and p.get("movedInTrick")]
     assert bot_plays, f"a bot's card was shown arriving in the trick: {panels}"
     assert all(p["acted"] == 1 for p in bot_plays), "the acting seat is marked"
-    assert all(re.search(r"^(Steady bot \d|alice): play \w+ \d+$", p["line"]) for p in bot_plays), [
+    assert all(re.search(r"^(Steady bot \d plays|You play) \w+ \d+$", p["line"]) for p in bot_plays), [
         p["line"] for p in bot_plays
     ]
     shoot(page, screenshots, "watch-moves")

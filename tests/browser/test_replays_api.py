@@ -61,7 +61,7 @@ def test_finished_table_replays_its_record(client, table_worker):
     summary = client.get("/api/replays", query_string={"table": tid}).get_json()
     assert [[m["seat"], m["action"]] for m in summary["moves"]] == record["actions"]
     assert summary["winners"] == final["winners"] and summary["source"] == {"table": tid}
-    assert summary["seat_names"][0] == "seat 0 · bot (random)"
+    assert summary["seat_names"][0] == "Random bot 0", "named as the live table named it"
     step = client.get("/api/replays/steps/5", query_string={"table": tid, "seat": "1"}).get_json()
     assert step["views"][0]["seat"] == 1 and step["views"][0]["view"]["viewer"] == 1
 

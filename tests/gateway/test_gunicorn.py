@@ -4,8 +4,10 @@ gevent workers, metrics in multiprocess mode, live event streams over real socke
 from __future__ import annotations
 
 import contextlib
+import html
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,7 +20,8 @@ from urllib.parse import quote
 
 import pytest
 
-from services.engines.registry import available_games
+from services.engines.registry import available_games, load_game
+from services.gateway.pages.history import sentence
 from services.runtime.ports import free_port, wait_for_port
 from tests.support.celery_worker import ROOT
 
@@ -219,3 +222,54 @@ def test_cultists_run_starts_the_gateway_under_gunicorn_with_a_tables_worker_and
     assert "services.gateway:create_app()" in gateway
     assert specs["tables"][specs["tables"].index("-Q") + 1] == "tables"
     assert "beat" in specs["beat"]
+
+
+def _get_text(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as reply:
+        return reply.read().decode()
+
+
+_PANEL = re.compile(r'data-testid="panel"[^>]*?data-version="(\d+)"')
+_WORDS = re.compile(r'data-testid="move-words" data-version="(\d+)" data-seat="(-?\d+)"[^>]*>([^<]*)<')
+
+
+def test_live_panels_tell_their_own_version_during_bot_play(gunicorn, table_worker):
+    """Issue 31's bug, over the production server: a live panel with data-version V told
+    version V+1's move. Live panels are fetched as fast as they come while four bots play
+    a whole game; each one's last move is then compared with the table's record and event
+    log: the seat that made version V, its action's label (public moves) or the log's
+    lines of version V, never another version's."""
+    base, _ = gunicorn
+    game, config = "crazy_cultists", {"variant": "beast"}
+    body = {"game": game, "seats": [{"kind": "bot", "bot": "random"}] * 4, "config": config}
+    tid = call(f"{base}/api/tables", "POST", {**body, "decision_seconds": 60})["table"]
+    seen: dict[int, tuple[int, int, str]] = {}
+    deadline = time.monotonic() + 180
+    while call(f"{base}/api/tables/{tid}")["status"] != "finished":
+        assert time.monotonic() < deadline, "the bots finish the game"
+        page = _get_text(f"{base}/tables/{tid}/panel")
+        version = int(_PANEL.search(page).group(1))
+        found = _WORDS.search(page)
+        if version > 0:
+            assert found, f"panel {version} tells its last move"
+            seen[version] = (int(found.group(1)), int(found.group(2)), html.unescape(found.group(3)).strip())
+    assert len(seen) >= 5, "panels were fetched while the bots moved"
+    names = json.loads(html.unescape(re.search(r'data-names="([^"]*)"', page).group(1)))
+
+    record = call(f"{base}/api/tables/{tid}/replay")
+    log = call(f"{base}/api/tables/{tid}/events?limit=1000")["events"]
+    spec = load_game(game)
+    key = bytes.fromhex(record["deal_key"]) if record.get("deal_key") else None
+    state = spec.new_state(spec.make_config(config), 4, record["seed"], key)
+    labels: dict[int, str] = {}
+    for version, (seat, action) in enumerate(record["actions"], start=1):
+        labels[version] = state.action_label(action)
+        state.apply(seat, action)
+    for version, (words_version, seat, words) in seen.items():
+        assert words_version == version, f"panel {version} tells the move of version {words_version}"
+        assert seat == record["actions"][version - 1][0], f"panel {version} names the seat that moved"
+        lines = [e["text"] for e in log if e.get("version") == version]
+        told = words == sentence(labels[version], seat, names, -1) or words == "; ".join(lines)
+        assert told or (not lines and words == f"{names[seat]} decided"), (
+            f"panel {version} says {words!r}: version {version} is {labels[version]!r} / {lines}"
+        )

@@ -36,7 +36,8 @@ from services.platform.errors import PlatformError
 from ..auth import player_id
 from ..errors import bearer_token
 from ..schemas import Body, validate
-from .history import PastStates, last_move, last_trick, past_move, upto
+from .ending import ending
+from .history import PastStates, last_move, last_trick, past_move, sentence, upto
 from .present import display_names, register_filters
 from .replay import Replay, Replays, view_json
 
@@ -48,6 +49,7 @@ bp = Blueprint(
     static_url_path="/static",
 )
 register_filters(bp)
+bp.add_app_template_global(sentence, "move_sentence")
 
 OPENAPI_PATHS: dict[str, Any] = {}  # pages are HTML, not API: nothing to document
 
@@ -140,6 +142,9 @@ def table_panel(table_id: str):
         now=time.time(),
         move=last_move(gw.store, past_states(), table) if table.version > 0 else None,
         past=False,
+        ending=ending(gw, table, display_names(table.seats), view["seat"])
+        if table.status == "finished"
+        else None,
         last_trick=last_trick(table.game, view["view"], upto(gw.store.log_tail(table.id, 40), table.version)),
     )
 
@@ -178,6 +183,7 @@ def _past_panel(gw: Platform, table_id: str, token: str | None) -> str:
         now=time.time(),
         move=move,
         past=True,
+        ending=ending(gw, table, display_names(table.seats), seat) if view["terminal"] else None,
         last_trick=last_trick(table.game, view["view"], upto(gw.store.log(table.id), version)),
     )
 

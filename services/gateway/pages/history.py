@@ -19,6 +19,7 @@ V, V+1, V+2 forward applies one action each, not the whole game again.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -77,6 +78,69 @@ def move_words(game: str, before: State, seat: int, action: int) -> tuple[str, b
     return "decided", False
 
 
+# The verbs the public labels start with ("play Favor 3", "give seat 3 a Suspicion"): a move
+# line reads as a sentence, "Steady bot 1 plays Favor 3", "You play Favor 3". A label that
+# starts otherwise ("Pigeon Thief: rob seat 0") is told as "<name>: <label>".
+VERBS = frozenset(
+    [
+        "play",
+        "pass",
+        "discard",
+        "let",
+        "add",
+        "resolve",
+        "lose",
+        "snackrifice",
+        "trash",
+        "take",
+        "lead",
+        "give",
+        "set",
+        "decline",
+        "steal",
+    ]
+)
+_SEAT = re.compile(r"\bseat (\d+)('s)?")
+
+
+def sentence(label: str, seat: int, names: list[str], me: int) -> str:
+    """A public move's label as a sentence about who made it, with seats named ("you" for
+    the reader's own seat): "play Infernal Inferno on seat 0" by seat 1, read by seat 0, is
+    "Steady bot 1 plays Infernal Inferno on you"."""
+
+    rest = name_seats(label, names, me)
+    verb, _, tail = rest.partition(" ")
+    who = "You" if seat == me else names[seat]
+    if verb not in VERBS:
+        return f"{who}: {rest}"
+    if seat != me:
+        verb = verb + "es" if verb.endswith("ss") else verb + "s"
+    return f"{who} {verb} {tail}".strip()
+
+
+def name_seats(text: str, names: list[str], me: int) -> str:
+    """The engines' "seat 2" (and "seat 2's") as the seat's name, "you" ("your") for `me`."""
+
+    def named(found: re.Match[str]) -> str:
+        n = int(found.group(1))
+        who = "you" if n == me else names[n] if n < len(names) else found.group(0)
+        return ("your" if n == me else f"{who}'s") if found.group(2) else who
+
+    return _SEAT.sub(named, text)
+
+
+def _target(before: State, action: int, labelled: bool) -> int | None:
+    """The seat a public move aims at (a card played on a seat, a seat robbed or given a
+    Suspicion), so the board can mark it; None for other moves."""
+    if not labelled:
+        return None
+    detail = before.action_detail(action)
+    for key in ("target", "seat"):
+        if isinstance(detail.get(key), int) and detail[key] >= 0:
+            return int(detail[key])
+    return None
+
+
 def upto(log: list[dict[str, Any]], version: int) -> list[dict[str, Any]]:
     """The log entries of `version` and before: the log is read after the table record,
     so it may already hold the next moves' lines."""
@@ -95,7 +159,10 @@ def last_move(store: TableStore, past: PastStates, table: Table) -> dict[str, An
     seat, action = actions[version - 1]
     events = [e for e in store.log_tail(table.id, 40) if e.get("version") == version]
     words, labelled = move_words(table.game, before, seat, action)
-    return {"version": version, "seat": seat, "words": words, "labelled": labelled, "events": events}
+    target = _target(before, action, labelled)
+    return {
+        "version": version, "seat": seat, "words": words, "labelled": labelled, "events": events, "target": target,
+    }  # fmt: skip
 
 
 def past_move(
@@ -109,8 +176,10 @@ def past_move(
     seat, action = actions[version - 1]
     events = [e for e in store.log(table.id) if e.get("version") == version]
     words, labelled = move_words(table.game, before, seat, action)
+    target = _target(before, action, labelled)
     state = past.state_at(table, actions, version)  # one action on from the cached `before`
-    return state, {"version": version, "seat": seat, "words": words, "labelled": labelled, "events": events}
+    move = {"version": version, "seat": seat, "words": words, "labelled": labelled, "events": events}
+    return state, {**move, "target": target}
 
 
 def last_trick(game: str, view: dict[str, Any], log: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -46,7 +46,7 @@ from services.platform.tables import TableService
 
 from ..offload import run_cpu_bound
 from ..schemas import Body, GameName, validate
-from .present import presentation
+from .present import bot_words, display_name, presentation
 
 SEED_LIMIT = 2**64 - 1  # NewGameRequest.seed is a uint64
 
@@ -383,7 +383,7 @@ def simulate(source: Source, seconds: float = BUILD_SECONDS) -> Replay:
     if record.decisions > MAX_SIMULATED_DECISIONS:
         raise PlatformError(400, "too_long", f"the game took {record.decisions} decisions; replays stop at "
                        f"{MAX_SIMULATED_DECISIONS}")  # fmt: skip
-    names = [f"seat {s} · {b}" for s, b in enumerate(source.bots)]
+    names = [f"{bot_words(b)} {s}" for s, b in enumerate(source.bots)]  # as a live table names bots
     return Replay(spec, config, source.players, source.seed, record.actions, source, names, list(source.bots))
 
 
@@ -426,10 +426,9 @@ class ReplayCache:
 
 
 def seat_name(seat: Any) -> str:
-    """How a live table's seat is named on pages: its player, or its bot."""
-    if seat.kind == "bot":
-        return f"seat {seat.index} · bot ({seat.bot})"
-    return f"seat {seat.index} · {seat.player or 'human'}"
+    """A finished table's seat as its live page named it (issue 31: one naming scheme):
+    its player, or its bot in words ("Steady bot 1")."""
+    return display_name(seat)
 
 
 class Replays:

@@ -74,6 +74,31 @@ const Cultists = (() => {
     return claim;
   }
 
+  // A seat this browser's player holds at `table` whose token is not here (taken while
+  // signed in, on another device): its token is reissued to this session and kept, so the
+  // seat follows the account (the old device's token stops working). Asked once per page.
+  async function followSeats(table) {
+    if (Object.keys(seatsOf(table)).length || !window.CultistsPlayer) return;
+    const session = await window.CultistsPlayer.signIn();
+    if (!session || !session.player) return;
+    let summary;
+    try {
+      summary = await api("GET", `/api/tables/${table}`);
+    } catch (_) {
+      return;
+    }
+    if (summary.status === "finished") return;
+    for (const s of summary.seats) {
+      if (s.kind !== "human" || !s.claimed || s.player_id !== session.player) continue;
+      try {
+        const got = await api("POST", `/api/tables/${table}/seats/${s.seat}/token`, {});
+        saveSeat(table, s.seat, got.token);
+      } catch (_) {
+        /* not ours after all (left, a bot plays it): watch */
+      }
+    }
+  }
+
   function tablePath(table, seat) {
     return `/tables/${table}` + (seat === undefined || seat === null ? "" : `?seat=${seat}`);
   }
@@ -172,7 +197,7 @@ const Cultists = (() => {
   }
 
   return {
-    api, join, saveSeat, forgetSeat, seatsOf, playerName, setPlayerName, tablePath,
+    api, join, saveSeat, forgetSeat, seatsOf, followSeats, playerName, setPlayerName, tablePath,
     nameSeats, logLines, cardName, setFavicon, showCardText,
   };
 })();

@@ -49,7 +49,9 @@
     localStorage.setItem(AUTO_KEY, autoBox.checked ? "1" : "0");
     considerAuto();
   });
-  const pace = () => Number(paceSelect.value) || 0;
+  // Milliseconds a move by another seat stays on screen at least; "step" waits for a click.
+  const stepping = () => paceSelect.value === "step";
+  const pace = () => (stepping() ? 1 : Number(paceSelect.value) || 0);
   const soundBox = document.getElementById("turn-sound");
   const SOUND_KEY = "cultists:turn-sound";
   soundBox.checked = localStorage.getItem(SOUND_KEY) === "1"; // off unless turned on
@@ -85,6 +87,8 @@
     else seat = held.length ? held[0] : null;
     token = seat === null ? null : mine[seat];
     document.getElementById("who-text").textContent = seat === null ? "Watching" : `You are seat ${seat}`;
+    // A spectator has no turn: the controls about your own turns are for players only.
+    for (const el of document.querySelectorAll("[data-player-only]")) el.hidden = seat === null;
     const links = held.map((s) => `<a href="?seat=${s}"${s === seat ? ' aria-current="true"' : ""}>seat ${s}</a>`);
     if (held.length) links.push(`<a href="?seat=watch"${seat === null ? ' aria-current="true"' : ""}>watch</a>`);
     document.getElementById("seat-switch").innerHTML = links.length > 1 ? links.join(" ") : "";
@@ -107,10 +111,38 @@
   }
 
   // -- the panel ----------------------------------------------------------------------------
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
   let loading = false;
   let again = false;
   let skipping = false;
+  let shownAt = 0; // when the panel on screen was put there (performance.now())
+  let holding = false; // the panel on screen shows another seat's move: keep it up a while
+  let wake = null; // ends a wait early (skip to now, the next-move click)
+  const nextButton = document.getElementById("next-move");
+
+  // Waits until the move on screen has been seen: the pace's duration since it was shown,
+  // or, at the "step" pace, a click on "Next move". Skip to now ends the wait.
+  async function hold() {
+    if (!holding || skipping || pace() === 0) return;
+    const left = stepping() ? Infinity : shownAt + pace() - performance.now();
+    if (left <= 0) return;
+    await new Promise((resolve) => {
+      const timer = Number.isFinite(left) ? setTimeout(done, left) : null;
+      function done() {
+        clearTimeout(timer);
+        wake = null;
+        holding = false; // seen: the position stays until something newer, never held twice
+        nextButton.hidden = true;
+        resolve();
+      }
+      wake = done;
+      if (stepping()) {
+        nextButton.hidden = false;
+        announce("Next move: press the Next move button");
+      }
+    });
+  }
+  nextButton.addEventListener("click", () => wake && wake());
+  paceSelect.addEventListener("change", () => wake && wake());
 
   async function fetchPanel(at) {
     const query = at === undefined ? "" : `?at=${at}`;
@@ -138,8 +170,10 @@
               skipping = true; // an earlier position we cannot have: go to the live one
               break;
             }
-            show(await reply.text());
-            await sleep(pace());
+            const html = await reply.text();
+            await hold(); // the move on screen stays up for the pace before the next one
+            if (skipping) break;
+            show(html);
           }
           asked = Math.max(asked, latest);
           const reply = await fetchPanel();
@@ -156,6 +190,10 @@
           if (playing() && version > shown + 1) {
             latest = Math.max(latest, version); // the table moved on meanwhile: play that first
             continue;
+          }
+          if (version > shown) {
+            await hold();
+            if (playing() && latest > version) continue; // more moves came while it was held
           }
           skipping = false;
           skipButton.hidden = true;
@@ -199,6 +237,7 @@
   skipButton.addEventListener("click", () => {
     skipping = true;
     skipButton.hidden = true;
+    if (wake) wake();
   });
 
   // Which cards sit in which zone: what is new in a zone since the last panel has just moved.
@@ -223,8 +262,14 @@
     names = JSON.parse(panel.dataset.names || "[]");
     if (firstNames) renderLog();
     const version = Number(panel.dataset.version);
+    const moved = version !== shown;
     shown = version;
     latest = Math.max(latest, version);
+    if (moved) {
+      // Another seat's move (a bot's, another player's) is held on screen; your own is not.
+      holding = panel.dataset.moveSeat !== undefined && Number(panel.dataset.moveSeat) !== me;
+      renderLog(); // the log shows what the board shows, never a move ahead of it
+    }
     if (oldZones) markMoved(panel, oldZones);
     if (oldHand) noteDraws(oldHand, handOf(panel), version);
     const words = panel.querySelector("[data-testid=move-words]");
@@ -237,11 +282,16 @@
     if (words) {
       const actor = panel.dataset.moveSeat;
       for (const el of panel.querySelectorAll(`[data-testid=board] [data-seat="${actor}"].seat`)) el.classList.add("acted");
+      const aimed = panel.dataset.moveTarget;
+      if (aimed !== undefined && aimed !== actor) {
+        for (const el of panel.querySelectorAll(`[data-testid=board] [data-seat="${aimed}"].seat`)) el.classList.add("aimed");
+      }
     }
     turnSignals(panel);
     setUpCards(panel);
     tick();
     considerAuto();
+    if (moved) shownAt = performance.now(); // on screen from now: the pace counts from here
   }
 
   function markMoved(panel, oldZones) {
@@ -420,6 +470,8 @@
 
   async function act(button) {
     clearTimeout(autoTimer);
+    holding = false; // you have seen the position you answered: your move shows at once
+    if (wake) wake();
     const panel = box.querySelector("[data-testid=panel]");
     panel.dataset.busy = "1";
     for (const b of box.querySelectorAll("button[data-action]")) b.disabled = true;
@@ -510,7 +562,9 @@
 
   // One line per entry, except that the draws of one move (a deal, a draw-up) are one line.
   function renderLog() {
-    const lines = Cultists.logLines(entries, names, me);
+    // Entries of versions not on the board yet wait: the log never runs ahead of the board.
+    const upto = entries.filter((e) => (e.version ?? 0) <= shown);
+    const lines = Cultists.logLines(upto, names, me);
     const named = new Map([...log.querySelectorAll("li[data-named]")].map((li) => [li.dataset.key, li.textContent]));
     log.replaceChildren(
       ...lines.map((line) => {
@@ -566,5 +620,9 @@
   });
 
   chooseSeat();
-  refresh();
+  // Signed in on another device than the one that took the seat: the seat comes along.
+  Cultists.followSeats(tableId).finally(() => {
+    chooseSeat();
+    refresh();
+  });
 })();
