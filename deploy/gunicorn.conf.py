@@ -27,7 +27,15 @@ bind = [os.environ.get("GATEWAY_BIND", f"127.0.0.1:{os.environ.get('GATEWAY_PORT
 # without a session; it is never published or put behind the ingress (docs/security.md).
 if os.environ.get("GATEWAY_METRICS_PORT"):
     bind.append(f"{os.environ.get('GATEWAY_METRICS_HOST', '0.0.0.0')}:{os.environ['GATEWAY_METRICS_PORT']}")
-worker_class = "gevent"
+# gevent's worker, answering a request it cannot read in the API's JSON error shape
+# (services/runtime/gunicorn_worker.py) rather than gunicorn's HTML 400.
+worker_class = "services.runtime.gunicorn_worker.JsonErrorsGeventWorker"
+# Above the API's own bounds on a request's head (services/gateway/request_bounds.py: a
+# request line of 4,094 bytes, header fields of 8,190, 100 of them), so a head a little
+# past those reaches the app and gets its 414/431; past these the worker answers the same.
+limit_request_line = 8190  # gunicorn's largest
+limit_request_field_size = 16380
+limit_request_fields = 200
 workers = int(os.environ.get("GATEWAY_WORKERS", str(max(2, os.cpu_count() or 1))))
 worker_connections = int(os.environ.get("GATEWAY_WORKER_CONNECTIONS", "1000"))
 # A stream sends a keep-alive comment every few seconds, far inside this.

@@ -18,7 +18,7 @@ from services.platform.context import Platform
 from services.platform.settings import Settings
 from services.runtime.task_client import task_client
 
-from . import cors, csrf, errors, guards, headers, idempotency, offload
+from . import cors, csrf, errors, guards, headers, idempotency, offload, request_bounds
 from .json_provider import OrjsonProvider
 from .metrics import REQUEST_SECONDS
 from .openapi import document
@@ -64,6 +64,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     idempotency.install(app)  # after the rate limits: a retry is a write like any other
     cors.install(app, settings.cors_origins)
     headers.install(app)
+    request_bounds.register(app)  # first of the request hooks, whatever registered before
     _time_requests(app)
     app.wsgi_app = versioned(app.wsgi_app)  # type: ignore[method-assign]
     if settings.trusted_proxies:

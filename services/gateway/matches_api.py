@@ -52,8 +52,10 @@ class Event(Body):
     seat: int = Field(description="-1 for the table itself")
     payload: dict[str, Any] | None = Field(
         None,
-        description="its facts for programs: created {game, players}, joined {player, player_id}, "
-        "timeout {bot, action, label}; the games' own events carry none yet ({})",
+        description="its facts for programs, typed by game and kind (the `<Game>Event` schemas): "
+        "created {game, players}, joined {player, player_id}, left {}, timeout {bot, action, label}, "
+        "and each game's own kinds (its EventPayload message: `card` an object {id, name}, a "
+        "targeted seat `target`, a field that does not apply absent)",
     )
     text: str
 
@@ -210,8 +212,9 @@ def _query(model: type[Q]) -> Q:
 @bp.get("/tables/<table_id>/events")
 def events(table_id: str):
     query = _query(EventsQuery)
-    found, more = current().tables.events(table_id, query.after, query.limit)
-    return jsonify({"events": found, "last": found[-1]["id"] if found else query.after, "more": more})
+    found, more, game = current().tables.events(table_id, query.after, query.limit)
+    last = found[-1]["id"] if found else query.after
+    return jsonify({"game": game, "events": found, "last": last, "more": more})
 
 
 @bp.get("/tables/<table_id>/events/stream")
@@ -347,6 +350,10 @@ class Replay(Body):
 
 
 class Events(Body):
+    """A page of the log. The document types it by game (`Events`: one of the games'
+    pages, each event's payload typed by its kind: openapi.event_schemas)."""
+
+    game: str = Field(description="the table's game: what the events' payloads are typed by")
     events: list[Event]
     last: int = Field(description="the id to pass as `after` for the next page")
     more: bool = Field(description="more events follow this page")

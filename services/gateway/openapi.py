@@ -234,6 +234,72 @@ def game_schemas(games: list[GameMessages]) -> dict[str, Any]:
     return out
 
 
+# The platform's own events, the same at every game's tables, and their payloads.
+PLATFORM_EVENTS: dict[str, tuple[dict[str, Any], tuple[str, ...]]] = {
+    "created": ({"game": {"type": "string"}, "players": {"type": "integer"}}, ("game", "players")),
+    "joined": ({"player": {"type": "string"}, "player_id": {"type": "string"}}, ()),
+    "left": ({}, ()),
+    "timeout": (
+        {"bot": {"type": "string"}, "action": {"type": "integer"}, "label": {"type": "string"}},
+        ("bot", "action", "label"),
+    ),
+}
+
+
+def _kind(kind: str, properties: dict[str, Any], always: tuple[str, ...]) -> dict[str, Any]:
+    """One kind of event: its `kind`, and a payload of exactly these fields."""
+    payload: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if always:
+        payload["required"] = list(always)
+    return {
+        "type": "object",
+        "required": ["kind", "payload"],
+        "properties": {"kind": {"type": "string", "enum": [kind]}, "payload": payload},
+    }
+
+
+def event_schemas(games: list[str], messages: list[GameMessages]) -> dict[str, Any]:
+    """Each game's events typed by kind, from its EventPayload message: `<Game>Event` is a
+    log entry (`Event`) that is one of the game's kinds (or the platform's), each kind's
+    payload holding exactly the fields the game's proto.py lists for it (its `always`
+    ones required); and `Events`, a page of the log, one of the games' pages by `game`.
+    The kinds of one game are distinct, so exactly one alternative matches an event."""
+    out: dict[str, Any] = {}
+    pages = []
+    for game, found in zip(games, messages, strict=True):
+        if found.event is None:
+            continue
+        payload = message_schemas(found.event.DESCRIPTOR)
+        out.update(payload)
+        fields = payload[found.event.DESCRIPTOR.name]["properties"]
+        kinds = [
+            _kind(k, {f: fields[f] for f in (*e.always, *e.sometimes)}, e.always)
+            for k, e in found.events.items()
+        ]
+        kinds += [_kind(k, props, always) for k, (props, always) in PLATFORM_EVENTS.items()]
+        name = found.event.DESCRIPTOR.name.removesuffix("EventPayload") + "Event"
+        out[name] = {
+            "description": f"a log entry of a {game} table, its payload typed by its kind",
+            "allOf": [ref("Event"), {"oneOf": kinds}],
+        }
+        pages.append(
+            {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["game", "events", "last", "more"],
+                "properties": {
+                    "game": {"type": "string", "enum": [game]},
+                    "events": {"type": "array", "items": ref(name)},
+                    "last": {"type": "integer", "description": "the id to pass as `after` for the next page"},
+                    "more": {"type": "boolean", "description": "more events follow this page"},
+                },
+            }
+        )
+    if pages:
+        out["Events"] = {"description": "a page of a table's log, typed by the table's game", "oneOf": pages}
+    return out
+
+
 def document(
     paths: dict[str, Any],
     schemas: dict[str, Any],
@@ -248,8 +314,10 @@ def document(
         documented_path(path): {m: _operation(m, path, op) for m, op in ops.items()}
         for path, ops in paths.items()
     }
-    typed = game_schemas([messages(g) for g in games] if messages is not None else [])
+    found = [messages(g) for g in games] if messages is not None else []
+    typed = game_schemas(found)
     components = {**SCHEMAS, "GameName": game_name, "ErrorCode": error_code_schema(), **typed, **schemas}
+    components.update(event_schemas(games, found))  # over the untyped `Events` of matches_api
     components["ErrorDetail"] = copy.deepcopy(components["ErrorDetail"])
     components["ErrorDetail"]["properties"]["code"] = ref("ErrorCode")
     return {

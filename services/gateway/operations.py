@@ -88,6 +88,8 @@ CODES: dict[str, tuple[int, str]] = {
         "a request with this Idempotency-Key is still running: retry after Retry-After",
     ),
     "request_entity_too_large": (413, "the body is over the gateway's limit (64 KiB)"),
+    "request_line_too_long": (414, "the request line is over the API's limit (4,094 bytes)"),
+    "headers_too_large": (431, "a header field is over the API's limit (8,190 bytes), or there are over 100"),
     "idempotency_key_reused": (422, "this Idempotency-Key was used for a different body"),
     "rate_limited": (429, "too many writes from this player or address: wait Retry-After"),
     "quota_exceeded": (
@@ -139,8 +141,8 @@ FINISHED_WORK = ("not_found", "cancelled", "failed", *DESIGNER)
 # a retry while the first attempt runs, a key reused for another body, a write another
 # site's page sent (csrf.py).
 WRITE_CODES = ("malformed", "idempotency_in_progress", "idempotency_key_reused", "cross_site")
-# Every operation reads Redis.
-EVERY_CODES = ("store_unavailable",)
+# Every operation reads Redis, and every request's head is bounded (request_bounds.py).
+EVERY_CODES = ("store_unavailable", "request_line_too_long", "headers_too_large")
 # An operation with path parameters: a value its route does not take (a negative seat)
 # matches no route.
 PATH_CODES = ("not_found",)

@@ -40,6 +40,8 @@ from .versions import created
 bp = Blueprint("sweeps", __name__, url_prefix="/api/sweeps")
 
 _ID = re.compile(r"^(local-)?[0-9a-f]{16}$")
+# Cell configurations a submit deals before answering; its planner deals every one.
+INLINE_DEALS = 16
 S = TypeVar("S", bound=BaseModel)
 T = TypeVar("T")
 
@@ -100,11 +102,17 @@ def quotas() -> DesignerQuotas:
 def submit():
     """Designers and operators: the sweep is theirs (its `owner`), and counts against their
     quotas, all checked before anything is planned: the spec's size from its numbers alone
-    (at most `max_chunks` chunk tasks: the plan is built and every chunk sent inside this
-    request), the bots' search per game, then their sweeps and games in flight."""
+    (at most `max_chunks` chunk tasks), the bots' search per game, then their sweeps and
+    games in flight. Nothing here grows with the sweep's games or chunks: the sweep is
+    recorded and a worker plans it and queues its chunks (control.submit_to_plan; the
+    progress's `planned_percent` follows it); the first `INLINE_DEALS` cell configurations
+    are dealt here, so a spec that cannot deal is usually a 400 at once, and the planner
+    deals the rest (a failure there fails the sweep, naming the cell)."""
     owner = require_role("designer")
     limits = quotas()
-    spec = parse_spec_body(SweepSpecInput, lambda body: parse_spec(body, max_chunks=limits.max_chunks))
+    spec = parse_spec_body(
+        SweepSpecInput, lambda body: parse_spec(body, max_chunks=limits.max_chunks, deals=INLINE_DEALS)
+    )
     known = bot_names(spec.game_spec)
     for name in sorted(lineup_bots(spec.lineups)):
         check_bot(spec.game, name, known)  # the lobby's bounds: iterations, depth, rollouts
@@ -112,7 +120,7 @@ def submit():
     ctx = balance_clients()
     mine = sweeps_of(ctx.store, owner.id)
     check_in_flight(limits, "sweep", mine.count, mine.games_left, spec.total_games)
-    sweep_id = control.submit(spec, ctx.store, ctx.celery, extra={"owner": owner.id})
+    sweep_id = control.submit_to_plan(spec, ctx.store, ctx.celery, extra={"owner": owner.id})
     out = control.progress(ctx.store, sweep_id)
     assert out is not None
     out["cells"] = len(spec.cells())
@@ -232,6 +240,8 @@ class SweepProgress(Body):
     percent: float = Field(ge=0, le=100)
     chunks_done: int
     total_chunks: int
+    chunks_queued: int = Field(description="chunk tasks its planner has queued so far")
+    planned_percent: float = Field(ge=0, le=100, description="how much of its plan is queued")
     chunks_failed: int
     chunks_requeued: int
     games_per_second: float

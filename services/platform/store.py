@@ -516,7 +516,8 @@ class TableStore:
         holds another seat of this rated table."""
         entry = {
             "kind": "joined", "seat": seat, "text": f"{player or 'a player'} took seat {seat}", "at": now,
-            "payload": {"player": player, "player_id": player_id},
+            # Absent fields absent: an anonymous seat has no player, and says so by omission.
+            "payload": {k: v for k, v in (("player", player), ("player_id", player_id)) if v},
         }  # fmt: skip
         args: list[Any] = [
             seat, token_hash, player or "", now, self.timing.bot_seconds, self.timing.away_seconds,

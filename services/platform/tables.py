@@ -19,6 +19,8 @@ from typing import Any
 
 import orjson
 
+from services.engines.core.messages import GameMessages
+
 from .bounds import check_bot, check_config, check_table_bots
 from .deal import deal_key
 from .dispatch import TaskQueue
@@ -102,11 +104,20 @@ class TablePlan:
         return cls(doc["table"], record, doc["created"], doc["expire"])
 
 
-def _events(step: Any) -> list[dict[str, Any]]:
-    """The engine's events as log entries: the words, and a structured `payload` (the
-    engines' events carry none yet: an empty object, where the platform's own events,
-    created, joined, left, timeout, carry theirs)."""
-    return [{"kind": e.kind, "seat": e.seat, "text": e.text, "payload": {}} for e in step.events]
+def _events(step: Any, messages: GameMessages) -> list[dict[str, Any]]:
+    """The engine's events as log entries: the words, and a structured `payload`, the
+    game's EventPayload message as JSON (only the fields the event's kind carries, as the
+    platform's own events, created, joined, left, timeout, carry theirs)."""
+    decode = messages.event_from_any
+    return [
+        {
+            "kind": e.kind,
+            "seat": e.seat,
+            "text": e.text,
+            "payload": decode(e.payload) if e.HasField("payload") else {},
+        }
+        for e in step.events
+    ]
 
 
 class TableService:
@@ -443,12 +454,13 @@ class TableService:
         view = self.engines.view(game, state, seat)
         return [self.engines.action_json(game, a) for a in view.legal_actions]
 
-    def events(self, table_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], bool]:
-        """Up to `limit` log entries after the id `after`, and whether more follow."""
-        self.get(table_id)
+    def events(self, table_id: str, after: int, limit: int) -> tuple[list[dict[str, Any]], bool, str]:
+        """Up to `limit` log entries after the id `after`, whether more follow, and the
+        table's game (what their payloads are typed by)."""
+        table = self.get(table_id)
         found = self.store.log(table_id, after + 1, limit + 1)
         page = [{"id": after + 1 + i, **e} for i, e in enumerate(found[:limit])]
-        return page, len(found) > limit
+        return page, len(found) > limit, table.game
 
     def replay(self, table_id: str) -> dict[str, Any]:
         """Exactly what `cultists replay` takes: config + seed + actions rebuild the game (G-2)."""
@@ -477,7 +489,7 @@ class TableService:
             raise PlatformError(400, "illegal_action", "the game is over")
         step = self.engines.apply(table.game, table.state, seat, action)
         self._check_state_size(step.state, "that move")
-        events = _events(step)
+        events = _events(step, self.engines.messages(table.game))
         legal = self.engines.legal_json(table.game, step, table.players)
         outcome, current = self.store.commit(table, seat, action, step, events, legal, time.time())
         if outcome != 1:
@@ -508,7 +520,7 @@ class TableService:
         )
         step = self.engines.apply(table.game, table.state, seat, suggestion.id)
         self._check_state_size(step.state, f"the bot's move ({suggestion.label})")
-        events = _events(step)
+        events = _events(step, self.engines.messages(table.game))
         if timed_out:
             text = f"seat {seat} ran out of time; its bot ({bot}) chose: {suggestion.label}"
             payload = {"bot": bot, "action": suggestion.id, "label": suggestion.label}

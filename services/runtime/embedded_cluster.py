@@ -94,6 +94,37 @@ class EmbeddedCluster:
         node.start(self.persist)
         self.wait_ok()
 
+    def owner_of(self, slot: int) -> int:
+        """The index of the master serving `slot` now."""
+        for first, last, master, *_replicas in self.node_client(0).execute_command("CLUSTER", "SLOTS"):
+            if first <= slot <= last:
+                port = int(master[1])
+                return next(i for i, n in enumerate(self.nodes) if n.port == port)
+        raise LookupError(f"no node serves slot {slot}")
+
+    def migrate_slot(self, slot: int, to: int, batch: int = 50) -> int:
+        """Move `slot` and its keys to node `to` while clients keep using it, as
+        `redis-cli --cluster reshard` does: the target imports, the source migrates, keys
+        go over with MIGRATE a batch at a time (a client meanwhile follows ASK, or gets
+        TRYAGAIN for a command whose keys are split), then every node is told the new
+        owner, the target first. Returns how many keys moved."""
+        source = self.owner_of(slot)
+        if source == to:
+            return 0
+        src, dst = self.node_client(source), self.node_client(to)
+        src_id, dst_id = (c.execute_command("CLUSTER", "MYID").decode() for c in (src, dst))
+        dst.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", src_id)
+        src.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", dst_id)
+        moved = 0
+        while keys := src.execute_command("CLUSTER", "GETKEYSINSLOT", slot, batch):
+            src.execute_command("MIGRATE", "127.0.0.1", self.nodes[to].port, "", 0, 10_000, "KEYS", *keys)
+            moved += len(keys)
+        order = [to, source, *(i for i in range(len(self.nodes)) if i not in (to, source))]
+        for i in order:
+            self.node_client(i).execute_command("CLUSTER", "SETSLOT", slot, "NODE", dst_id)
+        self.wait_ok()
+        return moved
+
     def stop(self) -> None:
         for node in self.nodes:
             node.stop()

@@ -367,3 +367,24 @@ def test_log_entries_are_structured_beside_the_words(client):
     assert kinds[:3] == ["created", "joined", "joined"]
     assert entries[0]["payload"] == {"game": GAME, "players": 2}
     assert entries[1]["payload"] == {"player": "ada", "player_id": ada["player"]}
+
+
+def test_a_tables_log_page_validates_against_the_documents_typed_events(client):
+    """The page names its game, and every entry (the platform's and the game's own kinds,
+    after a dozen moves) is that game's `<Game>Event` in the served document."""
+    import jsonschema
+
+    tid, tokens = _two_seats(client)
+    for _ in range(12):
+        if client.get(f"/api/v1/tables/{tid}").get_json()["status"] == "finished":
+            break
+        _move(client, tid, _turn(client, tid, tokens))
+    page = client.get(f"/api/v1/tables/{tid}/events?limit=1000").get_json()
+    assert page["game"] == GAME
+    doc = client.get("/api/openapi.json").get_json()
+    check = jsonschema.Draft7Validator(
+        {"$ref": "#/components/schemas/Events", "components": doc["components"]}
+    )
+    assert not list(check.iter_errors(page)), [e.message for e in check.iter_errors(page)][:3]
+    own = [e for e in page["events"] if e["kind"] not in ("created", "joined", "left", "timeout")]
+    assert own and any(e["payload"] for e in own), "the game's own events carry their facts"

@@ -44,6 +44,18 @@ def run_chunk(sweep_id: str, chunk_id: str) -> str:
     return jobs.play_chunk(_store(), current_app, sweep_id, chunk_id)
 
 
+@shared_task(
+    name=control.PLAN_TASK,
+    ignore_result=True,
+    autoretry_for=(redis.ConnectionError, redis.TimeoutError),
+    retry_backoff=True,
+    max_retries=8,
+)
+def plan(sweep_id: str) -> str:
+    """Plan a sweep submitted over HTTP and queue its chunks (a batch at a time, resumable)."""
+    return control.plan(_store(), current_app, sweep_id)
+
+
 @shared_task(name=control.FINISH_TASK, bind=True, ignore_result=True, max_retries=40)
 def finish(self, sweep_id: str) -> str:
     """Aggregate a complete sweep (once; duplicates find the summary and stop)."""

@@ -32,10 +32,8 @@ from functools import lru_cache
 from typing import Any
 
 from services.engines.core import stats
-from services.engines.core.bots import make_bot
-from services.engines.core.config import config_to_dict
-from services.engines.core.game import SHUFFLES, GameSpec, State
-from services.engines.core.play import GameRecord, bot_seed
+from services.engines.core.game import GameSpec, State
+from services.engines.core.play import GameRecord, play_to_end
 
 CONTRASTS = ("opening", "drawn", "held", "played")
 TRACKED = ("opening", "drawn", "held")
@@ -153,45 +151,25 @@ def play_tracked(
     bot_specs: Sequence[str],
     record_actions: bool,
     shuffle: str | int | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> tuple[State, GameRecord, dict[str, Any]]:
-    """`play_to_end` with every seat's hand looked at after the deal and after each
-    decision: the same game, plus its cards facts (opening, drawn, held by seat)."""
+    """`play_to_end` with every seat's hand looked at after the deal and before each of
+    its decisions: the same game (cancelled the same way, by `stop`), plus its cards facts
+    (opening, drawn, held by seat)."""
     cat = catalogue(spec.name)
     if cat is None:
         raise KeyError(f"{spec.name} has no card catalogue")
-    state = spec.new_state(config, players, seed, None, shuffle)
-    bots = [make_bot(spec, b, bot_seed(seed, i)) for i, b in enumerate(bot_specs)]
     watch = _Watch(players)
-    watch.look_all(state)
-    actions: list[list[int]] = []
-    while not state.is_terminal():
-        seat = state.to_act()[0]
+
+    def look(state: State, seat: int) -> None:
         if watch.opening is None:
             watch.look_all(state)  # the deal may follow a setup phase (Trash Cult's cults)
-        hands = state.hands  # type: ignore[attr-defined]
-        watch.look(hands[seat], seat)
-        legal = state.legal_actions(seat)
-        action = bots[seat].choose(state, seat, legal) if len(legal) > 1 else legal[0]
-        state._apply(seat, action)
-        state.decisions += 1
-        if record_actions:
-            actions.append([seat, action])
-    watch.look_all(state)
-    winners = state.winners()
-    record = GameRecord(
-        game=spec.name,
-        players=state.num_players,
-        seed=state.seed,
-        config=config_to_dict(state.config),
-        bots=list(bot_specs),
-        winners=winners,
-        turns=state.turn,
-        decisions=state.decisions,
-        returns=state.returns(),
-        capped=not winners and state.turn >= getattr(state.config, "max_turns", 1 << 62),
-        actions=actions,
-        shuffle=SHUFFLES[state.shuffle],
+        watch.look(state.hands[seat], seat)  # type: ignore[attr-defined]
+
+    state, record = play_to_end(
+        spec, config, players, seed, bot_specs, record_actions, None, shuffle, stop=stop, look=look
     )
+    watch.look_all(state)
     return state, record, watch.facts(cat.labels(state.config))
 
 

@@ -8,6 +8,13 @@ different client can ask — and see the same sweep.
 Chunk tasks are sent by name (`send_task`), so the gateway can queue a sweep without
 importing the task code, and they go to the `sweeps` queue by the app's routes.
 
+A sweep submitted over HTTP is planned by a worker, not in the request (`submit_to_plan`):
+the gateway checks the spec's size from its numbers, records the sweep and queues one
+`plan` task; the planner (`plan`) builds the chunk list and sends it a batch at a time,
+noting after each batch how many are queued (`chunks_queued`, `planned_percent` in the
+progress), so a large sweep answers 202 at once and the gateway's memory does not grow with
+its chunks. A planner killed mid-way is delivered again and resumes from the count.
+
 Priorities keep the nightly from waiting behind an ad hoc sweep: kombu's Redis transport
 keeps one list per priority step and a worker always pops the most urgent non-empty one
 (0 first). Control tasks (finish, reconcile, the nightly's start) go at 0, nightly chunks
@@ -33,7 +40,7 @@ from .paired import PairCounts, count_blocks
 from .partial import CellPartial, merge_all, of_chunk
 from .plan import chunks
 from .simulate import unpack
-from .spec import SweepSpec, parse_stored_spec
+from .spec import SpecError, SweepSpec, parse_spec, parse_stored_spec
 from .store import ACTIVE, SweepStore, key, new_id
 from .summary import build_summary, run_info
 
@@ -41,6 +48,9 @@ log = logging.getLogger(__name__)
 
 CHUNK_TASK = "workers.sweeps.tasks.run_chunk"
 FINISH_TASK = "workers.sweeps.tasks.finish"
+PLAN_TASK = "workers.sweeps.tasks.plan"
+# Chunk messages a planner sends between two notes of its progress.
+PLAN_BATCH = int(os.environ.get("SWEEP_PLAN_BATCH", "500"))
 # Named explicitly so a light client app (the gateway's) without the worker's routes
 # still queues where the workers listen.
 QUEUE = "sweeps"
@@ -92,10 +102,71 @@ def submit(
     """
     plan = chunks(spec)
     sweep_id = new_id()
-    store.create(sweep_id, spec.to_dict(), spec.total_games, len(plan), kind=kind, extra=extra)
+    store.create(
+        sweep_id, spec.to_dict(), spec.total_games, len(plan), kind=kind,
+        extra={**(extra or {}), "chunks_queued": str(len(plan))},
+    )  # fmt: skip
     _send_chunks(celery_app, sweep_id, [c.id for c in plan], kind)
     log.info("sweep %s queued: %s games in %s chunks", sweep_id, spec.total_games, len(plan))
     return sweep_id
+
+
+def chunk_count(spec: SweepSpec) -> int:
+    """How many chunks `spec` plans, without listing them: cells times blocks of seeds."""
+    return len(spec.cells()) * -(-spec.games // spec.chunk)
+
+
+def submit_to_plan(
+    spec: SweepSpec,
+    store: SweepStore,
+    celery_app: TaskSender,
+    kind: str = "adhoc",
+    extra: dict[str, str] | None = None,
+) -> str:
+    """Record the sweep and queue its planner (`plan`, on a worker); returns the sweep id.
+    The work here does not grow with the sweep's games or chunks: what a request serving
+    a submit may do."""
+    sweep_id = new_id()
+    store.create(
+        sweep_id, spec.to_dict(), spec.total_games, chunk_count(spec), kind=kind,
+        extra={**(extra or {}), "chunks_queued": "0"},
+    )  # fmt: skip
+    celery_app.send_task(
+        PLAN_TASK, args=[sweep_id], task_id=f"sweep-{sweep_id}-plan", queue=QUEUE,
+        priority=PRIORITY["control"], ignore_result=True,
+    )  # fmt: skip
+    log.info("sweep %s recorded: %s games, planned on a worker", sweep_id, spec.total_games)
+    return sweep_id
+
+
+def plan(store: SweepStore, celery_app: TaskSender, sweep_id: str, batch: int = PLAN_BATCH) -> str:
+    """A worker's half of `submit_to_plan`: validate the spec completely (every cell
+    dealt once, which the gateway does only for the first few), then queue its chunks a
+    batch at a time from where an earlier attempt stopped, stopping if it is cancelled.
+    Idempotent: a chunk queued twice is played once (store.py)."""
+    meta = store.meta(sweep_id)
+    if not meta or meta["status"] not in ACTIVE:
+        return f"skipped ({meta.get('status') if meta else 'gone'})"
+    try:
+        spec = parse_spec(store.spec(sweep_id))
+    except SpecError as exc:
+        store.set_status(sweep_id, "failed", error=f"invalid spec: {exc}", finished=repr(time.time()))
+        store.expire(sweep_id)
+        return "invalid"
+    ids = [c.id for c in chunks(spec)]
+    queued = int(meta.get("chunks_queued", 0) or 0)
+    kind = meta.get("kind", "adhoc")
+    while queued < len(ids):
+        if store.status(sweep_id) not in ACTIVE:
+            return "cancelled"
+        part = ids[queued : queued + batch]
+        _send_chunks(celery_app, sweep_id, part, kind)
+        queued += len(part)
+        store.r.hset(
+            key(sweep_id, "meta"), mapping={"chunks_queued": queued, "planned_at": repr(time.time())}
+        )
+    log.info("sweep %s planned: %s chunks queued", sweep_id, len(ids))
+    return "planned"
 
 
 def progress(store: SweepStore, sweep_id: str) -> dict[str, Any] | None:
@@ -105,6 +176,9 @@ def progress(store: SweepStore, sweep_id: str) -> dict[str, Any] | None:
         return None
     total = int(meta["total_games"])
     done = int(meta["games_done"])
+    total_chunks = int(meta["total_chunks"])
+    # A sweep recorded before planners existed had every chunk queued at its submit.
+    queued = int(meta.get("chunks_queued", total_chunks))
     started = float(meta["started"]) if "started" in meta else None
     finished = float(meta["finished"]) if "finished" in meta else None
     now = finished or time.time()
@@ -125,7 +199,9 @@ def progress(store: SweepStore, sweep_id: str) -> dict[str, Any] | None:
         "total_games": total,
         "percent": round(100.0 * done / total, 2) if total else 100.0,
         "chunks_done": int(meta["chunks_done"]),
-        "total_chunks": int(meta["total_chunks"]),
+        "total_chunks": total_chunks,
+        "chunks_queued": queued,
+        "planned_percent": round(100.0 * queued / total_chunks, 2) if total_chunks else 100.0,
         "chunks_failed": len(store.failures(sweep_id)),
         "chunks_requeued": int(meta.get("chunks_requeued", 0)),
         "games_per_second": round(rate, 2),

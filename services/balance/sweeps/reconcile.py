@@ -9,7 +9,9 @@ runs `tasks.reconcile` every `SWEEP_RECONCILE_SECONDS` (30), which walks the act
 - a missing chunk whose lease ran out (leases.py): its worker is gone: queued again;
 - a missing chunk with no lease: either waiting in the queue or lost. It is queued again
   only when the sweeps queue is empty (nothing can be waiting) and the sweep has not
-  moved for `LEASE_SECONDS` (no worker is about to start it).
+  moved for `LEASE_SECONDS` (no worker is about to start it). A planner that queues a
+  batch counts as a move; one whose message was lost leaves chunks no one queued, and they
+  are found by this same rule.
 
 Queueing a chunk twice is always safe: results are stored once per chunk id (store.py), and
 a duplicate message finds its chunk stored and returns without playing. So the rules above
@@ -87,7 +89,7 @@ def _lost_chunks(
 ) -> list[str]:
     stored = store.chunk_ids(sweep_id)
     leases = store.leases(sweep_id)
-    last_move = max(float(meta.get(f, 0.0)) for f in ("created", "progressed", "requeued_at"))
+    last_move = max(float(meta.get(f, 0.0)) for f in ("created", "progressed", "requeued_at", "planned_at"))
     idle = queue_empty and now - last_move > LEASE_SECONDS
     lost = []
     for chunk in _plan(store, sweep_id):

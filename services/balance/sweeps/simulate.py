@@ -7,10 +7,16 @@ index, so they are not stored.
 
 Games are played with the engine core's `play_to_end`, the same loop as `play_game`,
 which also hands back the final State the facts hooks read.
+
+A cancel is asked between decisions and inside a bot's search, not only between games:
+one game of search bots can run for minutes (a 1,000-iteration IS-MCTS table ran ~13),
+and a cancel that waited for it would hold a worker the nightly needs. The question costs
+a Redis round trip, so it is asked at most every `STOP_POLL_SECONDS`.
 """
 
 from __future__ import annotations
 
+import os
 import time
 import zlib
 from collections.abc import Callable
@@ -18,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from services.engines.core.errors import SearchStopped
 from services.engines.core.play import play_to_end
 
 from .cards import catalogue, play_tracked
@@ -25,14 +32,39 @@ from .facts import facts_hook
 from .plan import Chunk, game_seed
 from .spec import SweepSpec
 
+# How often a running chunk asks whether its sweep was cancelled: the bound on how long a
+# cancelled chunk keeps its worker (plus one decision of a bot without a search hook).
+STOP_POLL_SECONDS = float(os.environ.get("SWEEP_STOP_POLL_SECONDS", "0.5"))
+
+
+def throttled(check: Callable[[], bool], every: float) -> Callable[[], bool]:
+    """`check`, asked at most once per `every` seconds (its last answer in between); once
+    it said yes it stays yes."""
+    last = {"at": -float("inf"), "answer": False}
+
+    def ask() -> bool:
+        if last["answer"]:
+            return True
+        now = time.monotonic()
+        if now - last["at"] >= every:
+            last["at"], last["answer"] = now, bool(check())
+        return bool(last["answer"])
+
+    return ask
+
 
 def simulate_chunk(
     spec: SweepSpec,
     chunk: Chunk,
     should_stop: Callable[[], bool] | None = None,
-    check_every: int = 50,
+    poll_seconds: float | None = None,
 ) -> dict[str, Any] | None:
-    """Play every game of `chunk`; None if `should_stop()` said so part-way (a cancel)."""
+    """Play every game of `chunk`; None if `should_stop()` said so part-way (a cancel),
+    asked before each game and between the decisions of a game, at most every
+    `poll_seconds` (STOP_POLL_SECONDS)."""
+    stop = None
+    if should_stop is not None:
+        stop = throttled(should_stop, STOP_POLL_SECONDS if poll_seconds is None else poll_seconds)
     gspec = spec.game_spec
     cell = spec.cells()[chunk.cell]
     config = gspec.make_config(cell.overrides)
@@ -46,25 +78,38 @@ def simulate_chunk(
     capped: list[int] = []
     facts: list[dict[str, Any]] = []
     started = time.perf_counter()
-    for n, index in enumerate(chunk.indices()):
-        if should_stop is not None and n % check_every == 0 and should_stop():
+    for index in chunk.indices():
+        if stop is not None and stop():
             return None
         bots = cell.seat_bots(index)
-        if tracked:
-            state, rec, cards = play_tracked(
-                gspec, config, cell.players, game_seed(spec, index), bots, hook is not None, spec.shuffle
-            )
-        else:
-            state, rec = play_to_end(
-                gspec,
-                config,
-                cell.players,
-                game_seed(spec, index),
-                bots,
-                hook is not None,
-                None,
-                spec.shuffle,
-            )
+        try:
+            if tracked:
+                state, rec, cards = play_tracked(
+                    gspec,
+                    config,
+                    cell.players,
+                    game_seed(spec, index),
+                    bots,
+                    hook is not None,
+                    spec.shuffle,
+                    stop=stop,
+                )
+            else:
+                state, rec = play_to_end(
+                    gspec,
+                    config,
+                    cell.players,
+                    game_seed(spec, index),
+                    bots,
+                    hook is not None,
+                    None,
+                    spec.shuffle,
+                    stop=stop,
+                )
+        except SearchStopped:
+            if stop is not None and stop():
+                return None
+            raise
         winners.append(rec.winners)
         turns.append(rec.turns)
         decisions.append(rec.decisions)

@@ -367,14 +367,21 @@ def read_spec(model: type[M], data: Any, kind: str) -> M:
         raise SpecError(describe(exc), field=first_field(exc) or None) from None
 
 
-def parse_spec(data: Mapping[str, Any] | SweepSpecInput, max_chunks: int | None = None) -> SweepSpec:
+def parse_spec(
+    data: Mapping[str, Any] | SweepSpecInput, max_chunks: int | None = None, deals: int | None = None
+) -> SweepSpec:
     """Validate a spec completely: its shape by `SweepSpecInput`, then what the shape cannot
     say (player counts the game takes, bots that exist, cells that deal); SpecError says
     exactly what is wrong, and its `field` names the part of the spec when one is at fault.
 
     The sweep's size is checked first, from the spec's numbers alone (`planned_size`),
     before any cell or chunk exists: more than MAX_CELLS cells, MAX_TOTAL_GAMES games or
-    `max_chunks` chunk tasks is refused at once, however large it asks to be."""
+    `max_chunks` chunk tasks is refused at once, however large it asks to be.
+
+    `deals`: deal the first game of at most this many distinct cell configurations (all
+    when None). A request that submits a sweep deals a few, so the usual mistake is a 400
+    at once while its work stays fixed; the worker that plans the sweep (control.plan)
+    parses it again and deals them all."""
     given = read_spec(SweepSpecInput, data, "sweep")
     gspec = installed_game(given.game)
     players = _players(given.players, gspec)
@@ -418,6 +425,8 @@ def parse_spec(data: Mapping[str, Any] | SweepSpecInput, max_chunks: int | None 
     for cell in cells:
         key = (json.dumps(cell.overrides, sort_keys=True, default=str), cell.players)
         if key not in built:
+            if deals is not None and len(built) >= deals:
+                break
             built[key] = _deal_error(gspec, cell, given.seed, given.shuffle)
         if built[key] is not None:
             raise SpecError(f"cell '{cell.label}': {built[key]}")

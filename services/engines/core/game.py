@@ -64,11 +64,16 @@ def shuffle_index(name: str | int | None) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    """One line of the public event log. Never holds hidden information (G-3)."""
+    """One line of the public event log. Never holds hidden information (G-3).
+
+    `payload`: the same facts for programs, keyed by the fields of the game's
+    `<Game>EventPayload` message (the words every game shares: `card` an object, a
+    targeted seat `target`), only those its kind carries (the game's proto.py, EVENTS)."""
 
     kind: str
     seat: int
     text: str
+    payload: dict[str, Any] | None = None
 
 
 class _SpecOf:
@@ -234,12 +239,13 @@ class State:
         self._apply(seat, action)
         self.decisions += 1
 
-    def emit(self, kind: str, seat: int, text: str, *args: Any) -> None:
-        """Log an event, its text `text.format(*args)` when given args: formatting waits
-        until someone is listening, and simulations (sweeps, search, random play) run with
-        the log off, so most events are never formatted at all."""
+    def emit(self, kind: str, seat: int, text: str, *args: Any, **payload: Any) -> None:
+        """Log an event, its text `text.format(*args)` when given args, its `payload` the
+        keyword arguments: formatting waits until someone is listening, and simulations
+        (sweeps, search, random play) run with the log off, so most events are never
+        formatted at all."""
         if self.log is not None:
-            self.log.append(Event(kind, seat, text.format(*args) if args else text))
+            self.log.append(Event(kind, seat, text.format(*args) if args else text, payload))
 
     def returns(self) -> list[float]:
         """1 for a winner, 0 for a loser; a draw shares one point equally."""

@@ -27,11 +27,12 @@ and their error messages are what a client reads.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 from google.protobuf import any_pb2, json_format
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -58,6 +59,13 @@ def _same(name: str) -> str:
     return name
 
 
+class EventFields(NamedTuple):
+    """The payload fields of one event kind: those always set, and those set when they apply."""
+
+    always: tuple[str, ...] = ()
+    sometimes: tuple[str, ...] = ()
+
+
 @dataclass(frozen=True)
 class GameMessages:
     config: type[Message]
@@ -68,6 +76,11 @@ class GameMessages:
     # the id its detail names it by.
     target_field: str = "target"
     card_name: Callable[[str], str] = _same
+    # The game's <Game>EventPayload message and, by event kind, the payload fields that
+    # kind always carries and those it may carry (absent otherwise): what the published
+    # schemas of each kind say (services/engines/core/json_schema.py, event_schemas).
+    event: type[Message] | None = None
+    events: Mapping[str, EventFields] = dataclasses.field(default_factory=dict)
 
     def vocabulary(self, detail: dict[str, Any]) -> dict[str, Any]:
         """An action's detail in the words every game shares: `kind`; `card`, always an
@@ -112,6 +125,21 @@ class GameMessages:
         packed = any_pb2.Any()
         packed.Pack(dict_to_message(self.action, detail))
         return packed
+
+    def event_to_any(self, payload: dict[str, Any]) -> any_pb2.Any:
+        packed = any_pb2.Any()
+        if self.event is not None:
+            packed.Pack(dict_to_message(self.event, payload))
+        return packed
+
+    def event_from_any(self, packed: any_pb2.Any) -> dict[str, Any]:
+        """An event's payload as JSON: only the fields it carries ({} for none)."""
+        if self.event is None or not packed.type_url:
+            return {}
+        msg = self.event()
+        if not packed.Unpack(msg):
+            return {}
+        return message_to_dict(msg)
 
 
 def load_messages(game: str) -> GameMessages:

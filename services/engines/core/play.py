@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from .bots import Bot, make_bot
 from .config import config_to_dict
+from .errors import SearchStopped
 from .game import FISHER_YATES, SHUFFLES, GameSpec, State
 from .rng import mix_seed
 
@@ -75,25 +76,37 @@ def play_to_end(
     record_actions: bool = True,
     deadline: float | None = None,
     shuffle: str | int | None = None,
+    stop: Callable[[], bool] | None = None,
+    look: Callable[[State, int], None] | None = None,
 ) -> tuple[State, GameRecord]:
     """`play_game`, also handing back the final state (sweeps read facts from it).
     `deadline` (a `time.monotonic()` value): raise TimeoutError once it passes, between
     two decisions, so a caller serving a request can bound the whole game's time; a bot
     that searches (one with a `stop` hook, ismcts.py) is stopped inside a decision too
     (SearchStopped, a TimeoutError), so one long decision cannot outlive the deadline.
-    `shuffle` names the deal's shuffle (game.SHUFFLES; None: Fisher-Yates)."""
+    `shuffle` names the deal's shuffle (game.SHUFFLES; None: Fisher-Yates).
+    `stop`: asked between decisions and inside a search (the same hook); once it says yes
+    the game ends with SearchStopped, so a cancelled sweep stops within moments even in a
+    game of search bots that would run for minutes. It is asked often: a caller whose
+    answer costs a round trip throttles it (sweeps/jobs.py).
+    `look(state, seat)`: shown each position before its seat decides (the card reports
+    watch hands with it, balance/sweeps/cards.py), so a watched game is this very loop."""
     if len(bot_specs) != players:
         raise ValueError(f"need {players} bots, got {len(bot_specs)}")
     state = spec.new_state(config, players, seed, None, shuffle)
     bots: list[Bot] = [make_bot(spec, b, bot_seed(seed, i)) for i, b in enumerate(bot_specs)]
-    if deadline is not None:
-        _stop_bots_at(bots, deadline)
+    if deadline is not None or stop is not None:
+        _stop_bots_at(bots, deadline, stop)
     actions: list[list[int]] = []
     record = actions.append
     while not state.is_terminal():
         if deadline is not None and time.monotonic() > deadline:
             raise TimeoutError(f"the game was not over after {state.decisions} decisions")
+        if stop is not None and stop():
+            raise SearchStopped(f"the game was stopped after {state.decisions} decisions")
         seat = state.to_act()[0]
+        if look is not None:
+            look(state, seat)
         legal = state.legal_actions(seat)
         action = bots[seat].choose(state, seat, legal) if len(legal) > 1 else legal[0]
         state._apply(seat, action)
@@ -103,11 +116,12 @@ def play_to_end(
     return state, _record(spec, state, list(bot_specs), actions)
 
 
-def _stop_bots_at(bots: Sequence[Bot], deadline: float) -> None:
-    """Give every searching bot a stop hook that says yes once `deadline` passes."""
+def _stop_bots_at(bots: Sequence[Bot], deadline: float | None, stop: Callable[[], bool] | None) -> None:
+    """Give every searching bot a stop hook that says yes once `deadline` passes or `stop`
+    says so."""
 
     def past() -> bool:
-        return time.monotonic() > deadline
+        return (deadline is not None and time.monotonic() > deadline) or (stop is not None and stop())
 
     for bot in bots:
         if hasattr(bot, "stop"):

@@ -165,8 +165,12 @@ class EngineServicer(engine_pb2_grpc.GameEngineServicer):
         # lists and a Python-built Event copied in cost half of building the message.
         step = common_pb2.Step(state=data, to_act=to_act, turn=state.turn, decisions=state.decisions)
         add_event = step.events.add
+        event_to_any = self.messages.event_to_any
         for e in state.log or ():
-            add_event(kind=e.kind, seat=e.seat, text=e.text)
+            if e.payload:
+                add_event(kind=e.kind, seat=e.seat, text=e.text, payload=event_to_any(e.payload))
+            else:
+                add_event(kind=e.kind, seat=e.seat, text=e.text)
         if terminal:
             step.terminal = True
             step.returns.extend(state.returns())

@@ -87,6 +87,17 @@ LEAVE_HAND = 607
 TAKE_NOTHING = 608  # Evil Eye: the player may take nothing (CC-8)
 PAIR = 1000  # + j * (j - 1) // 2 + i: Toiling Trouble's pair at stack positions i < j (CC-6)
 
+
+# Each card kind as every game's events name a card (`Card`): its machine name, as the
+# action details give it, and its printed title. Made once: an event's payload is built
+# even where nobody listens (simulations), so it must cost a lookup.
+_CARDS = tuple({"id": name, "name": title} for name, title in zip(NAMES, TITLES, strict=True))
+
+
+def _card(kind: int) -> dict[str, str]:
+    return _CARDS[kind]
+
+
 FIXED = {
     PASS: ("pass", "pass"),
     COUNTER: ("counter", "play Counter-Spell"),
@@ -599,6 +610,7 @@ class CrazyCultistsState(State):
                     "seat {} can play nothing and discards {}",
                     seat,
                     TITLES[action - DISCARD],
+                    card=_card(action - DISCARD),
                 )
             self._end_turn()
             return
@@ -609,7 +621,7 @@ class CrazyCultistsState(State):
         logged = self.log is not None
         if _MAIN_FAVOR_BITS >> k & 1:
             if logged:
-                self.emit("play", seat, "seat {} stacks {}", seat, TITLES[k])
+                self.emit("play", seat, "seat {} stacks {}", seat, TITLES[k], card=_card(k))
             self._add_favor(seat, card)
             if not self.over:
                 self._end_turn()
@@ -617,9 +629,18 @@ class CrazyCultistsState(State):
         if target == NO_TARGET:
             target = -1
             if logged:
-                self.emit("play", seat, "seat {} plays {}", seat, TITLES[k])
+                self.emit("play", seat, "seat {} plays {}", seat, TITLES[k], card=_card(k))
         elif logged:
-            self.emit("play", seat, "seat {} plays {} on seat {}", seat, TITLES[k], target)
+            self.emit(
+                "play",
+                seat,
+                "seat {} plays {} on seat {}",
+                seat,
+                TITLES[k],
+                target,
+                card=_card(k),
+                target=target,
+            )
         record = _record("voodoo" if k == VOODOO else "counter", seat, target, card)
         if k == VOODOO:
             record["count"] = 1  # Voodoo counts itself (as printed: "including this card")
@@ -640,6 +661,7 @@ class CrazyCultistsState(State):
                 "seat {} discards {} with Voodoo",
                 p["player"],
                 TITLES[action - CHOOSE],
+                card=_card(action - CHOOSE),
             )
             if hand:
                 return
@@ -670,7 +692,10 @@ class CrazyCultistsState(State):
         p["chain"].append(card)
         self._forget((card,))
         p["asked"] = [(active + i) % n for i in range(n) if (active + i) % n != seat]
-        self.emit("counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]))
+        self.emit(
+            "counter", seat, "seat {} plays Counter-Spell ({} in the chain)", seat, len(p["chain"]),
+            card=_card(COUNTER_SPELL), count=len(p["chain"]),
+        )  # fmt: skip
 
     def _close_window(self, p: dict[str, Any]) -> None:
         counters = p["chain"]
@@ -678,7 +703,9 @@ class CrazyCultistsState(State):
         self.pending = None
         card = p["card"]
         if len(counters) % 2:  # CC-7: an odd chain cancels the card
-            self.emit("cancel", p["player"], "{} is cancelled", TITLES[self.kind[card]])
+            self.emit(
+                "cancel", p["player"], "{} is cancelled", TITLES[self.kind[card]], card=_card(self.kind[card])
+            )
             self._trash(card)
             self._end_turn()
             return
@@ -808,7 +835,9 @@ class CrazyCultistsState(State):
         # CC-8: the player may take one card; which one stays between the two of them.
         player, target = p["player"], p["target"]
         if action == TAKE_NOTHING:
-            self.emit("take", player, "seat {} takes nothing from seat {}", player, target)
+            self.emit(
+                "take", player, "seat {} takes nothing from seat {}", player, target, target=target, count=0
+            )
         else:
             # The rest of the table cannot tell which card moved: what they knew of that hand lapses.
             for s in range(self.num_players):
@@ -817,7 +846,9 @@ class CrazyCultistsState(State):
             card = self._take(self.hands[target], action - CHOOSE)
             self.hands[player].append(card)
             self._learn(target, (card,))  # the victim knows who holds its card now
-            self.emit("take", player, "seat {} takes a card from seat {}", player, target)
+            self.emit(
+                "take", player, "seat {} takes a card from seat {}", player, target, target=target, count=1
+            )
         self._learn(player, self.hands[target])
         self._finish(p["card"])
 
@@ -851,7 +882,7 @@ class CrazyCultistsState(State):
             for c in self.hands[target]:
                 self._trash(c)
             self.hands[target] = []
-        self.emit("ouija", player, "seat {} chooses to {}", player, FIXED[action][1])
+        self.emit("ouija", player, "seat {} chooses to {}", player, FIXED[action][1], choice=FIXED[action][0])
         self._finish(p["card"])
 
     def _on_hail(self, p: dict[str, Any], action: int) -> None:
@@ -866,7 +897,10 @@ class CrazyCultistsState(State):
         self.hands[p["player"]].append(taken)
         for o in range(self.num_players):
             self._learn(o, (taken,))  # taken by name from a hand the whole table saw
-        self.emit("take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat)
+        self.emit(
+            "take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat,
+            card=_card(k), target=seat, count=1,
+        )  # fmt: skip
         self._finish(p["card"])
 
     def _on_necro(self, p: dict[str, Any], action: int) -> None:
@@ -875,8 +909,9 @@ class CrazyCultistsState(State):
         for s in range(self.num_players):
             self._learn(s, (taken,))  # taken face up from a face-up pile
         self.emit(
-            "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE]
-        )
+            "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE],
+            card=_card(action - CHOOSE), zone="discard", count=1,
+        )  # fmt: skip
         self._finish(p["card"])
 
     def _on_scry(self, p: dict[str, Any], action: int) -> None:
@@ -894,7 +929,10 @@ class CrazyCultistsState(State):
             moved = [c for c in self.known[s] if c in in_deck]
             self._forget(moved, only=s)
             self._learn_deck(s, self.deck if s == player else moved)
-        self.emit("take", p["player"], "seat {} takes {} from the deck", p["player"], TITLES[action - CHOOSE])
+        self.emit(
+            "take", p["player"], "seat {} takes {} from the deck", p["player"], TITLES[action - CHOOSE],
+            card=_card(action - CHOOSE), zone="deck", count=1,
+        )  # fmt: skip
         self._finish(p["card"])
 
     def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
@@ -954,12 +992,14 @@ class CrazyCultistsState(State):
         stack.clear()
         cfg = self.config
         if cfg.variant == "fiendish" and total > need:
-            self.emit("overshoot", seat, "seat {} goes over {} and loses the stack", seat, need)
+            self.emit("overshoot", seat, "seat {} goes over {} and loses the stack", seat, need, count=need)
             return
         self.candles[seat] += 1
         if cfg.dark_powers:
             self.dark_due[seat] += 1
-        self.emit("candle", seat, "seat {} lights candle {}", seat, self.candles[seat])
+        self.emit(
+            "candle", seat, "seat {} lights candle {}", seat, self.candles[seat], count=self.candles[seat]
+        )
         if self.candles[seat] >= self.candles_to_win():
             self.winner = seat
             self.over = True

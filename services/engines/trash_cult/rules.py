@@ -171,6 +171,16 @@ _PLUSHIES = tuple(range(PLUSHIE, PLUSHIE + 4))
 _POISONS = tuple(tuple(tuple(POISON + t for t in range(n) if t != s) for s in range(n)) for n in range(5))
 
 
+# Each card kind as every game's events name a card (`Card`): its printed name, which is
+# also its id here (the action details name cards the same way). Made once: an event's
+# payload is built even where nobody listens (simulations), so it must cost a lookup.
+_CARDS = tuple({"id": name, "name": name} for name in KIND_NAMES)
+
+
+def _card(kind: int) -> dict[str, str]:
+    return _CARDS[kind]
+
+
 def _kind_mask(zone: list[int], kinds: bytes) -> int:
     """Bit k set: `zone` holds a card of kind k (rules.pxd types it: a C loop when built)."""
     mask = 0
@@ -410,7 +420,7 @@ class TrashCultState(State):
         self.active = seat
         self.actions_left = self._actions_per_turn
         if self.log is not None:
-            self.emit("turn", seat, "turn {}: seat {}", self.turn, seat)
+            self.emit("turn", seat, "turn {}: seat {}", self.turn, seat, turn=self.turn)
         held = len(self.hands[seat])
         size = self._hand_size
         self._draw(seat, size - held if held < size else 1)  # TC-4
@@ -433,7 +443,7 @@ class TrashCultState(State):
                 hand.append(card)
                 self._drew(seat, card)
         if self.log is not None:
-            self.emit("draw", seat, "seat {} draws {} card(s)", seat, count)
+            self.emit("draw", seat, "seat {} draws {} card(s)", seat, count, count=count)
 
     def _deal_from(self, deck: list[int], pile: list[int]) -> int | None:
         card = draw(
@@ -458,7 +468,14 @@ class TrashCultState(State):
         if self.members[s] and len(self.shrine[s]) >= self._food_needed:
             self.winner = s
             self.over = True
-            self.emit("win", s, "seat {} wins: the {} cult's Shrine is full", s, CULTS[self.cult[s]])
+            self.emit(
+                "win",
+                s,
+                "seat {} wins: the {} cult's Shrine is full",
+                s,
+                CULTS[self.cult[s]],
+                cult=CULTS[self.cult[s]],
+            )
             return
         self._begin_turn((s + 1) % self.num_players)
 
@@ -552,7 +569,9 @@ class TrashCultState(State):
     # --- cult pick (TC-2) ---------------------------------------------------------------
     def _pick(self, seat: int, action: int) -> None:
         self.cult[seat] = action - PICK
-        self.emit("pick", seat, "seat {} leads the {} cult", seat, CULTS[action - PICK])
+        self.emit(
+            "pick", seat, "seat {} leads the {} cult", seat, CULTS[action - PICK], cult=CULTS[action - PICK]
+        )
         nxt = (seat + 1) % self.num_players
         if nxt == self.num_players - 1:  # back to the dealer: everyone has picked
             self.pending = None
@@ -582,10 +601,20 @@ class TrashCultState(State):
             convert = self._take(hand, CONVERT_HOSTAGE)
             self.members[s].append(self._take(self.hostages[s], arg))
             self.tucked[s].append(convert)
-            self.emit("convert", s, "seat {} converts a {} Hostage into a Cult Member", s, KIND_NAMES[arg])
+            self.emit(
+                "convert",
+                s,
+                "seat {} converts a {} Hostage into a Cult Member",
+                s,
+                KIND_NAMES[arg],
+                card=_card(arg),
+            )
         elif action < PIGEON:  # TC-12
             self.trash.append(self._take(hand, OPOSSUM_PLUSHIE))
-            self.emit("plushie", s, "seat {} plays Opossum Plushie for the {} perk", s, CULTS[arg])
+            self.emit(
+                "plushie", s, "seat {} plays Opossum Plushie for the {} perk", s, CULTS[arg],
+                card=_card(OPOSSUM_PLUSHIE), cult=CULTS[arg],
+            )  # fmt: skip
             self._open_protection("plushie", arg, -1)
         elif action < POISON:  # TC-13
             self.trash.append(self._take(hand, PIGEON_THIEF))
@@ -594,16 +623,22 @@ class TrashCultState(State):
                 if t not in (s, arg):
                     self._forget(victim, only=t)
             card = victim.pop(self.rng.below(len(victim)))
-            self.emit("pigeon", s, "seat {} plays Pigeon Thief and steals a card from seat {}", s, arg)
+            self.emit(
+                "pigeon", s, "seat {} plays Pigeon Thief and steals a card from seat {}", s, arg,
+                card=_card(PIGEON_THIEF), target=arg,
+            )  # fmt: skip
             self.pending = {"step": "steal", "seat": s, "card": card, "victim": arg}
         elif action < DISCARD:  # TC-14
             self.trash.append(self._take(hand, POISON_THEIR_PUNCH))
-            self.emit("poison", s, "seat {} plays Poison Their Punch on seat {}", s, arg)
+            self.emit(
+                "poison", s, "seat {} plays Poison Their Punch on seat {}", s, arg,
+                card=_card(POISON_THEIR_PUNCH), target=arg,
+            )  # fmt: skip
             self._open_protection("poison", -1, arg)
         elif action < PASS:  # TC-16
             self.trash.append(self._take(hand, arg))
             if self.log is not None:
-                self.emit("discard", s, "seat {} discards {}", s, KIND_NAMES[arg])
+                self.emit("discard", s, "seat {} discards {}", s, KIND_NAMES[arg], card=_card(arg))
         else:
             self.emit("pass", s, "seat {} passes (no other action is legal)", s)
 
@@ -614,18 +649,20 @@ class TrashCultState(State):
         if kind == cult:
             self.members[s].append(card)
             self.tucked[s].append(-1)
-            where = "a Cult Member"
+            where, zone = "a Cult Member", "members"
         elif kind < FOOD:
             self.hostages[s].append(card)
-            where = "a Hostage"
+            where, zone = "a Hostage", "hostages"
         elif kind == FOOD + cult:
             self.shrine[s].append(card)
-            where = "their Shrine"
+            where, zone = "their Shrine", "shrine"
         else:
             self.stash[s].append(card)
-            where = "their Stash"
+            where, zone = "their Stash", "stash"
         if self.log is not None:  # half of all actions: not even the call when nobody listens
-            self.emit("add", s, "seat {} adds {} to {}", s, KIND_NAMES[kind], where)
+            self.emit(
+                "add", s, "seat {} adds {} to {}", s, KIND_NAMES[kind], where, card=_card(kind), zone=zone
+            )
 
     def _snackrifice(self, s: int, action: int, arg: int) -> None:
         """TC-7 / TC-9: pay, then the Protection Spell window; perk and chaos follow."""
@@ -643,7 +680,9 @@ class TrashCultState(State):
                 self._trash_food(s, arg)
             paid = f"{cost} {KIND_NAMES[FOOD + arg]}"
         # The argument is the paid animal's kind or the paid food's cult: the perk's cult.
-        self.emit("snackrifice", s, "seat {} snackrifices {} for the {} perk", s, paid, CULTS[arg])
+        self.emit(
+            "snackrifice", s, "seat {} snackrifices {} for the {} perk", s, paid, CULTS[arg], cult=CULTS[arg]
+        )
         self._open_protection("snackrifice", arg, -1)
 
     # --- Protection Spell window (TC-9, TC-10, G-4) -------------------------------------
@@ -656,7 +695,10 @@ class TrashCultState(State):
         event = p["event"]
         if action == PROTECT:
             self.trash.append(self._take(self.hands[seat], PROTECTION_SPELL))
-            self.emit("protect", seat, "seat {} plays Protection Spell: the {} has no effect", seat, event)
+            self.emit(
+                "protect", seat, "seat {} plays Protection Spell: the {} has no effect", seat, event,
+                card=_card(PROTECTION_SPELL), effect=event,
+            )  # fmt: skip
             self.pending = None
             self._after_effect(event)
             return
@@ -689,7 +731,10 @@ class TrashCultState(State):
             for i, c in enumerate(self.trash):
                 if kinds[c] == food:
                     self.shrine[s].append(self.trash.pop(i))
-                    self.emit("perk", s, "seat {} takes {} from the trash pile", s, KIND_NAMES[food])
+                    self.emit(
+                        "perk", s, "seat {} takes {} from the trash pile", s, KIND_NAMES[food],
+                        card=_card(food), cult=CULTS[perk],
+                    )  # fmt: skip
                     break
             self._after_effect(event)
             return
@@ -725,27 +770,33 @@ class TrashCultState(State):
             t = action - TARGET
             food = FOOD + self.cult[s]
             self.shrine[s].append(self._take(self.stash[t], food))
-            self.emit("perk", s, "seat {} takes {} from seat {}'s Stash", s, KIND_NAMES[food], t)
+            self.emit(
+                "perk", s, "seat {} takes {} from seat {}'s Stash", s, KIND_NAMES[food], t,
+                card=_card(food), target=t, cult=CULTS[perk],
+            )  # fmt: skip
         elif perk == SKUNK:
             t = action - TARGET
             card = self.shrine[t].pop()
             self.stash[s].append(card)
-            kind = KIND_NAMES[self._kinds[card]]
-            self.emit("perk", s, "seat {} takes {} from seat {}'s Shrine into their Stash", s, kind, t)
+            taken = self._kinds[card]
+            self.emit(
+                "perk", s, "seat {} takes {} from seat {}'s Shrine into their Stash", s, KIND_NAMES[taken], t,
+                card=_card(taken), target=t, cult=CULTS[perk],
+            )  # fmt: skip
         else:  # SQUIRREL: which card stays secret; the deck is shuffled afterwards
             self.hands[s].append(self._take(self.deck, action - TAKE))
             self.shuffle_cards(self.deck, self._tags)
             self._refill(self.deck, self.trash)
             for t in range(self.num_players):  # only the searcher knows the deck now
                 self.known_deck[t] = list(self.deck) if t == s else []
-            self.emit("perk", s, "seat {} searches the active deck and takes a card", s)
+            self.emit("perk", s, "seat {} searches the active deck and takes a card", s, cult=CULTS[perk])
 
     # --- chaos (TC-9, TC-11) ------------------------------------------------------------
     def _reveal_chaos(self) -> None:
         card = self._deal_from(self.chaos_deck, self.chaos_discard)
         if card is None:
             return
-        self.emit("chaos", -1, "chaos: {}", KIND_NAMES[self._kinds[card]])
+        self.emit("chaos", -1, "chaos: {}", KIND_NAMES[self._kinds[card]], card=_card(self._kinds[card]))
         self.pending = {
             "step": "chaos",
             "seat": self.active,
@@ -783,7 +834,7 @@ class TrashCultState(State):
         if action == HIDE_ACT:
             self.trash.append(self._take(self.hands[q], HIDE))
             p["hiders"].append(q)
-            self.emit("hide", q, "seat {} plays Hide", q)
+            self.emit("hide", q, "seat {} plays Hide", q, card=_card(HIDE))
         elif action == RESOLVE:
             self._resolve_chaos(q, kind)
         elif action in (LOSE_ANIMALS, LOSE_FOOD):
@@ -837,7 +888,7 @@ class TrashCultState(State):
                 self.trash.append(shrine.pop())
         # Trash Swap waits until everyone has answered; Hungry Bear and Rat Poison come
         # here only when the seat has nothing to lose.
-        self.emit("resolve", q, "seat {} resolves {}", q, KIND_NAMES[kind])
+        self.emit("resolve", q, "seat {} resolves {}", q, KIND_NAMES[kind], card=_card(kind))
 
     def _swap_hands(self, hiders: list[int]) -> None:
         """Trash Swap: each hand passes to the next seat on the left that did not Hide."""
@@ -869,14 +920,16 @@ class TrashCultState(State):
         arg = DECODE[action][1]
         if action < TRASH_HOSTAGE:
             self._trash_member(q, arg)
-            what = f"a {KIND_NAMES[arg]} Cult Member"
+            what, lost, zone = f"a {KIND_NAMES[arg]} Cult Member", arg, "members"
         elif action < TRASH_FOOD:
             self.trash.append(self._take(self.hostages[q], arg))
-            what = f"a {KIND_NAMES[arg]} Hostage"
+            what, lost, zone = f"a {KIND_NAMES[arg]} Hostage", arg, "hostages"
         else:
             self._trash_food(q, arg)
-            what = KIND_NAMES[FOOD + arg]
-        self.emit("trash", q, "seat {} trashes {}", q, what)
+            what, lost, zone = KIND_NAMES[FOOD + arg], FOOD + arg, None
+        self.emit(
+            "trash", q, "seat {} trashes {}", q, what, card=_card(lost), **({"zone": zone} if zone else {})
+        )
 
     # --- Pigeon Thief's free play (TC-13) -----------------------------------------------
     def _answer_steal(self, s: int, p: dict[str, Any], action: int) -> None:
@@ -887,7 +940,9 @@ class TrashCultState(State):
             self.emit("keep", s, "seat {} keeps the stolen card", s)
             return
         kind = self._kinds[p["card"]]
-        self.emit("free", s, "seat {} plays the stolen {} as a free action", s, KIND_NAMES[kind])
+        self.emit(
+            "free", s, "seat {} plays the stolen {} as a free action", s, KIND_NAMES[kind], card=_card(kind)
+        )
         self._play(s, action)
 
     # --- zone helpers -------------------------------------------------------------------

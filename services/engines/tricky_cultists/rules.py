@@ -226,20 +226,24 @@ class TrickyCultistsState(State):
             self.bonus = arg
             if self.log is not None:
                 self.emit(
-                    "bonus", seat, "seat {} chooses {} as the Round Bonus suit", seat, self.config.suits[arg]
-                )
+                    "bonus", seat, "seat {} chooses {} as the Round Bonus suit", seat, self.config.suits[arg],
+                    suit=self.config.suits[arg],
+                )  # fmt: skip
             self._begin_trick(self.leader)
         elif kind == TRUMP:
             self.trump = arg
             if self.log is not None:
-                self.emit("ability", seat, "seat {} sets trump to {}", seat, self.config.suits[arg])
+                self.emit(
+                    "ability", seat, "seat {} sets trump to {}", seat, self.config.suits[arg],
+                    ability="trump", suit=self.config.suits[arg],
+                )  # fmt: skip
             self._after_trick()
         elif kind == TAKE:
             self.codex[seat].remove(arg)
             insort(self.hands[seat], arg)
             self._loosen_limits(seat)
             if self.log is not None:
-                self.emit("ability", seat, "seat {} takes a card from their Codex", seat)
+                self.emit("ability", seat, "seat {} takes a card from their Codex", seat, ability="take")
             self._after_trick()
         elif kind == SWAP:
             hand_card, codex_card = divmod(arg, self.config.cards)
@@ -249,12 +253,20 @@ class TrickyCultistsState(State):
             insort(self.codex[seat], hand_card)
             self._loosen_limits(seat)
             if self.log is not None:
-                self.emit("ability", seat, "seat {} swaps a card with their Codex", seat)
+                self.emit("ability", seat, "seat {} swaps a card with their Codex", seat, ability="swap")
             self._after_trick()
         elif kind == GIVE:
             self.suspicion[arg] += self.config.purple_suspicion
             if self.log is not None:
-                self.emit("ability", seat, "seat {} gives seat {} a Suspicion", seat, arg)
+                self.emit(
+                    "ability",
+                    seat,
+                    "seat {} gives seat {} a Suspicion",
+                    seat,
+                    arg,
+                    ability="give",
+                    target=arg,
+                )
             self._after_trick()
         elif kind == STEAL:
             self._steal(seat, arg)
@@ -291,7 +303,7 @@ class TrickyCultistsState(State):
         if self.log is not None:
             for s in order:
                 held = agenda_name(self.agendas[s]) if kinds[s] >= 0 else "no agenda"
-                self.emit("reveal", s, "seat {} reveals {}", s, held)
+                self.emit("reveal", s, "seat {} reveals {}", s, held, agenda=held)
         leaders = [s for s in order if kinds[s] == LEAD_FIRST]
         for s in leaders:
             self.suspicion[s] += self.config.lead_first_suspicion
@@ -390,6 +402,9 @@ class TrickyCultistsState(State):
                 ", ".join([names[c] for c in trick]),
                 trigger,
                 suit,
+                card=self._event_card(top),
+                suit=suit,
+                trigger=trigger,
             )
         phase = ABILITY_PHASES[suit]
         if (phase == GREEN and not self.codex[trigger]) or (
@@ -480,6 +495,8 @@ class TrickyCultistsState(State):
                         seat,
                         victim,
                         self.config.card_names[top],
+                        card=self._event_card(top),
+                        target=victim,
                     )
                 break
         self._next_stealer()
@@ -503,7 +520,14 @@ class TrickyCultistsState(State):
         for s in range(n):
             entry[s][3] = -cfg.suspicion_penalty * self.suspicion[s]
         if self.log is not None:
-            self.emit("score", -1, "round {} scores: {}", self.round + 1, [sum(part) for part in entry])
+            self.emit(
+                "score",
+                -1,
+                "round {} scores: {}",
+                self.round + 1,
+                [sum(part) for part in entry],
+                round=self.round + 1,
+            )
         if self.round + 1 >= cfg.rounds:
             self.phase = OVER
             self.actor = -1
@@ -550,6 +574,10 @@ class TrickyCultistsState(State):
         return [1.0 if s in won else 0.0 for s in range(self.num_players)]
 
     # --- what a seat sees (G-3) ---------------------------------------------------------
+    def _event_card(self, card: int) -> dict[str, str]:
+        """A card as every game's events name one (`Card`): its number as text, its name."""
+        return {"id": str(card), "name": self.config.card_names[card]}
+
     def _card(self, card: int) -> dict[str, Any]:
         cfg = self.config
         return {
