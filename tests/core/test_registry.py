@@ -153,7 +153,6 @@ def test_a_game_from_elsewhere_gets_the_next_free_ports_and_is_refused_twice() -
 # below, and so does an entry that no longer names one (so the list only shrinks).
 NAMED_ELSEWHERE = {
     "services/engines/registry.py": "the one list of games",
-    "services/balance/sweeps/facts.py": "each game's per-game sweep facts (to move behind GameSpec)",
     "services/balance/sweeps/nightly.py": "Crazy Cultists' nightly suite plays its 2-player sweep variant (CC-2)",
     "services/balance/sweeps/night.py": "an example in an error message",
     "services/gateway/openapi.py": "the API description's prose",
