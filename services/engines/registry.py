@@ -18,8 +18,10 @@ such a package must hold.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # importing this list loads no engine module (deploy/compile_engines.py reads it)
@@ -107,7 +109,18 @@ def load_game(name: str) -> GameSpec:
 
 def load_messages(name: str) -> GameMessages:
     """The game's protobuf messages, declared in its package's `proto.py`."""
-    return importlib.import_module(_module(name) + ".proto").MESSAGES
+    return load_part(name, "proto").MESSAGES
+
+
+def load_part(name: str, part: str) -> ModuleType:
+    """A module of the game's package by its conventional name (`proto`, `action_space`);
+    KeyError for no such game, ModuleNotFoundError when its package has no such module."""
+    return importlib.import_module(_module(name) + "." + part)
+
+
+def has_part(name: str, part: str) -> bool:
+    """Whether the game's package has the module `part` (found, not imported)."""
+    return importlib.util.find_spec(_module(name) + "." + part) is not None
 
 
 def _module(name: str) -> str:

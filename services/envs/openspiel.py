@@ -20,13 +20,15 @@ import numpy as np
 import orjson
 import pyspiel
 
-from services.engines.action_space import ActionTable
+from services.engines.action_space import ActionTable, has_action_space
 from services.engines.core.rng import Rng
 from services.engines.observation import OBS_SIZE, encode_view
+from services.engines.registry import builtin_games
 
 from .aec import make_state_factory
 
-GAMES = ("trash_cult", "tricky_cultists", "crazy_cultists")
+# The games with a fixed action space (OpenSpiel numbers actions densely).
+GAMES = tuple(g for g in builtin_games() if has_action_space(g))
 MAX_GAME_LENGTH = 20_000  # G-5's turn cap ends every game long before this many decisions
 
 

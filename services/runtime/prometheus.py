@@ -26,7 +26,7 @@ from pathlib import Path
 
 import yaml
 
-from services.engines.registry import available_games
+from services.engines.registry import available_games, service_name
 
 from .supervisor import ProcessSpec
 from .topology import data_dir, engine_metrics_port, gateway_port, prometheus_port, worker_metrics_port
@@ -45,7 +45,7 @@ def local_targets() -> dict[str, list[dict]]:
     """file_sd target groups per scrape job, for the ports of this run (see topology)."""
     return {
         "engines": [
-            {"targets": [f"127.0.0.1:{engine_metrics_port(g)}"], "labels": {"service": f"engine-{g.replace('_', '-')}"}}
+            {"targets": [f"127.0.0.1:{engine_metrics_port(g)}"], "labels": {"service": service_name(g)}}
             for g in available_games()
         ],
         "gateway": [{"targets": [f"127.0.0.1:{gateway_port()}"], "labels": {"service": "gateway"}}],

@@ -146,3 +146,58 @@ def test_a_game_from_elsewhere_gets_the_next_free_ports_and_is_refused_twice() -
         GAMES.pop("take_away_probe", None)
         GAME_MODULES.pop("take_away_probe", None)
     assert EXTRA_GAMES_ENV == "CULTISTS_EXTRA_GAMES"
+
+
+# Modules outside the games' own packages whose code (not comments or docstrings) still
+# names a game, each with why; a module not listed here that names one fails the test
+# below, and so does an entry that no longer names one (so the list only shrinks).
+NAMED_ELSEWHERE = {
+    "services/engines/registry.py": "the one list of games",
+    "services/balance/sweeps/nightly.py": "Crazy Cultists' nightly suite plays its 2-player sweep variant (CC-2)",
+    "services/balance/sweeps/night.py": "an example in an error message",
+    "services/gateway/openapi.py": "the API description's prose",
+    "services/gateway/lobby_api.py": "an OpenAPI example body",
+    "services/gateway/matchmaking_api.py": "an OpenAPI example body",
+    "services/gateway/sweeps_api.py": "an OpenAPI example body",
+    "services/gateway/tunes_api.py": "an OpenAPI example body",
+}
+
+
+def _code_strings(path: Path) -> list[str]:
+    """Every string constant and name of a module's code, docstrings left out."""
+    import ast
+
+    tree = ast.parse(path.read_text(), str(path))
+    docstrings = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            out.append(node.value)
+        elif isinstance(node, ast.Name):
+            out.append(node.id)
+        elif isinstance(node, ast.Attribute):
+            out.append(node.attr)
+        elif isinstance(node, ast.ImportFrom):
+            out.append(node.module or "")
+        elif isinstance(node, ast.alias):
+            out.append(node.name)
+    return out
+
+
+def test_no_module_outside_a_game_s_package_names_a_game_unless_listed() -> None:
+    words = [*BUILTIN, *(load_game(g).title for g in BUILTIN)]
+    own = tuple(f"{GAMES[g].module.replace('.', '/')}/" for g in BUILTIN)
+    naming = set()
+    for path in sorted([*ROOT.glob("services/**/*.py"), *ROOT.glob("workers/**/*.py")]):
+        rel = str(path.relative_to(ROOT))
+        if rel.startswith(own):
+            continue
+        if any(word in text for text in _code_strings(path) for word in words):
+            naming.add(rel)
+    assert naming - set(NAMED_ELSEWHERE) == set(), "these modules name a game: use the registry"
+    assert set(NAMED_ELSEWHERE) - naming == set(), "these no longer name a game: drop them from the list"

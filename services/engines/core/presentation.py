@@ -40,6 +40,8 @@ class Presentation:
     answer_cards: Mapping[str, str] = field(default_factory=dict)
     # A config field's or choice's name -> words for the lobby's forms ("Dark Powers expansion").
     config_words: Mapping[str, str] = field(default_factory=dict)
+    # The view's field naming the seat whose turn it is (the one the panel calls "Your move").
+    active_field: str = "active"
     # Anything else the game's own page template reads (`words` there), by name.
     words: Mapping[str, Any] = field(default_factory=dict)
     # A game with tricks: (view, public log) -> its last completed trick ({winner, top,

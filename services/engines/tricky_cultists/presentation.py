@@ -67,4 +67,5 @@ PRESENTATION = Presentation(
     public_moves=PUBLIC_MOVES,
     card_text_of=card_text_of,
     last_trick=last_trick,
+    active_field="actor",
 )
