@@ -31,11 +31,13 @@ def planted_cards(monkeypatch: pytest.MonkeyPatch) -> str:
     """The planted card game with its catalogue and facts hook, in this process only."""
     from tests.support import planted_cards_game as game
 
-    monkeypatch.setitem(registry.GAME_MODULES, "planted_cards", "tests.support.planted_cards_game")
+    module = "tests.support.planted_cards_game"
+    monkeypatch.setitem(registry.GAMES, "planted_cards", registry.Game(module, 0, 0, builtin=False))
+    monkeypatch.setitem(registry.GAME_MODULES, "planted_cards", module)
     monkeypatch.setitem(
-        cards.CATALOGUES, "planted_cards", lambda: cards.CardCatalogue(game.labels_of, game.COUNT_FIELDS)
+        cards._CATALOGUES, "planted_cards", cards.CardCatalogue(game.labels_of, game.COUNT_FIELDS)
     )
-    monkeypatch.setitem(facts.FACTS, "planted_cards", game.facts)
+    monkeypatch.setitem(facts._HOOKS, "planted_cards", game.facts)
     return "planted_cards"
 
 

@@ -17,7 +17,9 @@ def planted(monkeypatch: pytest.MonkeyPatch) -> str:
 
     Only an in-process run (`LocalRunner(1)`) sees it: pool processes and Celery workers
     import the real registry."""
-    monkeypatch.setitem(registry.GAME_MODULES, "planted", "tests.support.planted_game")
+    module = "tests.support.planted_game"
+    monkeypatch.setitem(registry.GAMES, "planted", registry.Game(module, 0, 0, builtin=False))
+    monkeypatch.setitem(registry.GAME_MODULES, "planted", module)
     return "planted"
 
 

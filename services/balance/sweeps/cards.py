@@ -34,6 +34,7 @@ from typing import Any
 from services.engines.core import stats
 from services.engines.core.game import GameSpec, State
 from services.engines.core.play import GameRecord, play_to_end
+from services.engines.registry import GAMES, has_part, load_part
 
 CONTRASTS = ("opening", "drawn", "held", "played")
 TRACKED = ("opening", "drawn", "held")
@@ -63,37 +64,23 @@ def _cached_labels(catalogue: CardCatalogue, config: Any) -> tuple[str, ...]:
     return tuple(catalogue.labels_of(config))
 
 
-def _trash_cult() -> CardCatalogue:
-    from services.engines.trash_cult.cards import ACTIVE_KINDS, COUNT_FIELDS, KIND_NAMES
-
-    return CardCatalogue(
-        lambda config: [KIND_NAMES[k] for k in config.kinds],
-        {KIND_NAMES[k]: COUNT_FIELDS[k] for k in range(ACTIVE_KINDS)},
-    )
-
-
-def _crazy_cultists() -> CardCatalogue:
-    from services.engines.crazy_cultists.cards import NAMES, kind_table
-
-    return CardCatalogue(lambda config: [NAMES[k] for k in kind_table(config)[0]], {n: n for n in NAMES})
-
-
-# Game -> builder of its catalogue. Tricky Cultists' cards are suits and ranks dealt whole
-# each round (TK-1): no count to change, no card to hold for longer; it has none.
-CATALOGUES: dict[str, Callable[[], CardCatalogue]] = {
-    "trash_cult": _trash_cult,
-    "crazy_cultists": _crazy_cultists,
-}
+# Game -> its catalogue (None: it has none), built once from the game's own package: its
+# `sweep_facts.py` may declare `card_labels(config)` (each card id's label) and
+# `CARD_COUNT_FIELDS` (label -> config field of its count). Tricky Cultists' cards are
+# suits and ranks dealt whole each round (TK-1): no count to change, no card to hold for
+# longer; it declares none.
+_CATALOGUES: dict[str, CardCatalogue | None] = {}
 
 
 def catalogue(game: str) -> CardCatalogue | None:
-    build = CATALOGUES.get(game)
-    return None if build is None else _built(build)
-
-
-@lru_cache(maxsize=16)
-def _built(build: Callable[[], CardCatalogue]) -> CardCatalogue:
-    return build()
+    if game not in _CATALOGUES:
+        found = None
+        if game in GAMES and has_part(game, "sweep_facts"):
+            part = load_part(game, "sweep_facts")
+            if hasattr(part, "card_labels"):
+                found = CardCatalogue(part.card_labels, part.CARD_COUNT_FIELDS)
+        _CATALOGUES[game] = found
+    return _CATALOGUES[game]
 
 
 class _Watch:

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..core.facts import played
 from ..core.game import State
+from .cards import NAMES, kind_table
 
 
 def facts(state: State, actions: Sequence[Sequence[int]], bots: Sequence[str]) -> dict[str, Any]:
@@ -26,3 +27,11 @@ def facts(state: State, actions: Sequence[Sequence[int]], bots: Sequence[str]) -
         return None
 
     return {"groups": {}, "played": played(state, actions, card)}
+
+
+def card_labels(config: Any) -> list[str]:
+    """Each card id's label under `config` (the card reports' catalogue, balance/sweeps/cards.py)."""
+    return [NAMES[k] for k in kind_table(config)[0]]
+
+
+CARD_COUNT_FIELDS: dict[str, str] = {n: n for n in NAMES}  # label -> the config field of its count

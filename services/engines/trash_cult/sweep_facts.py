@@ -7,6 +7,7 @@ from typing import Any
 
 from ..core.facts import played
 from ..core.game import State
+from .cards import ACTIVE_KINDS, COUNT_FIELDS, KIND_NAMES
 
 # Trash Cult: action kinds that are playing a card from hand (TC-6, TC-10..TC-15), by card.
 _TRASH_CULT_CARDS = {
@@ -39,3 +40,13 @@ def facts(state: State, actions: Sequence[Sequence[int]], bots: Sequence[str]) -
     if len(cults) == state.num_players:
         out["groups"]["cult"] = cults
     return out
+
+
+def card_labels(config: Any) -> list[str]:
+    """Each card id's label under `config` (the card reports' catalogue, balance/sweeps/cards.py)."""
+    return [KIND_NAMES[k] for k in config.kinds]
+
+
+CARD_COUNT_FIELDS: dict[str, str] = {
+    KIND_NAMES[k]: COUNT_FIELDS[k] for k in range(ACTIVE_KINDS)
+}  # label -> the config field of its count
