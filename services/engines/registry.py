@@ -119,8 +119,12 @@ def load_part(name: str, part: str) -> ModuleType:
 
 
 def has_part(name: str, part: str) -> bool:
-    """Whether the game's package has the module `part` (found, not imported)."""
-    return importlib.util.find_spec(_module(name) + "." + part) is not None
+    """Whether the game's package has the module `part` (found, not imported); a game that
+    is one module, not a package (a test's), has none."""
+    try:
+        return importlib.util.find_spec(_module(name) + "." + part) is not None
+    except ModuleNotFoundError:  # its module is no package
+        return False
 
 
 def _module(name: str) -> str:

@@ -98,17 +98,19 @@ def test_determinisation_keeps_counts_and_public_facts(game, players):
     assert moved, "re-dealing never changed anything: the test positions hide nothing"
 
 
+@pytest.mark.parametrize("shuffle", ["fisher-yates", "keyed"])
 @pytest.mark.parametrize("game", ["crazy_cultists", "trash_cult", "tricky_cultists"])
-def test_a_bot_game_replays_exactly(game):
-    """Seeded with an iterations budget, the same game is played move for move."""
+def test_a_bot_game_replays_exactly(game, shuffle):
+    """Seeded with an iterations budget, the same game is played move for move, under both
+    deals (a keyed deal's reshuffles happen inside the search's determinisations too)."""
     spec = spec_of(game)
     players = 4 if game == "tricky_cultists" else 2
     bots = ["ismcts:iterations=6,depth=4,prior=1", "heuristic"] * (players // 2)
     config = {"rounds": 1} if game == "tricky_cultists" else None
     if game == "crazy_cultists":
         config = {"two_players": True}  # CC-2: 2 players is the sweep variant
-    first = play_game(spec, config, players, 3, bots)
-    second = play_game(spec, config, players, 3, bots)
+    first = play_game(spec, config, players, 3, bots, shuffle=shuffle)
+    second = play_game(spec, config, players, 3, bots, shuffle=shuffle)
     assert first.actions == second.actions
     assert first.winners == second.winners
 

@@ -160,6 +160,7 @@ NAMED_ELSEWHERE = {
     "services/gateway/matchmaking_api.py": "an OpenAPI example body",
     "services/gateway/sweeps_api.py": "an OpenAPI example body",
     "services/gateway/tunes_api.py": "an OpenAPI example body",
+    "services/gateway/cards_api.py": "an OpenAPI example body",
 }
 
 

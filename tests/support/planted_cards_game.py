@@ -57,8 +57,10 @@ def labels_of(config: PlantedCardsConfig) -> list[str]:
 class PlantedCardsState(State):
     FIELDS = ("deck", "hands", "crowns_dealt", "played", "winner")
 
-    def __init__(self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None) -> None:
-        super().__init__(config, num_players, seed)
+    def __init__(
+        self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None, shuffle: int = 0
+    ) -> None:
+        super().__init__(config, num_players, seed, deal_key, shuffle)
         if config.crowns + config.stones + config.leaves < num_players * config.deal:
             raise BadConfig("the deck is too small to deal")
         kinds = config.kinds

@@ -79,6 +79,14 @@ class _SearchRng(random.Random):
         """A uniform permutation: sort by random keys (one C sort, no Python swap loop)."""
         items.sort(key=self._key)
 
+    def keyed_shuffle(self, items: list[int], tags: tuple[int, ...]) -> None:
+        """A keyed deal's reshuffle inside a search: any uniform permutation will do, since
+        no second deck is coupled to a determinisation's."""
+        items.sort(key=self._key)
+
+    def coupled_shuffle(self, items: list[int], kinds: Any, reference: Any) -> None:
+        items.sort(key=self._key)
+
     def fork(self, salt: int) -> _SearchRng:
         return _SearchRng(self.getrandbits(64) ^ salt)
 

@@ -21,8 +21,10 @@ TAKE = 0  # + n, n >= 1: take n cards
 class TakeAwayState(State):
     FIELDS = ("deck", "hands", "discard", "active", "winner")
 
-    def __init__(self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None) -> None:
-        super().__init__(config, num_players, seed, deal_key)
+    def __init__(
+        self, config: Any, num_players: int, seed: int, deal_key: bytes | None = None, shuffle: int = 0
+    ) -> None:
+        super().__init__(config, num_players, seed, deal_key, shuffle)
         self.deck = list(range(config.pile))
         self.rng.shuffle(self.deck)
         self.hands: list[list[int]] = [[] for _ in range(num_players)]
