@@ -132,3 +132,13 @@ def test_default_guards_are_on_every_tune_and_round_trip(planted):
     assert again.guards == spec.guards
     off = parse_tune_spec({**STALLING, "guards": {"length_change": None, "cap_rate": 0.02}})
     assert parse_tune_spec(off.to_dict()).guards == off.guards
+
+
+def test_a_length_target_drops_the_default_length_guard_unless_named(planted):
+    length = [{"metric": "mean_length", "target": [1.5, 2.5]}]
+    assert [g.metric for g in parse_tune_spec({**STALLING, "objectives": length}).guards] == [
+        "draw_rate",
+        "cap_rate",
+    ]
+    kept = parse_tune_spec({**STALLING, "objectives": length, "guards": {"length_change": 0.5}})
+    assert {g.metric: g.limit for g in kept.guards}["length_change"] == 0.5
