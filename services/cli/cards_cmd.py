@@ -56,10 +56,9 @@ def run(args: argparse.Namespace) -> int:
     spec = load_cards_file(args.spec)  # refused here, before any game is played
     console = Console(stderr=True)
     sweep = spec.sweep
-    console.print(
-        f"card ablation: {len(spec.variants)} changes, {len(sweep.cells())} cells, {sweep.total_games:,} games"
-    )
+    plan = f"card ablation: {len(spec.variants)} changes, {len(sweep.cells())} cells, {sweep.total_games:,} games"
     if args.local:
+        console.print(plan)
         from services.balance.sweeps.local import run_local
 
         sweep_id = f"local-{new_id()}"
@@ -72,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
 
         store, app = balance_clients(args.redis_url, ", or run it here with --local")
         sweep_id = control.submit(sweep, store, app)
-        console.print(f"sweep {sweep_id} queued")
+        console.print(f"{plan}: sweep {sweep_id} queued")
         summary = _wait(store, app, sweep_id, console)
         if summary is None:
             return 1

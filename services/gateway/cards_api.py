@@ -30,12 +30,14 @@ from .balance_clients import balance_clients
 from .offload import run_cpu_bound
 from .openapi import designers_only, error_reply, json_body, json_content
 from .schemas import openapi_components
-from .sweeps_api import SWEEP_ID, parse_spec_body, quotas
+from .sweeps_api import parse_spec_body, quotas
 from .versions import created
 
 bp = Blueprint("cards", __name__, url_prefix="/api/cards")
 
 _ID = re.compile(r"^[0-9a-f]{16}$")
+# Its own name (not `sweep_id`): an ablation's id is its sweep's, but only ablations answer here.
+ABLATION_ID = {"name": "ablation_id", "in": "path", "required": True, "schema": {"type": "string"}}
 
 
 def _links(sweep_id: str) -> dict[str, str]:
@@ -70,10 +72,11 @@ def submit():
     return created(out, f"/api/cards/{sweep_id}", 202)
 
 
-@bp.get("/<sweep_id>")
-def result(sweep_id: str):
+@bp.get("/<ablation_id>")
+def result(ablation_id: str):
     """Progress while the sweep runs (202); once done, the ablation report (200)."""
     require_role("designer")
+    sweep_id = ablation_id  # an ablation is its sweep: the same id
     ctx = balance_clients()
     meta = ctx.store.meta(sweep_id) if _ID.match(sweep_id) else None
     if not meta or "ablation" not in meta:
@@ -126,10 +129,10 @@ OPENAPI_PATHS = designers_only(
                 },
             }
         },
-        "/api/cards/{sweep_id}": {
+        "/api/cards/{ablation_id}": {
             "get": {
                 "summary": "A card ablation's progress, and its report once done",
-                "parameters": [SWEEP_ID],
+                "parameters": [ABLATION_ID],
                 "responses": {
                     "200": {
                         "description": "done: the ablation report",

@@ -311,7 +311,7 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
     ("get", "/api/sweeps/{sweep_id}/report"): ("getSweepReport", "sweeps", (*FINISHED_WORK, "busy")),
     ("get", "/api/sweeps/{sweep_id}/replays/cell-{cell}.json"): ("getSweepCellReplay", "sweeps", SWEEP),
     ("post", "/api/cards"): ("submitCardAblation", "sweeps", (*SPEC, *DESIGNER, *QUOTA, "rate_limited")),
-    ("get", "/api/cards/{sweep_id}"): ("getCardAblation", "sweeps", FINISHED_WORK),
+    ("get", "/api/cards/{ablation_id}"): ("getCardAblation", "sweeps", FINISHED_WORK),
     ("post", "/api/tunes"): ("submitTune", "tunes", (*SPEC, *DESIGNER, *QUOTA, "rate_limited")),
     ("get", "/api/tunes"): ("listTunes", "tunes", ("malformed", *DESIGNER)),
     ("get", "/api/tunes/{tune_id}"): ("getTune", "tunes", ("not_found", *DESIGNER)),

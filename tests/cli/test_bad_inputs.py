@@ -24,6 +24,7 @@ from services.engines.registry import load_game
 ROOT = Path(__file__).resolve().parents[2]
 SPEC = ROOT / "examples" / "sweeps" / "crazy_cultists_variants.yaml"
 TUNE = ROOT / "examples" / "tunes" / "crazy_cultists_2p.yaml"
+CARDS = ROOT / "examples" / "cards" / "trash_cult_2p.yaml"
 NO_PLATFORM = "no running platform found"
 
 
@@ -114,11 +115,13 @@ CASES = [
     (["sweep", "{bad.yaml}", "--local"], 2, ["is not YAML or JSON", "line 3"]),
     (["sweep", "{unknown-field.yaml}", "--local"], 2, ["bogus"]),
     (["tune", "{missing}", "--local"], 2, ["cannot read"]),
+    (["cards", "{missing}", "--local"], 2, ["cannot read cards spec"]),
     # no platform to talk to: never a guessed Redis
     (["sweep", str(SPEC)], 3, [NO_PLATFORM, "make run", "--redis-url", "--local"]),
     (["sweep", "--follow", "abc"], 3, [NO_PLATFORM]),
     (["sweep", "--cancel", "abc"], 3, [NO_PLATFORM]),
     (["tune", str(TUNE)], 3, [NO_PLATFORM, "--local"]),
+    (["cards", str(CARDS)], 3, [NO_PLATFORM, "--local"]),
     (["nightly", "--games", "2"], 3, [NO_PLATFORM, "--local"]),
     (["status"], 3, [NO_PLATFORM, "make run"]),
 ]

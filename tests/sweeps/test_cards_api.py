@@ -72,6 +72,9 @@ def test_an_ablation_runs_as_a_sweep_and_reports_its_cards(client, store):
     while (got := client.get(body["links"]["progress"])).status_code == 202 and time.monotonic() < deadline:
         time.sleep(0.2)
     assert got.status_code == 200
+    # The Celery finish put the correlational card report in the sweep's summary too.
+    card_report = store.summary(body["id"])["cards"]
+    assert card_report["available"] and {r["card"] for r in card_report["rows"]} >= {"Hide"}
     report = got.get_json()["report"]
     assert report["available"] and report["ranking"][0]["card"] == "Hide"
     (pooled,) = [r for r in report["rows"] if r["table"] == "pooled"]

@@ -79,7 +79,7 @@ def test_printed_rules_on_target_stop_the_search_and_need_no_change(planted, tmp
         }
     )
     summary = run_tune(spec, LocalRunner(1))
-    assert summary["stopped_early"]
+    assert summary["stopped_early"] and not summary["early_stop_overturned"]
     assert summary["trials"] == 0 and summary["search_games"] == STALLING["racing"]["games"]
     assert summary["best"]["config"] == {}
     conf = summary["best"]["confirmed"]
@@ -132,3 +132,32 @@ def test_default_guards_are_on_every_tune_and_round_trip(planted):
     assert again.guards == spec.guards
     off = parse_tune_spec({**STALLING, "guards": {"length_change": None, "cap_rate": 0.02}})
     assert parse_tune_spec(off.to_dict()).guards == off.guards
+
+
+def test_a_length_target_drops_the_default_length_guard_unless_named(planted):
+    length = [{"metric": "mean_length", "target": [1.5, 2.5]}]
+    assert [g.metric for g in parse_tune_spec({**STALLING, "objectives": length}).guards] == [
+        "draw_rate",
+        "cap_rate",
+    ]
+    kept = parse_tune_spec({**STALLING, "objectives": length, "guards": {"length_change": 0.5}})
+    assert {g.metric: g.limit for g in kept.guards}["length_change"] == 0.5
+
+
+def test_an_early_stop_the_proof_overturns_searches_after_all(planted):
+    """Printed rules on target at the first look (seat 0: 70 %, inside 66-72 %) stop the
+    search; when the fresh games cannot confirm them, the tune searches after all."""
+    spec = parse_tune_spec(
+        {
+            **STALLING,
+            "search": {"seat0_edge": [6, 7, 8]},
+            "objectives": [{"metric": "seat_rate", "seat": 0, "target": [0.66, 0.72]}],
+            "racing": {"games": 300, "eta": 3, "rungs": 1, "batch": 3},
+            "budget": 1500,
+        }
+    )
+    summary = run_tune(spec, LocalRunner(1))
+    assert summary["early_stop_overturned"] and not summary["stopped_early"]
+    assert summary["trials"] > 0 and summary["best"]["config"]
+    assert summary["games"] == summary["search_games"] + summary["confirm_games"]
+    assert summary["confirm_games"] > 2 * spec.confirm  # two proofs: the printed rules', then the search's

@@ -339,10 +339,18 @@ def report_from_folder(spec: CardsSpec, folder: Any) -> dict[str, Any]:
     """The ablation report of a finished ablation sweep's `games/` records folder."""
     from pathlib import Path
 
-    from .cards import read_records
+    import pyarrow.dataset as ds
+
+    from .cards import REPORT_MAX_GAMES, read_records
 
     if not Path(folder).is_dir():
         return {"available": False, "reason": f"no per-game records at {folder}", "rows": [], "ranking": []}
+    games = ds.dataset(folder, format="parquet", partitioning="hive").count_rows()
+    if games > REPORT_MAX_GAMES:
+        reason = (
+            f"{games:,} games: the ablation report reads at most {REPORT_MAX_GAMES:,} (CARD_REPORT_MAX_GAMES)"
+        )
+        return {"available": False, "reason": reason, "rows": [], "ranking": []}
     rows, columns = read_records(folder)
     return ablation_report(spec, rows, columns)
 

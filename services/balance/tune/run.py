@@ -37,6 +37,25 @@ def _point(ev: Evaluation, spec: TuneSpec) -> dict[str, Any]:
     }
 
 
+def _confirmed(
+    spec: TuneSpec, search: Search, runner: Runner, on_progress: Callable[[dict[str, Any]], None] | None
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int]:
+    """(best point, Pareto points, confirmation games) of the search as it stands."""
+    best = search.best()
+    if best is None:
+        return None, [], 0
+    points = search.pareto() if len(spec.objectives) > 1 else [best]
+    if best not in points:
+        points.insert(0, best)
+    if on_progress:
+        on_progress({"spent": search.spent, "budget": spec.budget, "phase": "confirming"})
+    confirmations, games = confirm(spec, [p.config for p in points], runner)
+    entries = [
+        {**_point(ev, spec), "confirmed": conf} for ev, conf in zip(points, confirmations, strict=True)
+    ]
+    return entries[points.index(best)], entries if len(spec.objectives) > 1 else [], games
+
+
 def run_tune(
     spec: TuneSpec,
     runner: Runner,
@@ -48,7 +67,16 @@ def run_tune(
     started = time.time()
     search = Search(spec, runner, on_progress)
     search.run()
-    best = search.best()
+    best, pareto, confirm_games = _confirmed(spec, search, runner, on_progress)
+    overturned = False
+    if search.stopped_early and best is not None and best["confirmed"]["verdict"] != "no_change_needed":
+        # The printed rules' first look was on target, their proof on fresh games was not:
+        # the shortcut does not hold, so search after all (the first look is kept).
+        overturned = True
+        search.stopped_early = False
+        search.run(allow_early_stop=False)
+        best, pareto, more = _confirmed(spec, search, runner, on_progress)
+        confirm_games += more
     summary: dict[str, Any] = {
         "tune": tune_id,
         "name": spec.name,
@@ -58,25 +86,12 @@ def run_tune(
         "search_games": search.spent,
         "trials": len(search.trials),
         "history": [t.to_dict() for t in search.trials],
-        "best": None,
-        "pareto": [],
+        "best": best,
+        "pareto": pareto,
         "printed_rules": _point(search.printed, spec) if search.printed.games else None,
         "stopped_early": search.stopped_early,
+        "early_stop_overturned": overturned,
     }
-    confirm_games = 0
-    if best is not None:
-        points = search.pareto() if len(spec.objectives) > 1 else [best]
-        if best not in points:
-            points.insert(0, best)
-        if on_progress:
-            on_progress({"spent": search.spent, "budget": spec.budget, "phase": "confirming"})
-        confirmations, confirm_games = confirm(spec, [p.config for p in points], runner)
-        entries = []
-        for ev, conf in zip(points, confirmations, strict=True):
-            entries.append({**_point(ev, spec), "confirmed": conf})
-        summary["best"] = entries[points.index(best)]
-        if len(spec.objectives) > 1:
-            summary["pareto"] = entries
     summary["confirm_games"] = confirm_games
     summary["games"] = search.spent + confirm_games
     finished = time.time()

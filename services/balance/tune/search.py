@@ -236,8 +236,9 @@ class Search:
             return str(exc)
         return ""
 
-    def run(self) -> None:
-        """Propose, race and tell until the budget, the trial cap or the search space runs out."""
+    def run(self, allow_early_stop: bool = True) -> None:
+        """Propose, race and tell until the budget, the trial cap or the search space runs out;
+        first, unless told not to, stop if the printed rules are on target at the first rung."""
         import optuna
 
         study = self._study()
@@ -246,9 +247,9 @@ class Search:
             self.spec.racing["games"] * self.spec.racing["eta"] ** k for k in range(self.spec.racing["rungs"])
         ]
         eta = self.spec.racing["eta"]
-        if self.cost([self.printed], rungs[0]) <= self.spec.budget:
+        if not self.printed.games and self.cost([self.printed], rungs[0]) <= self.spec.budget:
             self.extend([self.printed], rungs[0])
-            if self.printed.on_target:
+            if allow_early_stop and self.printed.on_target:
                 # The printed rules already meet every target and guard at the first rung:
                 # nothing to search for; the confirmation says whether it holds on fresh games.
                 self.stopped_early = True

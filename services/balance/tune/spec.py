@@ -305,6 +305,10 @@ def parse_tune_spec(data: Mapping[str, Any] | TuneSpecInput) -> TuneSpec:
         objectives = _objectives(given.objectives, table)
     with _field("guards"):
         guards = parse_guards(given.guards)
+    if any(o.metric == "mean_length" for o in objectives) and "length_change" not in (given.guards or {}):
+        # A tune that targets the length itself is not held to the printed rules' length by
+        # default (it may name the guard to keep it).
+        guards = tuple(g for g in guards if g.metric != "length_change")
     racing = (given.racing or Racing()).model_dump()
     if racing["games"] > given.budget:
         with _field("budget"):
