@@ -171,7 +171,7 @@ def last_trick(game: str, view: dict[str, Any], log: list[dict[str, Any]]) -> di
         return None
     entry = next((e for e in reversed(log) if e.get("kind") == "trick"), None)
     found = _TRICK.search(entry["text"]) if entry else None
-    if found is None:
+    if found is None or entry is None:
         return None
     by_name = {c["name"]: c for c in view["played"]}
     names = [n.strip() for n in found["cards"].split(",")]
