@@ -106,4 +106,4 @@ def compiled() -> bool:
 
 
 if _SourceFirst not in sys.meta_path:
-    sys.meta_path.insert(0, _SourceFirst)  # type: ignore[arg-type]
+    sys.meta_path.insert(0, _SourceFirst)
