@@ -72,9 +72,12 @@ bench: install
 bench-quick: install
 	$(BIN)/python -m bench.run --quick
 
+# ruff (lint and format) on the whole tree, then mypy on services/ and workers/ (settings in
+# pyproject.toml's [tool.mypy]): zero errors, no baseline file. .ci/run runs it before the suite.
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: install
 	$(BIN)/ruff format .

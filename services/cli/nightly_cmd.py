@@ -25,7 +25,7 @@ from typing import Any
 
 import orjson
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
 
 from services.engines.core.errors import BadConfig
 
@@ -154,12 +154,11 @@ def _local_player(jobs: int | None, console: Console) -> Player:
             for spec in specs:
                 cells = len(spec.cells())
                 task = bar.add_task(f"{spec.game} ({cells} {_plural(cells, 'cell')})", total=spec.total_games)
-                summary, _replays, results = run_local(
-                    spec,
-                    jobs,
-                    lambda done, _total, task=task: bar.update(task, completed=done),
-                    sweep_id=f"nightly-{spec.game}",
-                )
+
+                def advance(done: int, _total: int, task: TaskID = task) -> None:
+                    bar.update(task, completed=done)
+
+                summary, _replays, results = run_local(spec, jobs, advance, sweep_id=f"nightly-{spec.game}")
                 tonight[spec.game] = night_game(spec, summary, results)
         return tonight
 

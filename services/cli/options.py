@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import textwrap
 from collections.abc import Iterable
+from typing import Any
 
 import shtab
 
@@ -77,7 +78,7 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 class Parser(argparse.ArgumentParser):
     """Bad flags are one line (what is wrong and where to read more), exit status 2."""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 

@@ -111,7 +111,7 @@ def check_engine(game: str, address: str | None = None) -> tuple[bool, str]:
         return False, f"{address}: {exc}"
     with channel:
         try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(
+            reply = health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # typeshed's HealthStub omits Check
                 health_pb2.HealthCheckRequest(service="cultists.v1.GameEngine"), timeout=TIMEOUT
             )
         except grpc.RpcError as exc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import pickle
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -114,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def export(model: object, table: ActionTable, out: Path) -> None:
+def export(model: Any, table: ActionTable, out: Path) -> None:  # an MLPClassifier (untyped)
     """The numpy-only form the policy bot loads: w0, b0, ..., the output columns' engine
     action ids (the classes the model has seen, in its column order) and obs_size."""
     arrays: dict[str, np.ndarray] = {}
@@ -124,4 +125,4 @@ def export(model: object, table: ActionTable, out: Path) -> None:
     arrays["actions"] = np.array([table.ids[int(c)] for c in model.classes_], dtype=np.int64)
     arrays["obs_size"] = np.array(OBS_SIZE)
     out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(out, **arrays)
+    np.savez_compressed(out, **arrays)  # type: ignore[arg-type]  # numpy's stub: a name could be allow_pickle

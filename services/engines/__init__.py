@@ -145,4 +145,4 @@ def build_state() -> str:
 
 
 if _SourceFirst not in sys.meta_path:
-    sys.meta_path.insert(0, _SourceFirst)  # type: ignore[arg-type]
+    sys.meta_path.insert(0, _SourceFirst)

@@ -72,7 +72,8 @@ class CultistsEnv(AECEnv):
         self.observation_spaces = {a: obs for a in self.possible_agents}
         self.action_spaces = {a: spaces.Discrete(len(self.table)) for a in self.possible_agents}
         self._seeds = random.Random(seed)
-        self.state: State | None = None
+        # None until reset(): the AEC API is used only after it (render() checks).
+        self.state: State = None  # type: ignore[assignment]
         self.metadata = {**self.metadata, "name": f"{game}_v0"}
 
     def observation_space(self, agent: str) -> spaces.Space:
@@ -92,7 +93,7 @@ class CultistsEnv(AECEnv):
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in self.agents}
         self.agent_selection = self.possible_agents[self.state.to_act()[0]]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
@@ -148,4 +149,4 @@ class CultistsEnv(AECEnv):
         return str(self.state.view(None))
 
     def close(self) -> None:
-        self.state = None
+        self.state = None  # type: ignore[assignment]  # (as before reset())

@@ -66,7 +66,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     headers.install(app)
     request_bounds.register(app)  # first of the request hooks, whatever registered before
     _time_requests(app)
-    app.wsgi_app = versioned(app.wsgi_app)  # type: ignore[method-assign]
+    app.wsgi_app = versioned(app.wsgi_app)  # type: ignore[method-assign, assignment]  # (guards.py)
     if settings.trusted_proxies:
         # The client's address from X-Forwarded-For, as many hops back as there are
         # proxies we run; without them the header is the client's own claim, ignored.

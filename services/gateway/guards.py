@@ -28,11 +28,11 @@ import math
 import re
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, cast
 
 import orjson
 import redis
-from flask import Flask, Response, request
+from flask import Blueprint, Flask, Response, request
 from flask_limiter import Limiter, RateLimitExceeded, RequestLimit
 from flask_limiter.util import get_remote_address
 from werkzeug.exceptions import RequestEntityTooLarge
@@ -153,7 +153,7 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
 
         return on_breach
 
-    for bp_name, bp in app.blueprints.items():
+    for bp_name, bp in cast(dict[str, Blueprint], app.blueprints).items():  # (typed as sansio's)
         if bp_name == "pages":
             continue
         if settings.rate_limit_address:
@@ -175,10 +175,12 @@ def _rate_limits(app: Flask, settings: Settings) -> Limiter | None:
             )(bp)
     if settings.rate_limit_guest and "players.guest" in app.view_functions:
         # New guests per address: each is a player record, a device and a session in Redis.
-        app.view_functions["players.guest"] = limiter.limit(
+        # flask-limiter types the decorated view with async returns too: the view is unchanged.
+        app.view_functions["players.guest"] = limiter.limit(  # type: ignore[assignment]
             settings.rate_limit_guest, scope="guest", on_breach=breach("guest")
         )(app.view_functions["players.guest"])
-    app.wsgi_app = box.guard(app.wsgi_app, by_player)  # type: ignore[method-assign]
+    # Flask's middleware idiom; mypy compares it with the method's unbound signature.
+    app.wsgi_app = box.guard(app.wsgi_app, by_player)  # type: ignore[method-assign, assignment]
     return limiter
 
 

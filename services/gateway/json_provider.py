@@ -11,7 +11,7 @@ through Flask's own encoder instead, so every reply Flask could send is still se
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from flask import Response
@@ -38,4 +38,5 @@ class OrjsonProvider(DefaultJSONProvider):
         if args and kwargs:
             raise TypeError("jsonify takes positional or keyword arguments, not both")
         obj = args[0] if len(args) == 1 else args or kwargs or None
-        return self._app.response_class(self._encode(obj), mimetype=self.mimetype)
+        # Flask types _app as its sansio base (whose Response takes a status first).
+        return cast(type[Response], self._app.response_class)(self._encode(obj), mimetype=self.mimetype)

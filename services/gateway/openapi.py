@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
+
+from google.protobuf.descriptor import Descriptor
 
 from services.engines.core.json_schema import message_schemas
 from services.engines.core.messages import GameMessages
@@ -222,10 +224,11 @@ def game_schemas(games: list[GameMessages]) -> dict[str, Any]:
     from the protobuf descriptors, and `GameView` / `GameActionDetail`: one of them, by
     game (the games' schemas admit no key but their own, so exactly one matches)."""
     out: dict[str, Any] = {}
-    views, details = [], []
+    views: list[dict[str, str]] = []
+    details: list[dict[str, str]] = []
     for found in games:
         for message, refs in ((found.view, views), (found.action, details)):
-            out.update(message_schemas(message.DESCRIPTOR))
+            out.update(message_schemas(cast(Descriptor, message.DESCRIPTOR)))  # (or upb's: the same)
             refs.append(ref(message.DESCRIPTOR.name))
     out["GameView"] = {"oneOf": views} if views else {"type": "object"}
     out["GameView"]["description"] = "what one seat (or a spectator) may see: the game's View message"

@@ -4,8 +4,9 @@ redis-py types every command once for its blocking and its asyncio clients, so e
 answer reads as "an awaitable, or the value", and a hash field as `str` although a client
 without `decode_responses` (every client `redis_client.connect` makes) answers bytes. The
 stores annotate their client with `RedisClient` instead: the blocking commands they use,
-with the answers they get. `connect` returns either `redis.Redis` or `RedisCluster`; both
-fit. A store that needs a command not listed adds it here, with redis-py's arguments.
+with the answers they get. `connect` returns either `redis.Redis` or `RedisCluster` (as
+Any: their own types would not fit). A store that needs a command not listed adds it here,
+with redis-py's arguments.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from redis.typing import EncodableT, ExpiryT, FieldT, KeyT, ScriptTextT, ZScoreB
 class RedisClient(Protocol):
     """A blocking redis-py client (single server or cluster) answering bytes."""
 
+    # (A cluster's ClusterPipeline takes the same commands.)
     def pipeline(self, transaction: bool = ...) -> Pipeline: ...
 
     def register_script(self, script: ScriptTextT) -> Script: ...

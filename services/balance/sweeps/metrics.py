@@ -23,10 +23,14 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import TYPE_CHECKING
 
 import orjson
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Histogram, start_http_server
 from prometheus_client.core import GaugeMetricFamily
+
+if TYPE_CHECKING:
+    from .store import SweepStore
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +96,7 @@ class SweepCollector:
     def __init__(self, redis_url: str, cluster: bool = False) -> None:
         self.redis_url = redis_url
         self.cluster = cluster
-        self._store = None
+        self._store: SweepStore | None = None
 
     def _client(self):
         if self._store is None:

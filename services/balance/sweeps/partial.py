@@ -187,8 +187,8 @@ class CellPartial:
             nested = getattr(part, name)
             for group, counts in d.get(name, {}).items():  # strata: absent from older partials
                 nested[group] = Counter(counts)
-        part.first_game = tuple(d["first_game"]) if d["first_game"] else None  # type: ignore[assignment]
-        part.first_win = {s: tuple(g) for s, g in d["first_win"]}  # type: ignore[misc]
+        part.first_game = tuple(d["first_game"]) if d["first_game"] else None
+        part.first_win = {s: tuple(g) for s, g in d["first_win"]}
         part.chunks, part.seconds = d["run"]
         return part
 

@@ -200,7 +200,7 @@ class Search:
         seed = self.spec.seed
         n = len(self.spec.objectives)
         if self.spec.sampler == "random":
-            sampler = optuna.samplers.RandomSampler(seed=seed)
+            sampler: optuna.samplers.BaseSampler = optuna.samplers.RandomSampler(seed=seed)
         elif self.spec.sampler == "nsga2":
             sampler = optuna.samplers.NSGAIISampler(
                 seed=seed, population_size=max(4, self.spec.racing["batch"])

@@ -69,7 +69,7 @@ def coerce_value(name: str, kind: Any, value: Any) -> Any:
 def field_types(cls: type) -> tuple[dict[str, Any], frozenset[str]]:
     """Resolved field types, once per class: every state restore builds a config, and
     resolving string annotations costs more than the rest of the restore."""
-    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
+    return typing.get_type_hints(cls), frozenset(f.name for f in dataclasses.fields(cls))
 
 
 def config_from_mapping(cls: type[C], values: Mapping[str, Any] | None) -> C:
@@ -128,7 +128,7 @@ def config_limits(cls: type) -> dict[str, tuple[int, int]]:
     hints, _ = field_types(cls)
     explicit: Mapping[str, tuple[int, int]] = getattr(cls, "LIMITS", {})
     out: dict[str, tuple[int, int]] = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in dataclasses.fields(cls):
         if hints[f.name] is not int:
             continue
         if f.name in explicit:

@@ -75,7 +75,7 @@ class _SearchRng(random.Random):
     def below(self, n: int) -> int:
         return int(self.random() * n)
 
-    def shuffle(self, items: Any) -> None:  # type: ignore[override]
+    def shuffle(self, items: Any) -> None:
         """A uniform permutation: sort by random keys (one C sort, no Python swap loop)."""
         items.sort(key=self._key)
 
@@ -194,7 +194,7 @@ class ISMCTSBot:
     def _iterate(self, root_state: State, observer: int, root: _Node, determiniser: _SearchRng) -> None:
         state = root_state.clone()
         state.resample_hidden(observer, determiniser)  # type: ignore[arg-type]
-        state.rng = determiniser  # type: ignore[assignment]  # future shuffles are unknown too
+        state.rng = determiniser  # future shuffles are unknown too
         node = root
         path: list[tuple[_Node, int]] = []
         rng = self.rng

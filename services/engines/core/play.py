@@ -125,7 +125,7 @@ def _stop_bots_at(bots: Sequence[Bot], deadline: float | None, stop: Callable[[]
 
     for bot in bots:
         if hasattr(bot, "stop"):
-            bot.stop = past  # type: ignore[attr-defined]
+            bot.stop = past
 
 
 def _record(spec: GameSpec, state: State, bots: list[str], actions: list[list[int]]) -> GameRecord:
