@@ -125,6 +125,37 @@ class EmbeddedCluster:
         self.wait_ok()
         return moved
 
+    def add_replica(self, of: int, timeout: float = 30.0) -> int:
+        """Start one more node as a replica of master `of`; its index, once it is in sync."""
+        root = Path(self.workdir.name) if self.workdir is not None else self.nodes[0].directory.parent
+        directory = root / f"node-{len(self.nodes)}"
+        directory.mkdir(parents=True, exist_ok=True)
+        node = ClusterNode(free_port(), free_port(), directory)
+        node.start(self.persist)
+        self.nodes.append(node)
+        index = len(self.nodes) - 1
+        master_id = self.node_client(of).execute_command("CLUSTER", "MYID").decode()
+        self.node_client(0).execute_command("CLUSTER", "MEET", "127.0.0.1", node.port, node.bus_port)
+        self.wait_ok(timeout)
+        self.node_client(index).execute_command("CLUSTER", "REPLICATE", master_id)
+        deadline = time.monotonic() + timeout
+        while self.node_client(index).info("replication").get("master_link_status") != "up":
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"node {index} never synced with master {of}")
+            time.sleep(0.1)
+        return index
+
+    def failover(self, replica: int, timeout: float = 30.0) -> None:
+        """A manual failover (CLUSTER FAILOVER, as an operator runs it): replica `replica`
+        takes over its master's slots, the master becomes its replica."""
+        self.node_client(replica).execute_command("CLUSTER", "FAILOVER")
+        deadline = time.monotonic() + timeout
+        while self.node_client(replica).execute_command("ROLE")[0] != b"master":
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"node {replica} did not take over")
+            time.sleep(0.1)
+        self.wait_ok(timeout)
+
     def stop(self) -> None:
         for node in self.nodes:
             node.stop()

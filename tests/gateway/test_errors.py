@@ -206,7 +206,7 @@ def test_an_event_cursor_past_every_id_is_answered_and_one_past_the_limit_refuse
     tid = client.post("/api/tables", json={"game": GAME, "players": 2, "config": TWO}).get_json()["table"]
     reply = client.get(f"/api/tables/{tid}/events?after={LAST_EVENT_ID}")
     assert reply.status_code == 200
-    assert reply.get_json() == {"events": [], "last": LAST_EVENT_ID, "more": False}
+    assert reply.get_json() == {"game": GAME, "events": [], "last": LAST_EVENT_ID, "more": False}
     for cursor in (LAST_EVENT_ID + 1, 10**30):
         for url in (
             f"/api/tables/{tid}/events?after={cursor}",

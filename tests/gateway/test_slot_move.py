@@ -1,11 +1,13 @@
-"""A table's slot moves to another master of a Redis Cluster while a seat's stream is open,
-and moves go on being made: the stream misses none of them.
+"""A table's slot moves to another node of a Redis Cluster while a seat's stream is open,
+and moves go on being made: the stream misses none of them. The slot moves both ways a
+cluster moves one: a reshard to another master, and a failover to the master's replica.
 
 Against the gateway as it runs (gunicorn, gevent) on a 3-master cluster of this module's
 own (the session's cluster keeps its layout for the other tests). The slot is resharded
 as `redis-cli --cluster reshard` does it (IMPORTING / MIGRATING, MIGRATE of its keys, then
-SETSLOT NODE everywhere: EmbeddedCluster.migrate_slot) while a second thread keeps moving.
-Redis tells the old owner's subscribers their shard channel is gone (SUNSUBSCRIBE), the
+SETSLOT NODE everywhere: EmbeddedCluster.migrate_slot), or a replica started for the
+table's master takes over (CLUSTER FAILOVER), while a second thread keeps moving. Either
+way Redis tells the old owner's subscribers their shard channel is gone (SUNSUBSCRIBE), the
 gateway ends that stream, and the client reconnects with Last-Event-ID as an EventSource
 does: every entry of the table's log arrives exactly once, in order, and the updates go
 on arriving after the move. A move that met the slot mid-move got a 503 (TRYAGAIN) and
@@ -106,13 +108,16 @@ def move_once(base: str, table: str, tokens: list[str]) -> int | None:
             time.sleep(0.1)
 
 
-def test_a_stream_misses_no_move_while_its_tables_slot_moves(own_cluster, redis_url, engines, tmp_path):
+@pytest.mark.parametrize("move", ["reshard", "failover"])
+def test_a_stream_misses_no_move_while_its_tables_slot_moves(move, own_cluster, redis_url, engines, tmp_path):
     store = LiveStore("cluster", own_cluster.url, True, redis_url)
     with serve(store, engines, tmp_path, workers=1) as (base, _proc):
         table, tokens = open_table(base)
         client = redis.RedisCluster.from_url(own_cluster.url)
         slot = client.keyslot(f"gw:{{t:{table}}}:state")
         source = own_cluster.owner_of(slot)
+        # The new owner: another master (a reshard), or a replica of this one (a failover).
+        target = (source + 1) % 3 if move == "reshard" else own_cluster.add_replica(source)
         follower = Follower(base, table, tokens[0])
         follower.thread.start()
         try:
@@ -130,10 +135,13 @@ def test_a_stream_misses_no_move_while_its_tables_slot_moves(own_cluster, redis_
 
             mover = threading.Thread(target=keep_moving, daemon=True)
             mover.start()
-            moved_keys = own_cluster.migrate_slot(slot, (source + 1) % 3)
+            if move == "reshard":
+                assert own_cluster.migrate_slot(slot, target) > 0, "the table's keys went over"
+            else:
+                own_cluster.failover(target)
             moving.set()
             mover.join(timeout=90)
-            assert moved_keys > 0 and own_cluster.owner_of(slot) == (source + 1) % 3
+            assert own_cluster.owner_of(slot) == target
             for _ in range(MOVES_AFTER):
                 version = move_once(base, table, tokens)
                 if version is not None:
