@@ -41,6 +41,20 @@ def test_a_signed_in_seat_follows_the_account(new_context, redis_client):
         assert spectator.get_by_test_id(control).is_hidden(), f"a spectator has no {control}"
     assert spectator.locator("[data-testid=panel] button[data-action]").count() == 0
 
+    # The table chat: the seated player posts, the spectator reads it, as text.
+    assert spectator.get_by_test_id("chat-form").is_hidden(), "a spectator reads, never posts"
+    phone.get_by_test_id("chat-input").fill("<img src=x data-x=1>good luck")
+    phone.get_by_test_id("chat-send").click()
+    phone.get_by_test_id("chat-message").first.wait_for()
+    assert phone.get_by_test_id("chat-message").first.inner_text() == "you: <img src=x data-x=1>good luck"
+    spectator.get_by_test_id("chat-message").first.wait_for(timeout=15_000)
+    assert (
+        spectator.get_by_test_id("chat-message")
+        .first.inner_text()
+        .endswith(": <img src=x data-x=1>good luck")
+    )
+    assert spectator.locator("[data-testid=chat] img").count() == 0, "escaped, never markup"
+
     play_to_end(phone)
     live_names = phone.evaluate(
         "() => JSON.parse(document.querySelector('[data-testid=panel]').dataset.names)"
