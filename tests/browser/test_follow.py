@@ -78,7 +78,9 @@ def test_every_bot_move_stays_up_for_the_pace(new_context):
     panels = page.evaluate("() => window.__panels")
     shown = _on_screen([p for p in panels if p["version"] >= 0])
     versions = [p["version"] for p in shown]
-    assert versions == list(range(versions[0], versions[-1] + 1)), f"each version in order, none skipped: {versions}"
+    assert versions == list(range(versions[0], versions[-1] + 1)), (
+        f"each version in order, none skipped: {versions}"
+    )
     me = shown[-1]["seat"]
     bot_moves = [p for p in shown if p["mover"] is not None and p["mover"] != me and "stayed" in p]
     assert len(bot_moves) >= 10, "the bots moved"
