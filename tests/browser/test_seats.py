@@ -25,6 +25,8 @@ def test_a_signed_in_seat_follows_the_account(new_context, redis_client):
     phone.wait_for_function(PANEL_READY, timeout=60_000)
     assert phone.get_by_test_id("who-text").inner_text() == "You are seat 0"
     assert phone.locator("[data-testid=panel]").get_attribute("data-seat") == "0"
+    assert "Your hand" in phone.get_by_test_id("private").inner_text(), "your own seat is you"
+    assert "(you)" in phone.locator("[data-testid=board] .seat.me h3").inner_text()
     before = int(phone.locator("[data-testid=panel]").get_attribute("data-version"))
     phone.locator("[data-testid=panel] button[data-action]").first.click()
     phone.wait_for_function(
@@ -61,3 +63,7 @@ def test_a_signed_in_seat_follows_the_account(new_context, redis_client):
     )
     replay = phone.request.get(f"/api/replays?table={tid}").json()
     assert replay["seat_names"] == live_names, "the replay names the seats as the live page did"
+    phone.goto(f"/replay?table={tid}&seat=all&step=2")
+    phone.locator("main .private").first.wait_for()
+    opened = phone.locator("main").inner_text()
+    assert "Your hand" not in opened and f"{live_names[1]}: hand" in opened, "a replay names every hand"
