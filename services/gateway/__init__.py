@@ -28,6 +28,7 @@ BLUEPRINTS = [
     "services.gateway.ops_api",
     "services.gateway.lobby_api",
     "services.gateway.matches_api",
+    "services.gateway.chat_api",
     "services.gateway.matchmaking_api",
     "services.gateway.players_api",
     "services.gateway.replays_api",

@@ -98,6 +98,7 @@ CODES: dict[str, tuple[int, str]] = {
     ),
     "too_many_tables": (429, "the player (or address) already holds its most waiting tables"),
     "login_throttled": (429, "too many failed sign-ins to this account: wait Retry-After"),
+    "chat_limited": (429, "too many chat messages from this seat: wait Retry-After"),
     "move_limited": (429, "too many moves from this seat at this decision: wait for the table to move on"),
     "engine_error": (502, "the game's engine failed in an unexpected way"),
     "engine_unavailable": (503, "the game's engine is not answering: retry after Retry-After"),
@@ -210,6 +211,12 @@ OPERATIONS: dict[tuple[str, str], tuple[str, str, tuple[str, ...]]] = {
             *ENGINE,
         ),
     ),
+    ("post", "/api/tables/{table_id}/chat"): (
+        "sayInTableChat",
+        "matches",
+        (*SEAT_AUTH, *BODY, "unknown_table", "chat_limited"),
+    ),
+    ("get", "/api/tables/{table_id}/chat"): ("listTableChat", "matches", ("malformed", "unknown_table")),
     ("post", "/api/tables/{table_id}/stream-ticket"): (
         "createTableStreamTicket",
         "matches",

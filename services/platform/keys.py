@@ -12,6 +12,9 @@ can find.
                           gw:{t:<id>}:log          list     public event log
                           gw:{t:<id>}:actions      list     [seat, action] pairs
                           gw:{t:<id>}:updates      channel  sharded pub/sub: a nudge per change
+                          gw:{t:<id>}:chat         list     the table chat's newest messages
+                          gw:{t:<id>}:chat:n       string   the chat's last message id
+                          gw:{t:<id>}:chat:<s>:rate string  seat s's messages this window
     per index shard       gw:{ix:<n>}:open         zset     waiting tables by time opened
     (a table's shard      gw:{ix:<n>}:live         zset     tables being played, by time opened
     from its id)          gw:{ix:<n>}:deadlines    zset     live table -> its earliest deadline
@@ -58,6 +61,18 @@ def log_key(table_id: str) -> str:
 
 def actions_key(table_id: str) -> str:
     return f"gw:{{t:{table_id}}}:actions"
+
+
+def chat_key(table_id: str) -> str:
+    return f"gw:{{t:{table_id}}}:chat"
+
+
+def chat_count_key(table_id: str) -> str:
+    return f"gw:{{t:{table_id}}}:chat:n"
+
+
+def chat_rate_key(table_id: str, seat: int) -> str:
+    return f"gw:{{t:{table_id}}}:chat:{seat}:rate"
 
 
 def updates_channel(table_id: str) -> str:

@@ -187,6 +187,9 @@
           if (version === shown && current && current.dataset.past === "0" && current.querySelector(".selected")) {
             break; // the same position again: keep the card the player has picked
           }
+          if (version === shown && current && current.dataset.past === "0" && sameAsShown(html)) {
+            break; // nothing changed: keep the page (and the keyboard's focus) as it is
+          }
           if (playing() && version > shown + 1) {
             latest = Math.max(latest, version); // the table moved on meanwhile: play that first
             continue;
@@ -212,6 +215,11 @@
   // Whether moves are being played out one by one (not when instant, skipped, or on the
   // first panel of the page).
   const playing = () => pace() > 0 && !skipping && shown >= 0;
+
+  // The live panel last put up, without its server time (which every fetch changes).
+  let shownHtml = "";
+  const withoutClock = (html) => html.replace(/ data-now="[^"]*"/, "");
+  const sameAsShown = (html) => withoutClock(html) === shownHtml;
 
   function versionOf(html) {
     const found = /data-testid="panel"[^>]*?data-version="(\d+)"/.exec(html);
@@ -255,6 +263,7 @@
     const oldZones = before ? zones(before) : null;
     const oldHand = before && Number(before.dataset.seat) >= 0 ? handOf(before) : null;
     box.innerHTML = html;
+    shownHtml = withoutClock(html);
     const panel = box.querySelector("[data-testid=panel]");
     clockOffset = Number(panel.dataset.now) - Date.now() / 1000;
     me = Number(panel.dataset.seat);
@@ -429,8 +438,13 @@
     cancel.dataset.testid = "cancel-card";
     cancel.addEventListener("click", () => clearSelection(panel));
     panel.querySelector("[data-testid=buttons]").append(cancel);
+    for (const el of panel.querySelectorAll(".target")) {
+      el.tabIndex = 0; // a target is one key away: Enter on the card, then Enter here
+      el.setAttribute("role", "button");
+    }
     const first = panel.querySelector(".target") || options[0];
     first.scrollIntoView({ block: "nearest" });
+    first.focus({ preventScroll: true });
   }
 
   function pickTarget(el) {
