@@ -72,9 +72,10 @@ def run(args: argparse.Namespace) -> int:
         store, app = balance_clients(args.redis_url, ", or run it here with --local")
         sweep_id = control.submit(sweep, store, app)
         console.print(f"{plan}: sweep {sweep_id} queued")
-        summary = _wait(store, app, sweep_id, console)
-        if summary is None:
+        waited = _wait(store, app, sweep_id, console)
+        if waited is None:
             return 1
+        summary = waited
         out = output_folder(args.out, "cards", sweep_id)
         write_report(out, summary, None, store.replays(sweep_id))
         games = Path((summary.get("records") or {}).get("path", out)) / "games"

@@ -272,7 +272,7 @@ def event_schemas(games: list[str], messages: list[GameMessages]) -> dict[str, A
     for game, found in zip(games, messages, strict=True):
         if found.event is None:
             continue
-        payload = message_schemas(found.event.DESCRIPTOR)
+        payload = message_schemas(cast(Descriptor, found.event.DESCRIPTOR))  # (or upb's: the same)
         out.update(payload)
         fields = payload[found.event.DESCRIPTOR.name]["properties"]
         kinds = [

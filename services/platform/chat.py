@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
-import redis
+
+from services.runtime.redis_types import RedisClient
 
 from .errors import PlatformError
 from .keys import chat_count_key, chat_key, chat_rate_key
@@ -30,7 +31,7 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
 
 @dataclass
 class TableChat:
-    redis: redis.Redis
+    redis: RedisClient
 
     def say(self, table_id: str, seat: int, name: str, text: str) -> dict[str, Any]:
         """Post `text` as `seat` (already known to hold it); 429 over the seat's rate."""

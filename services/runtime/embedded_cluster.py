@@ -139,7 +139,7 @@ class EmbeddedCluster:
         self.wait_ok(timeout)
         self.node_client(index).execute_command("CLUSTER", "REPLICATE", master_id)
         deadline = time.monotonic() + timeout
-        while self.node_client(index).info("replication").get("master_link_status") != "up":
+        while cast(dict, self.node_client(index).info("replication")).get("master_link_status") != "up":
             if time.monotonic() > deadline:
                 raise RuntimeError(f"node {index} never synced with master {of}")
             time.sleep(0.1)

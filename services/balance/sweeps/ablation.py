@@ -154,7 +154,7 @@ def parse_cards_spec(data: Mapping[str, Any] | CardsSpecInput, max_chunks: int |
                 continue  # -1 of a single copy is its removal: one cell
             seen.add((name, count))
             variants.append(Variant(name, change, field, have, count))
-    grid = [{}] + [v.overrides for v in variants]
+    grid: list[dict[str, Any]] = [{}] + [v.overrides for v in variants]
     sweep = parse_spec({**table, "games": given.games, "grid": grid}, max_chunks=max_chunks)
     return CardsSpec(sweep, tuple(variants))
 

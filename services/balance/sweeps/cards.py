@@ -310,7 +310,7 @@ def card_report(
         )
     )
     pooled = [r for r in out_rows if r["cell"] == "pooled"]
-    ranking = []
+    ranking: list[dict[str, Any]] = []
     for r in pooled:  # one line per card: its largest significant contrast, else its largest
         if r["card"] not in {x["card"] for x in ranking}:
             ranking.append({"card": r["card"], "contrast": r["contrast"], "difference": r["difference"],

@@ -141,8 +141,8 @@ def coupled_order(items: list[int], kinds: Sequence[int], reference: Mapping[int
     size = len(items)
     below = (present.get((kind, copy)) for _key, kind, copy in keyed[size:])
     spare = (c for c in below if c is not None)
-    dealt = [present.get((kind, copy)) for _key, kind, copy in keyed[:size]]
-    dealt = [next(spare) if c is None else c for c in dealt]
+    top = [present.get((kind, copy)) for _key, kind, copy in keyed[:size]]
+    dealt = [next(spare) if c is None else c for c in top]
     dealt.reverse()
     items[:] = dealt
 

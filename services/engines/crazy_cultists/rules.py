@@ -328,6 +328,8 @@ class CrazyCultistsState(State):
         _hand_limit: int
         _max_turns: int
         _derived_for: Any
+        _tags: tuple[int, ...]
+        _refill_tags: tuple[int, ...] | None
 
     # Older documents (before issue 16) lack what seats remember: nothing remembered.
     ADDED_FIELDS = {
@@ -376,7 +378,8 @@ class CrazyCultistsState(State):
             )
         n = num_players
         self.deck = list(range(self.n_main))
-        main_printed, dark_printed = _printed_decks(type(config))  # keyed deals couple with them
+        # keyed deals couple with them (a class is hashable; mypy's cache typing says not)
+        main_printed, dark_printed = _printed_decks(type(config))  # type: ignore[arg-type]
         self.deal_cards(self.deck, self.kind, main_printed)
         self.dark_deck = list(range(self.n_main, len(self.kind)))
         self.deal_cards(self.dark_deck, self.kind, dark_printed)

@@ -52,7 +52,7 @@ def last_trick(view: Mapping[str, Any], log: list[dict[str, Any]]) -> dict[str, 
         return None
     entry = next((e for e in reversed(log) if e.get("kind") == "trick"), None)
     found = _TRICK.search(entry["text"]) if entry else None
-    if found is None:
+    if found is None or entry is None:
         return None
     by_name = {c["name"]: c for c in view["played"]}
     names = [n.strip() for n in found["cards"].split(",")]

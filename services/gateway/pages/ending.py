@@ -46,7 +46,7 @@ def ending(gw: Platform, table: Table, names: list[str], me: int) -> dict[str, A
     scores = {s["seat"]: s for s in (table.scores or [])}
     returns = list(table.returns or [0.0] * table.players)
     change = gw.ratings.change(table.id) if table.rated else {}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for seat in range(table.players):
         score = scores.get(seat, {"total": returns[seat], "parts": {}})
         parts = [f"{PART_WORDS.get(k, k.replace('_', ' '))} {_number(v)}" for k, v in score["parts"].items()]
