@@ -28,6 +28,7 @@ from . import (
     determinisation,
     docs,
     drift,
+    engine_bounds,
     engines,
     fairness,
     flood,
@@ -46,6 +47,7 @@ from . import (
 SECTIONS = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
+    "engine_bounds": engine_bounds.run,
     "gateway": gateway.run,
     "redis_cost": redis_cost.run,
     "flood": flood.run,
