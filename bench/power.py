@@ -45,6 +45,9 @@ SPEED_SECONDS = float(os.environ.get("BENCH_POWER_SPEED_SECONDS", 6.0))  # per g
 AA_PAIRS = int(os.environ.get("BENCH_POWER_AA_PAIRS", 20))
 NIGHT_GAMES = int(os.environ.get("BENCH_POWER_NIGHT_GAMES", 100))  # per cell, real nights
 PLANTED_SEEDS = int(os.environ.get("BENCH_POWER_PLANTED_SEEDS", 3))
+# The games whose planted change is measured (default all; Crazy Cultists' 30 cells are the
+# slow part of a night).
+PLANTED_GAMES = [g for g in os.environ.get("BENCH_POWER_PLANTED_GAMES", "").split(",") if g]
 SIZES = (200, 400, 800, 1600, 3200)
 # One card fewer of a kind each game deals: Trash Cult's tenth Donut, Crazy Cultists'
 # fourth Counter-Spell; Tricky Cultists' cards are each unique, so its smallest deck change
@@ -198,7 +201,7 @@ def nightly_planted(seeds: int, games: int) -> dict[str, Any]:
     """Each game's one-card change against its A/A-clean night on the same seed."""
     out: dict[str, Any] = {}
     for game, change in PLANTED.items():
-        if game not in available_games():
+        if game not in available_games() or (PLANTED_GAMES and game not in PLANTED_GAMES):
             continue
         try:
             flagged, walls, typical = 0, [], []
