@@ -52,7 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="N",
         help="games per cell of every game (default: $NIGHTLY_GAMES, else each game's own: 400, "
-        "1,600 for Trash Cult and Tricky Cultists)",
+        "2,000 for Trash Cult and Tricky Cultists)",
     )
     p.add_argument("--seed", type=int, default=None, help="master seed (default: $NIGHTLY_SEED or 20240101)")
     p.add_argument(

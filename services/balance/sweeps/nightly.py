@@ -28,7 +28,7 @@ DEFAULT_GAMES = 400
 # Games per cell where the default is not enough to catch a one-card change, chosen from
 # the power table of `make bench` (bench/power.py; docs/sweeps.md, "The size of a night"):
 # Trash Cult's 3 cells and Tricky Cultists' one are cheap, Crazy Cultists' 30 are not.
-DEFAULT_GAMES_BY_GAME: dict[str, int] = {"trash_cult": 1600, "tricky_cultists": 1600}
+DEFAULT_GAMES_BY_GAME: dict[str, int] = {"trash_cult": 2000, "tricky_cultists": 2000}
 DEFAULT_SEED = 20240101
 # Config every cell of a game's suite gets: the switches that let it play every player
 # count its GameSpec lists. Crazy Cultists plays 2 players only as the sweep variant (CC-2).
