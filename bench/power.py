@@ -55,7 +55,7 @@ SIZES = (200, 400, 800, 1600, 3200)
 PLANTED = {
     "trash_cult": {"donuts": 9},
     "crazy_cultists": {"counter_spell": 3},
-    "tricky_cultists": {"ranks": 12},
+    "tricky_cultists": {"ranks": 14},
 }
 NIGHT_METRICS = 1300  # about the metrics of a full night (issue 30: 1,307): its BH level
 _NORMAL = NormalDist()

@@ -109,8 +109,10 @@ def keyed_order(items: list[int], tags: tuple[int, ...], salt: int) -> None:
     """Order the card ids of `items` by their keys under `salt` (both generators' keyed
     shuffle: the salt is the one draw they make)."""
     keys = []
-    for c in items:
-        keys.append((_mix(salt ^ tags[c]) & _KEY_MASK) | c)
+    for i in range(len(items)):
+        c = items[i]
+        t = tags[c]  # compiled: a C integer, so the key is made without a Python int between
+        keys.append((_mix(salt ^ t) & _KEY_MASK) | c)
     keys.sort()
     for i in range(len(keys)):
         k = keys[i]
@@ -163,7 +165,8 @@ def _coupled_fill(items: list[int], tags: tuple[int, ...], ids: tuple[int, ...],
     """`coupled_order`'s deal: the reference cards by key, top first, holes filled from below."""
     keys = []
     for i in range(len(tags)):
-        keys.append((_mix(salt ^ tags[i]) & _KEY_MASK) | i)
+        t = tags[i]
+        keys.append((_mix(salt ^ t) & _KEY_MASK) | i)
     keys.sort(reverse=True)  # dealing order: the top card (the list's end) first
     size = len(items)
     below = size
