@@ -43,7 +43,8 @@ from services.engines.registry import available_games, load_game
 GAMES = int(os.environ.get("BENCH_POWER_GAMES", 1000))  # per cell, for the discordance
 SPEED_SECONDS = float(os.environ.get("BENCH_POWER_SPEED_SECONDS", 6.0))  # per game and shuffle
 AA_PAIRS = int(os.environ.get("BENCH_POWER_AA_PAIRS", 20))
-NIGHT_GAMES = int(os.environ.get("BENCH_POWER_NIGHT_GAMES", 100))  # per cell, real nights
+NIGHT_GAMES = int(os.environ.get("BENCH_POWER_NIGHT_GAMES", 2000))  # per cell: the planted nights
+AA_GAMES = int(os.environ.get("BENCH_POWER_AA_GAMES", 200))  # per cell: the A/A nights
 PLANTED_SEEDS = int(os.environ.get("BENCH_POWER_PLANTED_SEEDS", 3))
 # The games whose planted change is measured (default all; Crazy Cultists' 30 cells are the
 # slow part of a night).
@@ -240,7 +241,7 @@ def run() -> dict[str, Any]:
         out["targets"][f"{game} keyed random decisions/s within 5% of Fisher-Yates"] = (
             row["keyed_over_fisher_yates"] >= 0.95
         )
-    out["nightly_aa"] = nightly_aa(AA_PAIRS, NIGHT_GAMES)
+    out["nightly_aa"] = nightly_aa(AA_PAIRS, AA_GAMES)
     out["targets"]["A/A night pairs with a drift <= 5%"] = out["nightly_aa"]["false_alarm_rate"] <= 0.05
     out["nightly_planted"] = nightly_planted(PLANTED_SEEDS, NIGHT_GAMES)
     return out
