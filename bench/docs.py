@@ -405,7 +405,7 @@ def power_table(results: dict[str, Any]) -> str:
             f"| {shuffle} | {r['games_rat_sat']} | {100 * r['rat_base']:.1f}% -> {100 * r['rat_variant']:.1f}% "
             f"| {r['discordant']} | {r['independent_expectation']:.1f} | {r['discordant_share_of_independent']:.2f} |"
         )
-    sizes = list(c["keyed"]["power_at_5pct"])
+    sizes = sorted(c["keyed"]["power_at_5pct"], key=int)
     rows += [
         "",
         f"Power of the test of that change ({100 * c['change']['difference']:+.1f} points from "
