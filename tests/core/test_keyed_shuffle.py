@@ -104,7 +104,9 @@ def test_a_trash_cult_deal_without_one_donut_keeps_every_other_card_in_order(pla
         # Coupled with the printed deck: the missing Donut's place takes the bottom card;
         # every other card lies where it lies in the base deal.
         bottom = whole[0]
-        expected = [bottom if c == (DONUT, 9) else c for c in whole[1:]] if bottom != (DONUT, 9) else whole[1:]
+        expected = (
+            [bottom if c == (DONUT, 9) else c for c in whole[1:]] if bottom != (DONUT, 9) else whole[1:]
+        )
         assert whole_fewer == expected
         fy_base = TRASH.new_state(None, players, seed)
         fy_fewer = TRASH.new_state({"donuts": 9}, players, seed)
