@@ -80,6 +80,7 @@ class TrickyCultistsState(State):
         "suit_limits": lambda doc, players: [[] for _ in range(players)],
         "agenda_met": _unrecorded_rounds,
     }
+    KEYED_DEALS = True  # every shuffle goes through shuffle_cards / deal_cards
     FIELDS = (
         "round",
         "start",
