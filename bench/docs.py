@@ -388,7 +388,88 @@ def fairness_table(results: dict[str, Any]) -> str:
     )
 
 
+def power_table(results: dict[str, Any]) -> str:
+    """Coupled deals: discordance under donuts=9, the paired test's power, engine speed."""
+    section = _section(results, "power")
+    c = section["coupled"]
+    rows = [
+        f"Trash Cult, {c['players']} players, heuristic bots, base against `{c['variant']}`, {c['games']:,} games "
+        "per cell on the same seeds; the games where the Rat cult sat:",
+        "",
+        "| shuffle | games | Rat wins, base -> variant | discordant games | if independent | share |",
+        "|---|---|---|---|---|---|",
+    ]
+    for shuffle in ("fisher-yates", "keyed"):
+        r = c[shuffle]
+        rows.append(
+            f"| {shuffle} | {r['games_rat_sat']} | {100 * r['rat_base']:.1f}% -> {100 * r['rat_variant']:.1f}% "
+            f"| {r['discordant']} | {r['independent_expectation']:.1f} | {r['discordant_share_of_independent']:.2f} |"
+        )
+    sizes = sorted(c["keyed"]["power_at_5pct"], key=int)
+    rows += [
+        "",
+        f"Power of the test of that change ({100 * c['change']['difference']:+.1f} points from "
+        f"{100 * c['change']['rat_base']:.1f}%, both samples together; the Rat cult sits in "
+        f"{100 * c['change']['rat_sat_share']:.0f}% of games), normal approximation, by games per cell; "
+        "a night's BH level is 0.05 / 1,300:",
+        "",
+        "| test | " + " | ".join(sizes) + " |",
+        "|---|" + "---|" * len(sizes),
+    ]
+    for key, level in (
+        ("independent_power_at_5pct", "5 %"),
+        ("independent_power_at_night_bh_level", "a night's BH level"),
+    ):
+        rows.append(
+            f"| two independent samples, {level} | " + " | ".join(f"{c[key][n]:.2f}" for n in sizes) + " |"
+        )
+    for shuffle in ("fisher-yates", "keyed"):
+        for key, level in (("power_at_5pct", "5 %"), ("power_at_night_bh_level", "a night's BH level")):
+            rows.append(
+                f"| paired, {shuffle}, {level} | "
+                + " | ".join(f"{c[shuffle][key][n]:.2f}" for n in sizes)
+                + " |"
+            )
+    rows += [
+        "",
+        "| game | Fisher-Yates random decisions/s | keyed | keyed / Fisher-Yates |",
+        "|---|---|---|---|",
+    ]
+    for game, r in section["speed"].items():
+        rows.append(
+            f"| {TITLES.get(game, game)} | {r['fisher_yates_decisions_per_second']:,} | "
+            f"{r['keyed_decisions_per_second']:,} | {r['keyed_over_fisher_yates']:.3f} |"
+        )
+    return "\n".join([*rows, "", _when(section), *_targets(section), ""])
+
+
+def power_nightly_table(results: dict[str, Any]) -> str:
+    """The nightly's false alarms over real A/A pairs and its power against one-card changes."""
+    section = _section(results, "power")
+    aa = section["nightly_aa"]
+    rows = [
+        "| nights | games per cell | pairs or nights | flagged | rate | one night's wall time |",
+        "|---|---|---|---|---|---|",
+        f"| A/A: {TITLES[aa['game']]}, master seeds s and s+1 | {aa['games_per_cell']} | {aa['pairs']} pairs "
+        f"| {aa['pairs_with_a_drift']} | {100 * aa['false_alarm_rate']:.0f} % | {aa['night_wall_seconds']:.0f} s |",
+    ]
+    for game, r in section["nightly_planted"].items():
+        change = ", ".join(f"{k}={v}" for k, v in r["change"].items())
+        if "error" in r:
+            rows.append(
+                f"| planted `{change}`: {TITLES.get(game, game)} | - | - | - | not run: {r['error']} | - |"
+            )
+            continue
+        rows.append(
+            f"| planted `{change}` against the same seed: {TITLES.get(game, game)} | {r['games_per_cell']} "
+            f"| {r['nights']} nights | {r['nights_flagged']} | {100 * r['power']:.0f} % | {r['night_wall_seconds']:.0f} s |"
+        )
+    return "\n".join([*rows, "", _when(section), *_targets(section), ""])
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "power": power_table,
+    "power_nightly": power_nightly_table,
     "gateway": gateway_table,
     "fairness": fairness_table,
     "grpc": grpc_table,

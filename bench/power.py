@@ -43,16 +43,20 @@ from services.engines.registry import available_games, load_game
 GAMES = int(os.environ.get("BENCH_POWER_GAMES", 1000))  # per cell, for the discordance
 SPEED_SECONDS = float(os.environ.get("BENCH_POWER_SPEED_SECONDS", 6.0))  # per game and shuffle
 AA_PAIRS = int(os.environ.get("BENCH_POWER_AA_PAIRS", 20))
-NIGHT_GAMES = int(os.environ.get("BENCH_POWER_NIGHT_GAMES", 100))  # per cell, real nights
+NIGHT_GAMES = int(os.environ.get("BENCH_POWER_NIGHT_GAMES", 2000))  # per cell: the planted nights
+AA_GAMES = int(os.environ.get("BENCH_POWER_AA_GAMES", 200))  # per cell: the A/A nights
 PLANTED_SEEDS = int(os.environ.get("BENCH_POWER_PLANTED_SEEDS", 3))
+# The games whose planted change is measured (default all; Crazy Cultists' 30 cells are the
+# slow part of a night).
+PLANTED_GAMES = [g for g in os.environ.get("BENCH_POWER_PLANTED_GAMES", "").split(",") if g]
 SIZES = (200, 400, 800, 1600, 3200)
 # One card fewer of a kind each game deals: Trash Cult's tenth Donut, Crazy Cultists'
 # fourth Counter-Spell; Tricky Cultists' cards are each unique, so its smallest deck change
-# is one rank fewer (a card of each suit).
+# is a rank more (a card of each suit: one fewer leaves too few cards for 4 hands and Codexes).
 PLANTED = {
     "trash_cult": {"donuts": 9},
     "crazy_cultists": {"counter_spell": 3},
-    "tricky_cultists": {"ranks": 12},
+    "tricky_cultists": {"ranks": 14},
 }
 NIGHT_METRICS = 1300  # about the metrics of a full night (issue 30: 1,307): its BH level
 _NORMAL = NormalDist()
@@ -67,9 +71,9 @@ def _rat(result: dict[str, Any]) -> list[tuple[bool, bool]]:
     return out
 
 
-def mcnemar_power(n: int, only_base: float, only_cell: float, alpha: float) -> float:
-    """Power of the paired test at `n` games whose discordant shares are as measured."""
-    d, delta = only_base + only_cell, only_cell - only_base
+def mcnemar_power(n: int, discordant: float, delta: float, alpha: float) -> float:
+    """Power of the paired test at `n` games with this discordant share and true change."""
+    d = max(discordant, abs(delta))
     if d <= 0 or n <= 0:
         return 0.0
     z = _NORMAL.inv_cdf(1 - alpha / 2)
@@ -86,6 +90,7 @@ def independent_power(n: int, p_a: float, p_b: float, alpha: float) -> float:
 
 def coupled(games: int, players: int = 2) -> dict[str, Any]:
     out: dict[str, Any] = {"games": games, "players": players, "variant": "donuts=9"}
+    measured: dict[str, tuple[int, float, float, float]] = {}
     for shuffle in ("fisher-yates", "keyed"):
         spec = parse_spec(
             {"game": "trash_cult", "seed": 20240101, "games": games, "players": players, "chunk": games,
@@ -99,8 +104,7 @@ def coupled(games: int, players: int = 2) -> dict[str, Any]:
         only_a = sum(a and not b for a, b in pairs) / n
         only_b = sum(b and not a for a, b in pairs) / n
         expected = p_a * (1 - p_b) + p_b * (1 - p_a)
-        share_of_sat = n / games
-        night_level = bh_level(0.05, NIGHT_METRICS)
+        measured[shuffle] = (n, only_a + only_b, p_a, p_b)
         out[shuffle] = {
             "games_rat_sat": n,
             "rat_base": round(p_a, 4),
@@ -109,28 +113,32 @@ def coupled(games: int, players: int = 2) -> dict[str, Any]:
             "independent_expectation": round(expected * n, 1),
             "discordant_share_of_independent": round((only_a + only_b) / expected, 3),
             "seconds": round(time.perf_counter() - started, 1),
-            # per games per cell (the Rat cult sits in about `share_of_sat` of them)
-            "power_at_5pct": {
-                str(size): round(mcnemar_power(round(size * share_of_sat), only_a, only_b, 0.05), 3)
-                for size in SIZES
-            },
-            "power_at_night_bh_level": {
-                str(size): round(mcnemar_power(round(size * share_of_sat), only_a, only_b, night_level), 3)
-                for size in SIZES
-            },
         }
-    out["independent_power_at_5pct"] = {
-        str(size): round(
-            independent_power(
-                round(size * out["keyed"]["games_rat_sat"] / games),
-                out["keyed"]["rat_base"],
-                out["keyed"]["rat_variant"],
-                0.05,
-            ),
-            3,
-        )
-        for size in SIZES
+    # The change is the rules', the same whichever shuffle dealt it: its size is taken from
+    # both samples together, and each shuffle's power differs by its discordance alone.
+    delta = sum(p_b - p_a for _n, _d, p_a, p_b in measured.values()) / len(measured)
+    base = sum(p_a for _n, _d, p_a, _p_b in measured.values()) / len(measured)
+    share_of_sat = sum(n for n, _d, _a, _b in measured.values()) / len(measured) / games
+    night_level = bh_level(0.05, NIGHT_METRICS)
+    out["change"] = {
+        "rat_base": round(base, 4),
+        "difference": round(delta, 4),
+        "rat_sat_share": round(share_of_sat, 3),
     }
+    for shuffle, (_n, discordant, _a, _b) in measured.items():
+        for key, level in (("power_at_5pct", 0.05), ("power_at_night_bh_level", night_level)):
+            out[shuffle][key] = {
+                str(size): round(mcnemar_power(round(size * share_of_sat), discordant, delta, level), 3)
+                for size in SIZES
+            }
+    for key, level in (
+        ("independent_power_at_5pct", 0.05),
+        ("independent_power_at_night_bh_level", night_level),
+    ):
+        out[key] = {
+            str(size): round(independent_power(round(size * share_of_sat), base, base + delta, level), 3)
+            for size in SIZES
+        }
     return out
 
 
@@ -198,7 +206,7 @@ def nightly_planted(seeds: int, games: int) -> dict[str, Any]:
     """Each game's one-card change against its A/A-clean night on the same seed."""
     out: dict[str, Any] = {}
     for game, change in PLANTED.items():
-        if game not in available_games():
+        if game not in available_games() or (PLANTED_GAMES and game not in PLANTED_GAMES):
             continue
         try:
             flagged, walls, typical = 0, [], []
@@ -233,7 +241,7 @@ def run() -> dict[str, Any]:
         out["targets"][f"{game} keyed random decisions/s within 5% of Fisher-Yates"] = (
             row["keyed_over_fisher_yates"] >= 0.95
         )
-    out["nightly_aa"] = nightly_aa(AA_PAIRS, NIGHT_GAMES)
+    out["nightly_aa"] = nightly_aa(AA_PAIRS, AA_GAMES)
     out["targets"]["A/A night pairs with a drift <= 5%"] = out["nightly_aa"]["false_alarm_rate"] <= 0.05
     out["nightly_planted"] = nightly_planted(PLANTED_SEEDS, NIGHT_GAMES)
     return out

@@ -51,7 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_int,
         default=None,
         metavar="N",
-        help="games per cell (default: $NIGHTLY_GAMES or 400)",
+        help="games per cell of every game (default: $NIGHTLY_GAMES, else each game's own: 400, "
+        "2,000 for Trash Cult and Tricky Cultists)",
     )
     p.add_argument("--seed", type=int, default=None, help="master seed (default: $NIGHTLY_SEED or 20240101)")
     p.add_argument(
@@ -126,6 +127,7 @@ def _night(night, archive, specs, play: Player, console: Console, args, preview:
     info = {
         "mode": "local" if args.local else "celery",
         "games_per_cell": specs[0].games if specs else 0,
+        "games_per_cell_by_game": {s.game: s.games for s in specs},
         "seed": specs[0].seed if specs else None,
         "overrides": night.parse_overrides(args.overrides) if preview else {},
         "seconds": round(time.time() - started, 3),

@@ -38,7 +38,7 @@ ENVIRONMENT = {
     "ENGINE_METRICS_PORT_<GAME>": "an engine's metrics port (default 9101-9103)",
     "WORKER_METRICS_PORT_<QUEUE>": "a worker's metrics port (default 9104-9106)",
     "PROMETHEUS_PORT": "Prometheus's port (default 9090)",
-    "NIGHTLY_GAMES": "games per cell of the nightly suite (default 400)",
+    "NIGHTLY_GAMES": "games per cell of every game of the nightly suite (default: each game's own)",
     "NIGHTLY_SEED": "the nightly suite's master seed (default 20240101)",
     "CULTISTS_PURE_PYTHON": "1 runs the engines' source instead of their compiled build",
     "CULTISTS_DEAL_SECRET": "the secret live tables' deal keys come from (default: the data folder's deal-secret)",

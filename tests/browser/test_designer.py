@@ -81,7 +81,7 @@ def test_the_designer_page_follows_tunes_sweeps_and_nights(
     tunes.save_summary(finished, summary, render_plots(summary))
     # ... and a sweep half played.
     sweep = new_id()
-    sweeps.create(sweep, {"game": "trash_cult", "games": 100}, 200, 4)
+    sweeps.create(sweep, {"name": "one donut fewer", "game": "trash_cult", "games": 100}, 200, 4)
     sweeps.r.hset(key(sweep, "meta"), mapping={"games_done": 100, "status": "running"})
     try:
         _follow(new_context().new_page(), running, finished, sweep, summary, tunes, sweeps, screenshots)
@@ -107,6 +107,9 @@ def _follow(page, running, finished, sweep, summary, tunes, sweeps, screenshots)
     assert page.get_by_test_id(f"tune-percent-{running}").get_attribute("data-percent") == "25"
     assert "25.0%" in page.get_by_test_id(f"tune-percent-{running}").inner_text()
     assert page.get_by_test_id(f"sweep-percent-{sweep}").get_attribute("data-percent") == "50"
+    # Sweeps by the name their designer gave them; the id only in the cell's title.
+    name_cell = page.get_by_test_id(f"sweep-{sweep}").locator("td").first
+    assert name_cell.inner_text() == "one donut fewer" and name_cell.get_attribute("title") == sweep
     row = page.get_by_test_id(f"tune-{finished}")
     assert row.get_attribute("data-status") == "done"
     assert summary["best"]["confirmed"]["verdict"] in row.inner_text()

@@ -48,6 +48,22 @@ def test_sweep_game_is_replayed_as_the_sweep_played_it(client):
     assert start["next"] == summary["moves"][0]
 
 
+def test_a_keyed_sweep_game_is_replayed_keyed_and_an_unknown_shuffle_refused(client):
+    """A sweep dealt keyed links `shuffle=keyed` (docs/fairness.md, "Coupled deals"): the page
+    plays that deal, not the Fisher-Yates one a link without it names."""
+    spec = load_game("trash_cult")
+    bots = ["heuristic"] * 2
+    keyed = play_game(spec, None, 2, 21, bots, shuffle="keyed")
+    plain = play_game(spec, None, 2, 21, bots)
+    assert keyed.actions != plain.actions
+    query = {"game": "trash_cult", "seed": 21, "players": 2, "bots": "heuristic"}
+    summary = client.get("/api/replays", query_string={**query, "shuffle": "keyed"}).get_json()
+    assert [[m["seat"], m["action"]] for m in summary["moves"]] == keyed.actions
+    older = client.get("/api/replays", query_string=query).get_json()
+    assert [[m["seat"], m["action"]] for m in older["moves"]] == plain.actions
+    _error(client.get("/api/replays", query_string={**query, "shuffle": "riffle"}), 400, "malformed")
+
+
 def test_finished_table_replays_its_record(client, table_worker):
     seats = [{"kind": "bot", "bot": "random"}] * 4
     table = client.post(

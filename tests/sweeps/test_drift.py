@@ -195,7 +195,9 @@ def test_nightly_command_compares_stores_and_previews(tmp_path, capsys):
         "trash_cult",
         "tricky_cultists",
     }
-    assert all(g == {"compared": 0, "drifted": []} for g in first["games"].values())
+    assert all(
+        g == {"compared": 0, "drifted": [], "metrics": [], "power": []} for g in first["games"].values()
+    )
     # A preview of a rule change: compared with the stored night, stored, never the baseline.
     assert main([*args, "--set", "trash_cult:food_needed_2p=2"]) == 0
     preview = json.loads(capsys.readouterr().out)
@@ -204,6 +206,12 @@ def test_nightly_command_compares_stores_and_previews(tmp_path, capsys):
         assert part["compared"] > 0, game
         for d in part["drifted"]:
             assert set(d) >= {"cell", "metric", "before", "after", "p_adjusted"}
+        # Every compared metric is kept, drifted or not, with raw and adjusted p and its MDE.
+        assert len(part["metrics"]) == part["compared"], game
+        for m in part["metrics"]:
+            assert 0 <= m["p"] <= m["p_adjusted"] <= 1 and m["mde"] is not None, (game, m)
+            assert m["mde"] >= (1.0 if "turns" in m["metric"] else 0.02)
+        assert {m["metric"] for m in part["power"]} == {m["metric"] for m in part["metrics"] if m["mde"]}
     archive = night.NightArchive(tmp_path / "nightly")
     assert archive.night_ids() == [first["night"], preview["night"]] and archive.latest() == first["night"]
     # Same seeds: the preview was paired, block by block, with the night read back from disk.
@@ -308,3 +316,18 @@ def test_a_night_stored_before_the_bit_masks_is_compared_from_its_counts(tmp_pat
     assert archive.load(folder.name)["crazy_cultists"].outcomes == {}
     report = night.close_night(archive, _synthetic(1000, 2000))
     assert set(report["games"]["crazy_cultists"]["tests"]) == {"score", "welch"}
+
+
+def test_a_night_states_the_smallest_change_it_could_catch_and_it_shrinks_with_games():
+    """Seat 0 unchanged at 50 % on independent seeds: nothing drifts, and the MDE of the seat
+    rate halves with four times the games (never below the practical 2 points)."""
+    small = compare_nights(_synthetic(500, 1000, seed=0), _synthetic(500, 1000, seed=5000))
+    large = compare_nights(_synthetic(2000, 4000, seed=0), _synthetic(2000, 4000, seed=9000))
+    (row_small,) = [
+        m for m in small["games"]["crazy_cultists"]["metrics"] if m["metric"] == "seat 0 win rate"
+    ]
+    (row_large,) = [
+        m for m in large["games"]["crazy_cultists"]["metrics"] if m["metric"] == "seat 0 win rate"
+    ]
+    assert not row_small["drifted"] and row_small["p_adjusted"] >= row_small["p"]
+    assert row_small["mde"] > 0.02 and abs(row_large["mde"] / row_small["mde"] - 0.5) < 0.05

@@ -84,3 +84,15 @@ def test_many_cells_buffer_a_bounded_number_of_rows(tmp_path, monkeypatch):
     writer.close()
     assert len(list((tmp_path / "games").rglob("*.parquet"))) > 3
     assert [r["cell"] for r in records.find_games(tmp_path / "games", 4)] == [0, 1, 2]
+
+
+def test_a_first_part_of_draws_only_does_not_refuse_the_winners_after_it(tmp_path):
+    """The first Parquet part fixes every part's schema: a cell whose games were all draws
+    (winners only empty lists) must not make the next cell's winning seats unwritable."""
+    base = {"variant": "base", "players": 2, "decisions": 10, "capped": 1, "bots": "random;random"}
+    rows = [{**base, "cell": 0, "game_index": i, "seed": i, "winners": "", "turns": 60} for i in range(3)]
+    rows += [{**base, "cell": 1, "game_index": i, "seed": i, "winners": "1", "turns": 20, "capped": 0}
+             for i in range(3)]  # fmt: skip
+    assert records.write_game_records(tmp_path, rows, csv_too=False) == 6
+    (row,) = records.find_games(tmp_path / "games", 2, cell=1)
+    assert list(row["winners"]) == [1]

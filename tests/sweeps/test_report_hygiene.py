@@ -151,3 +151,44 @@ def test_a_local_report_opens_with_its_verdict_and_its_replay_links_work_from_th
     record = replays[0]
     assert f"seed {record['seed']}" in moves and moves.count("<tr>") == len(record["actions"]) + 1
     assert 'href="cell-0.json"' in moves and (tmp_path / "replays" / "cell-0.json").exists()
+
+
+def _variants_aggregates() -> dict:
+    names = ["base", "variant=devilish dark_powers=true optional_setup=true threshold=12",
+             "variant=fiendish dark_powers=true optional_setup=true threshold=14 candles_to_win=6"]  # fmt: skip
+    variants, cells = [], []
+    for i, name in enumerate(names):
+        for players in (3, 5):
+            seats = [{"seat": s, "delta": 0.01 * (s - i), "rate": 0.3, "outside": s == 0 and i == 1}
+                     for s in range(players)]  # fmt: skip
+            variants.append({"variant": name, "players": players, "seats": seats})
+            cells.append({"variant": name, "players": players, "seats": seats, "teams": [],
+                          "tests": {"seat": {"flag": i == 1 and players == 3}}})  # fmt: skip
+    paired = [{"variant": names[2], "players": 5, "metric": "seat 4 win rate", "significant": True},
+              {"variant": names[2], "players": 5, "metric": "seat 1 win rate", "significant": False}]  # fmt: skip
+    return {"variants": variants, "cells": cells, "paired": paired}
+
+
+def test_the_heatmap_marks_significant_seats_and_its_labels_do_not_overlap() -> None:
+    from services.balance.sweeps.plots import heatmap_figure, significant_seats
+
+    agg = _variants_aggregates()
+    names = sorted({v["variant"] for v in agg["variants"]})
+    marked = significant_seats(agg)
+    assert marked == {(names[1], 3, 0), (names[2], 5, 4)}
+    fig = heatmap_figure(agg)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    boxes = []
+    for ax in fig.axes:
+        if not ax.get_images():
+            continue  # a colorbar
+        texts = [t for t in ax.texts if t.get_text()]
+        assert sum(t.get_text().endswith("*") for t in texts) == sum(
+            1 for m in marked if m[1] == len(ax.get_xticks())
+        )
+        boxes += [t.get_window_extent(renderer) for t in ax.get_yticklabels() if t.get_text()]
+        boxes.append(ax.get_window_extent(renderer))
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert not a.overlaps(b) or a is b, "labels overlap each other or another panel"

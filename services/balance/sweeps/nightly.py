@@ -3,8 +3,9 @@
 Suite: every installed game, its base rules and each variant switch of its GameSpec's
 `variants` on its own (`variant_grid`), every player count it supports, with the game's heuristic bot in every seat
 (the random bot where a game has none) — the closest a bot sweep gets to how people play.
-The size is `NIGHTLY_GAMES` games per cell (default 400), which finishes in minutes on
-one 2-process worker; raise it where more workers run.
+The size is `NIGHTLY_GAMES` games per cell when set; otherwise 400 (Crazy Cultists' 30
+cells), and more for the games with few cells where 400 could not catch a one-card change
+(`DEFAULT_GAMES_BY_GAME`, chosen from the bench's power table, docs/sweeps.md).
 
 The master seed is fixed (`NIGHTLY_SEED`, default 20240101), so two nights play the same
 deals with the same bots: unchanged code gives identical numbers, and any move is caused
@@ -24,6 +25,10 @@ from services.engines.registry import available_games, load_game
 from .spec import SweepSpec, parse_spec
 
 DEFAULT_GAMES = 400
+# Games per cell where the default is not enough to catch a one-card change, chosen from
+# the power table of `make bench` (bench/power.py; docs/sweeps.md, "The size of a night"):
+# Trash Cult's 3 cells and Tricky Cultists' one are cheap, Crazy Cultists' 30 are not.
+DEFAULT_GAMES_BY_GAME: dict[str, int] = {"trash_cult": 2000, "tricky_cultists": 2000}
 DEFAULT_SEED = 20240101
 # Config every cell of a game's suite gets: the switches that let it play every player
 # count its GameSpec lists. Crazy Cultists plays 2 players only as the sweep variant (CC-2).
@@ -73,7 +78,12 @@ def suite_spec(game: str, games: int, seed: int) -> SweepSpec:
     )
 
 
+def default_games(game: str) -> int:
+    """Games per cell of `game`'s suite when neither `--games` nor NIGHTLY_GAMES says."""
+    return DEFAULT_GAMES_BY_GAME.get(game, DEFAULT_GAMES)
+
+
 def standard_suite(games: int | None = None, seed: int | None = None) -> list[SweepSpec]:
-    games = games or int(os.environ.get("NIGHTLY_GAMES", DEFAULT_GAMES))
+    given = games or (int(os.environ["NIGHTLY_GAMES"]) if os.environ.get("NIGHTLY_GAMES") else None)
     seed = int(os.environ.get("NIGHTLY_SEED", DEFAULT_SEED)) if seed is None else seed
-    return [suite_spec(game, games, seed) for game in available_games()]
+    return [suite_spec(game, given or default_games(game), seed) for game in available_games()]

@@ -4,7 +4,7 @@
    per cell, the fair share as a dashed line: is any seat out of its interval?
 2. Variant x seat heatmap of the distance from the fair share, one panel per player count
    (pooled over line-ups), on a diverging scale centred on zero: which rule set tilts
-   which seat, and how far.
+   which seat, and how far; a star marks what is significant after BH.
 3. Game-length histograms, one panel per player count, one step line per cell: did a
    variant make games drag, or hit the turn cap?
 
@@ -15,6 +15,7 @@ summary without the games.
 from __future__ import annotations
 
 import io
+import textwrap
 from typing import Any
 
 import matplotlib
@@ -61,26 +62,74 @@ def seat_rates(aggregates: dict[str, Any]) -> bytes:
     return _png(fig)
 
 
+LABEL_WIDTH = 26  # characters a variant label's line holds before it wraps
+
+
+def significant_seats(aggregates: dict[str, Any]) -> set[tuple[str, int, int]]:
+    """(variant, players, seat) whose rate is significant after BH: a seat outside its
+    interval in a cell whose seat test is flagged, or a seat whose paired win rate against
+    the base cell is. Team games mark the seats of a flagged team."""
+    marked: set[tuple[str, int, int]] = set()
+    for c in aggregates.get("cells", []):
+        tests = c.get("tests", {})
+        if tests.get("seat", {}).get("flag"):
+            marked |= {(c["variant"], c["players"], s["seat"]) for s in c["seats"] if s.get("outside")}
+        if tests.get("team", {}).get("flag"):
+            for t in c.get("teams", []):
+                if t.get("outside"):
+                    marked |= {(c["variant"], c["players"], seat) for seat in t["seats"]}
+    for row in aggregates.get("paired", []):
+        metric = row.get("metric", "")
+        if row.get("significant") and metric.startswith("seat ") and metric.endswith(" win rate"):
+            marked.add((row["variant"], row["players"], int(metric.split()[1])))
+    return marked
+
+
 def variant_heatmap(aggregates: dict[str, Any]) -> bytes:
+    return _png(heatmap_figure(aggregates))
+
+
+def heatmap_figure(aggregates: dict[str, Any]) -> Any:
+    """Variant x seat, win rate minus fair share; `*` marks a significant seat (BH). Long
+    variant labels wrap, and the figure grows with them, so no label runs into another."""
     groups = _by_players(aggregates["variants"])
+    marked = significant_seats(aggregates)
+    labels = {
+        players: [textwrap.fill(row["variant"], LABEL_WIDTH) or "base" for row in rows]
+        for players, rows in groups.items()
+    }
+    lines = max(label.count("\n") + 1 for group in labels.values() for label in group)
+    widest = max(
+        min(LABEL_WIDTH, max(len(x) for x in label.split("\n"))) for g in labels.values() for label in g
+    )
+    rows_most = max(len(v) for v in groups.values())
     fig, axes = plt.subplots(
-        1, len(groups), figsize=(max(4, 1.3 * max(groups)) * len(groups), 1.5 + 0.5 * max(len(v) for v in groups.values())),
+        1,
+        len(groups),
+        figsize=(
+            sum(max(3.5, 1.1 * p) + 0.09 * widest + 1.2 for p in groups),
+            1.8 + 0.32 * lines * rows_most,
+        ),
         squeeze=False,
-    )  # fmt: skip
+        layout="constrained",
+    )
     for ax, (players, rows) in zip(axes[0], groups.items(), strict=True):
         data = [[s["delta"] for s in row["seats"]] for row in rows]
         limit = max(0.05, max(abs(v) for line in data for v in line))
         image = ax.imshow(data, cmap="RdBu_r", vmin=-limit, vmax=limit, aspect="auto")
-        for r, line in enumerate(data):
+        for r, (row, line) in enumerate(zip(rows, data, strict=True)):
             for s, v in enumerate(line):
-                ax.text(s, r, f"{v:+.3f}", ha="center", va="center", fontsize=8)
+                star = "*" if (row["variant"], players, s) in marked else ""
+                ax.text(s, r, f"{v:+.3f}{star}", ha="center", va="center", fontsize=8,
+                        fontweight="bold" if star else "normal")  # fmt: skip
         ax.set_xticks(range(players))
         ax.set_xlabel("seat")
         ax.set_yticks(range(len(rows)))
-        ax.set_yticklabels([row["variant"] for row in rows], fontsize=8)
-        ax.set_title(f"{players} players: win rate - fair share")
+        ax.set_yticklabels(labels[players], fontsize=8)
+        ax.set_title(f"{players} players: win rate - fair share", fontsize=9)
         fig.colorbar(image, ax=ax, shrink=0.8)
-    return _png(fig)
+    fig.suptitle("* significant after Benjamini-Hochberg (the seat's test, or its paired change)", fontsize=8)
+    return fig
 
 
 def length_histograms(aggregates: dict[str, Any]) -> bytes:

@@ -96,7 +96,11 @@ class _PartWriter:
             return
         rows.sort(key=lambda r: r["seed"])
         columns = {k: [r.get(k) for r in rows] for k in rows[0] if k != "cell"}
-        table = pa.table(columns) if self.schema is None else pa.table(columns, schema=self.schema)
+        if self.schema is None:
+            table = pa.table(columns)
+            table = table.cast(_settled(table.schema))
+        else:
+            table = pa.table(columns, schema=self.schema)
         self.schema = self.schema or table.schema  # one schema for every part: one table
         folder = self.root / f"cell={cell}"
         folder.mkdir(parents=True, exist_ok=True)
@@ -106,6 +110,20 @@ class _PartWriter:
     def close(self) -> None:
         for cell in list(self.buffers):
             self.flush(cell)
+
+
+def _settled(schema: pa.Schema) -> pa.Schema:
+    """The first part's schema with the types its values could not show: a part whose games
+    were all draws has winners only as empty lists (list<null>), which would refuse the
+    next part's seats, so a list of nulls is a list of ints, and a column of nulls text."""
+    fields = []
+    for f in schema:
+        if pa.types.is_list(f.type) and pa.types.is_null(f.type.value_type):
+            f = f.with_type(pa.list_(pa.int64()))
+        elif pa.types.is_null(f.type):
+            f = f.with_type(pa.string())
+        fields.append(f)
+    return pa.schema(fields)
 
 
 def _parquet_row(row: dict[str, Any]) -> dict[str, Any]:

@@ -109,6 +109,10 @@ class State:
     """
 
     FIELDS: ClassVar[tuple[str, ...]] = ()
+    # Whether the game's __init__ takes `shuffle` and deals through `shuffle_cards` and
+    # `deal_cards` (fairness.md, "Coupled deals"): a game that does not is dealt by
+    # Fisher-Yates whatever is asked, and its states and records say so.
+    KEYED_DEALS: ClassVar[bool] = False
     # Fields added to the documented form after states were already being stored (Redis,
     # replays, support cases), each with the builder of its default from the document and
     # the player count. A document lacking one is the older form: `from_json` fills the
@@ -595,7 +599,7 @@ class GameSpec:
         if config is None or isinstance(config, dict):
             config = self.make_config(config)
         kind = shuffle_index(shuffle)
-        if kind:
+        if kind and self.state_class.KEYED_DEALS:
             return self.state_class(config, players, seed, deal_key, kind)
         if deal_key is None:
             return self.state_class(config, players, seed)

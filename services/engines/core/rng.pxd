@@ -20,5 +20,14 @@ cpdef object _shuffle(object items, unsigned long long state)
 # The keyed shuffle's salt and keys in C; the sort is the list's own, over Python ints.
 cpdef object _keyed_shuffle(list items, tuple tags, unsigned long long state)
 
-@cython.locals(k=cython.ulonglong, i=cython.Py_ssize_t, keys=list)
+@cython.locals(k=cython.ulonglong, t=cython.ulonglong, i=cython.Py_ssize_t, c=cython.Py_ssize_t,
+               n=cython.Py_ssize_t, view=cython.ulonglong[:])
 cpdef keyed_order(list items, tuple tags, unsigned long long salt)
+
+# Shell sort over the keys' typed view: every comparison and move a C one.
+@cython.locals(gap=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, k=cython.ulonglong)
+cpdef _shell_sort(unsigned long long[:] view, Py_ssize_t n)
+
+@cython.locals(t=cython.ulonglong, i=cython.Py_ssize_t, size=cython.Py_ssize_t, m=cython.Py_ssize_t,
+               below=cython.Py_ssize_t, place=cython.Py_ssize_t, c=cython.Py_ssize_t, view=cython.ulonglong[:])
+cpdef _coupled_fill(list items, tuple tags, tuple ids, unsigned long long salt)

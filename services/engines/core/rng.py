@@ -9,8 +9,9 @@ for the few draws a card game makes (shuffles, random steals).
 from __future__ import annotations
 
 import functools
+from array import array
 from collections.abc import Mapping, MutableSequence, Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -71,6 +72,12 @@ _ID_MASK = (1 << _ID_BITS) - 1
 _KEY_MASK = _MASK ^ _ID_MASK
 
 
+@functools.cache
+def range_tags(size: int) -> tuple[int, ...]:
+    """`card_tags` of a deck whose every card is its own kind (ids 0..size-1)."""
+    return _card_tags(tuple(range(size)))
+
+
 def card_tags(kinds: Sequence[int]) -> tuple[int, ...]:
     """Card id -> 64-bit tag of (kind, copy index): the n-th card of a kind gets the same
     tag whatever the other kinds' counts, so a deck with one Donut fewer keeps every other
@@ -101,14 +108,37 @@ def _keyed_shuffle(items: list[int], tags: tuple[int, ...], state: int) -> int:
 
 def keyed_order(items: list[int], tags: tuple[int, ...], salt: int) -> None:
     """Order the card ids of `items` by their keys under `salt` (both generators' keyed
-    shuffle: the salt is the one draw they make)."""
-    keys = []
-    for c in items:
-        keys.append((_mix(salt ^ tags[c]) & _KEY_MASK) | c)
-    keys.sort()
-    for i in range(len(keys)):
-        k = keys[i]
+    shuffle: the salt is the one draw they make). The keys sit in a C array of 64-bit words
+    (`array("Q")`, a typed view once compiled) and are sorted there, so a shuffle costs a
+    few nanoseconds a card, as Fisher-Yates does, not a Python int each."""
+    n = len(items)
+    keys = array("Q", bytes(8 * n))
+    view = keys
+    for i in range(n):
+        c = items[i]
+        t = tags[c]
+        view[i] = (_mix(salt ^ t) & _KEY_MASK) | c
+    _shell_sort(view, n)
+    for i in range(n):
+        k = view[i]
         items[i] = k & _ID_MASK
+
+
+_GAPS = (701, 301, 132, 57, 23, 10, 4, 1)  # Ciura's gaps: Shell sort's fastest known
+
+
+def _shell_sort(view: Any, n: int) -> None:
+    """Sort the first `n` words of `view` in place, ascending (keys are distinct)."""
+    for gap in _GAPS:
+        if gap >= n:
+            continue
+        for i in range(gap, n):
+            k = view[i]
+            j = i
+            while j >= gap and view[j - gap] > k:
+                view[j] = view[j - gap]
+                j -= gap
+            view[j] = k
 
 
 def coupled_order(items: list[int], kinds: Sequence[int], reference: Mapping[int, int], salt: int) -> None:
@@ -125,26 +155,54 @@ def coupled_order(items: list[int], kinds: Sequence[int], reference: Mapping[int
     moving up one. Uniform: the rule looks only at which places hold which reference
     cards, never at this deck's labels, so relabelling this deck's cards commutes with it,
     and a uniform reference order gives each order of this deck alike."""
+    tags, ids = _coupled_plan(tuple(kinds), tuple(sorted(items)), tuple(sorted(reference.items())))
+    _coupled_fill(items, tags, ids, salt)
+
+
+@functools.cache
+def _coupled_plan(
+    kinds: tuple[int, ...], items: tuple[int, ...], reference: tuple[tuple[int, int], ...]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The reference deck of `coupled_order` as (tag of each reference card, this deck's id
+    for it or -1), once per deck and reference: only the keys change from deal to deal."""
     copies: dict[int, int] = {}
     present: dict[tuple[int, int], int] = {}
-    for c in sorted(items):
+    for c in items:
         kind = kinds[c]
         copy = copies.get(kind, 0)
         copies[kind] = copy + 1
         present[(kind, copy)] = c
-    keyed = []
-    for kind in sorted(copies.keys() | reference.keys()):
-        for copy in range(max(copies.get(kind, 0), reference.get(kind, 0))):
-            tag = _splitmix(((kind & _LOW32) << 32) | copy)
-            keyed.append((_mix(salt ^ tag), kind, copy))
-    keyed.sort(reverse=True)  # dealing order: the top card (the list's end) first
+    wanted = dict(reference)
+    tags, ids = [], []
+    for kind in sorted(copies.keys() | wanted.keys()):
+        for copy in range(max(copies.get(kind, 0), wanted.get(kind, 0))):
+            tags.append(_splitmix(((kind & _LOW32) << 32) | copy))
+            ids.append(present.get((kind, copy), -1))
+    if len(tags) > _ID_MASK:
+        raise ValueError(f"a keyed shuffle takes decks of fewer than {_ID_MASK + 1} cards")
+    return tuple(tags), tuple(ids)
+
+
+def _coupled_fill(items: list[int], tags: tuple[int, ...], ids: tuple[int, ...], salt: int) -> None:
+    """`coupled_order`'s deal: the reference cards by key, top first, holes filled from below."""
+    m = len(tags)
+    keys = array("Q", bytes(8 * m))
+    view = keys
+    for i in range(m):
+        t = tags[i]
+        view[i] = (_mix(salt ^ t) & _KEY_MASK) | i
+    _shell_sort(view, m)  # ascending: dealing order (the top card first) is from the end
     size = len(items)
-    below = (present.get((kind, copy)) for _key, kind, copy in keyed[size:])
-    spare = (c for c in below if c is not None)
-    top = [present.get((kind, copy)) for _key, kind, copy in keyed[:size]]
-    dealt = [next(spare) if c is None else c for c in top]
-    dealt.reverse()
-    items[:] = dealt
+    below = m - 1 - size
+    for place in range(size):
+        c = ids[view[m - 1 - place] & _ID_MASK]
+        if c < 0:  # a hole: this deck's next card from below the deal
+            c = ids[view[below] & _ID_MASK]
+            while c < 0:
+                below -= 1
+                c = ids[view[below] & _ID_MASK]
+            below -= 1
+        items[size - 1 - place] = c
 
 
 class Rng:

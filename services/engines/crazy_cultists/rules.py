@@ -336,6 +336,7 @@ class CrazyCultistsState(State):
         "known": lambda doc, players: [[] for _ in range(players)],
         "known_deck": lambda doc, players: [[] for _ in range(players)],
     }
+    KEYED_DEALS = True  # every shuffle goes through shuffle_cards / deal_cards
     FIELDS = (
         "deck",  # main deck, top at the end
         "discard",  # main discard pile, face up

@@ -305,6 +305,7 @@ class TrashCultState(State):
         "known": lambda doc, players: [[] for _ in range(players)],
         "known_deck": lambda doc, players: [[] for _ in range(players)],
     }
+    KEYED_DEALS = True  # every shuffle goes through shuffle_cards / deal_cards
     FIELDS: ClassVar[tuple[str, ...]] = (
         "deck",  # active deck, top at the end (hidden)
         "trash",  # trash pile, face up (TC-16)

@@ -29,7 +29,7 @@ from typing import Any
 from ..core.decks import check_conservation, fits, redeal, redeal_limited
 from ..core.errors import BadState
 from ..core.game import FISHER_YATES, State
-from ..core.rng import Rng, card_tags
+from ..core.rng import Rng, range_tags
 from .cards import (
     AGENDAS,
     BONUS_SUIT,
@@ -80,6 +80,7 @@ class TrickyCultistsState(State):
         "suit_limits": lambda doc, players: [[] for _ in range(players)],
         "agenda_met": _unrecorded_rounds,
     }
+    KEYED_DEALS = True  # every shuffle goes through shuffle_cards / deal_cards
     FIELDS = (
         "round",
         "start",
@@ -132,7 +133,7 @@ class TrickyCultistsState(State):
         self.round = round_index
         self.start = round_index % n
         deck = [card for card in range(cfg.cards)]  # a C loop when compiled, no range object
-        self.shuffle_cards(deck, card_tags(range(cfg.cards)))  # every card its own kind
+        self.shuffle_cards(deck, range_tags(cfg.cards))  # every card its own kind
         h, c = cfg.hand_size, cfg.codex_size
         self.hands = [sorted(deck[i * h : (i + 1) * h]) for i in range(n)]
         at = n * h
@@ -152,7 +153,7 @@ class TrickyCultistsState(State):
         self.suit_limits: list[list[list[int]]] = [[] for _ in range(n)]
         self.agendas = [-1] * n  # agenda card id, -1 none (not drafted yet, or declined)
         agendas = [agenda for agenda in range(cfg.agenda_cards)]
-        self.shuffle_cards(agendas, card_tags(range(cfg.agenda_cards)))
+        self.shuffle_cards(agendas, range_tags(cfg.agenda_cards))
         self.pack = agendas[: cfg.draft_size]
         self.agenda_out = agendas[cfg.draft_size :]
         self.phase = DRAFT

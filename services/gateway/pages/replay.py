@@ -197,6 +197,7 @@ class Replay:
         seat_names: list[str],
         bots: list[str] | None = None,
         deal_key: bytes | None = None,
+        shuffle: str | None = None,
     ) -> None:
         self.spec = spec
         self.messages: GameMessages = load_messages(spec.name)
@@ -210,7 +211,8 @@ class Replay:
         self.moves: list[Move] = []
         self.events: list[list[dict[str, Any]]] = [[]]  # per step; step 0 is the deal
         self._checkpoints: list[State] = []
-        state = spec.new_state(self._config_obj, players, seed, deal_key)  # the table's deal (fairness.md)
+        # the table's deal, or the sweep's keyed one (fairness.md)
+        state = spec.new_state(self._config_obj, players, seed, deal_key, shuffle)
         for n, (seat, action) in enumerate(actions):
             if n % CHECKPOINT_EVERY == 0:
                 self._checkpoints.append(state.clone())
@@ -384,7 +386,10 @@ def simulate(source: Source, seconds: float = BUILD_SECONDS) -> Replay:
         raise PlatformError(400, "too_long", f"the game took {record.decisions} decisions; replays stop at "
                        f"{MAX_SIMULATED_DECISIONS}")  # fmt: skip
     names = [f"{bot_words(b)} {s}" for s, b in enumerate(source.bots)]  # as a live table names bots
-    return Replay(spec, config, source.players, source.seed, record.actions, source, names, list(source.bots))
+    return Replay(
+        spec, config, source.players, source.seed, record.actions, source, names, list(source.bots),
+        shuffle=source.shuffle,
+    )  # fmt: skip
 
 
 def from_record(record: dict[str, Any], source: Source, seat_names: list[str]) -> Replay:
