@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib
 
 from .core.game import GameSpec
+from .core.guide import Guide
 
 GAME_MODULES: dict[str, str] = {
     "crazy_cultists": "services.engines.crazy_cultists",
@@ -33,3 +34,9 @@ def available_games() -> list[str]:
             continue
         out.append(name)
     return out
+
+
+def load_guide(name: str) -> Guide:
+    """The game's words for players (`<game>/guide.py`: How to play, card faces, tips);
+    KeyError if no such game is installed."""
+    return importlib.import_module(f"{GAME_MODULES[name]}.guide").GUIDE

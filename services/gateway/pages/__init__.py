@@ -302,3 +302,6 @@ def _no_store(response: Response) -> Response:
     if response.mimetype == "text/html":
         response.headers["Cache-Control"] = "no-store"
     return response
+
+
+from . import learn  # noqa: E402, F401 - its routes join this blueprint (How to play, card faces)

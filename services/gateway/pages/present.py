@@ -1,7 +1,8 @@
 """Words and colours for the pages: how card names read and which family a card belongs to.
 
-Only presentation lives here. The families below decide a card's colour on the page and
-nothing else; what a card does is the engines' business (the gateway holds no rules).
+Only presentation lives here. What a card says and which family colours it come from the
+game's own guide (`services/engines/<game>/guide.py`, the rulebook's words), so the page,
+the How-to-play page and the card faces agree; the gateway holds no rules.
 """
 
 from __future__ import annotations
@@ -12,19 +13,8 @@ from flask import Flask
 
 from services.engines.crazy_cultists.cards import NAMES as CRAZY_NAMES
 from services.engines.crazy_cultists.cards import TITLES as CRAZY_TITLES
+from services.engines.registry import load_guide
 
-# Crazy Cultists: the Dark Powers expansion's cards (CC-10) look different from the main deck.
-_CRAZY_DARK = {
-    "dark_favor_4", "life_siphon", "black_spire", "necromancy", "dark_baptism", "ouija",
-    "fear_the_reaper", "puppet_master", "forbidden_alchemy", "scrying_bones", "hail_yourself",
-    "voodoo", "heavy_metal",
-}  # fmt: skip
-_TRASH_FAMILY = {
-    **dict.fromkeys(("Raccoon", "Skunk", "Squirrel", "Rat"), "animal"),
-    **dict.fromkeys(("Pizza", "Pie", "Cookie", "Donut"), "food"),
-    **dict.fromkeys(("Pigeon Thief", "Poison Their Punch", "Opossum Plushie", "Convert Hostage"), "action"),
-    **dict.fromkeys(("Protection Spell", "Hide"), "answer"),
-}
 # Which food each Trash Cult cult worships (the rulebook's pairs), to show a Shrine's goal.
 TRASH_FOOD = {"Raccoon": "Pizza", "Skunk": "Pie", "Squirrel": "Cookie", "Rat": "Donut"}
 
@@ -71,70 +61,6 @@ TRICKY_PHASE = {
 # Crazy Cultists' machine names as the rulebook prints them ("Hex-O-Rama", "Beelze-Beatdown"),
 # the very titles the engine's labels and log use, so the page and the log agree.
 _CRAZY_TITLE = dict(zip(CRAZY_NAMES, CRAZY_TITLES, strict=True))
-
-# What each card does, in the rulebooks' words (Crazy Cultists, Trash Cult) and the rulings'
-# (TC-11 chaos cards, TK-7 suit abilities), shown on hover and on tap.
-CARD_TEXT: dict[str, dict[str, str]] = {
-    "crazy_cultists": {
-        "favor_1": "Favor card worth 1: add it to your Favor Stack.",
-        "favor_2": "Favor card worth 2: add it to your Favor Stack.",
-        "favor_3": "Favor card worth 3: add it to your Favor Stack.",
-        "favor_4": "Favor card worth 4: add it to your Favor Stack.",
-        "fall_from_grace": "Discard the most recent card played in your Favor Stack.",
-        "polymorphization": "Skip your next turn.",
-        "infernal_inferno": "Discard the 2 most recent cards played in your Favor Stack.",
-        "toiling_trouble": "Discard 2 cards of the same value from your Favor Stack.",
-        "hex_o_rama": "Discard the 3 most recent cards played in your Favor Stack.",
-        "evil_eye": "Show your hand to the player that dealt you this card; they may take a card from it.",
-        "beelze_beatdown": "Discard your entire Favor Stack.",
-        "nerdronomicon": "Look at the top 3 cards of the deck, keep 1, put the other 2 back on top in any order.",
-        "counter_spell": "Negate the effects of a single Hijinx card. Can be played at any time.",
-        "switcheroo": "Trade the last card in your Favor Stack with that of the player that dealt you this card.",
-        "dark_favor_4": "Dark Powers: 4 Favor Points for your Favor Stack.",
-        "life_siphon": "Dark Powers: take the last card of another player's Favor Stack onto your own.",
-        "black_spire": "Dark Powers: the target must stack 3+ Favor Points on this card before their own stack.",
-        "necromancy": "Dark Powers: take any 1 card from the main discard pile into your hand.",
-        "dark_baptism": "Dark Powers: no Hijinx may target you for a round; take another turn at once.",
-        "ouija": "Dark Powers: see a player's hand; swap hands with them or make them discard it.",
-        "fear_the_reaper": "Dark Powers: every other player discards their hand.",
-        "puppet_master": "Dark Powers: every player gives their hand to the player on their right.",
-        "forbidden_alchemy": "Dark Powers: draw 3 cards, then return any 2 to the top of the deck.",
-        "scrying_bones": "Dark Powers: search the main deck for a card, show it and take it.",
-        "hail_yourself": "Dark Powers: every other player reveals their hand; take 1 card from any of them.",
-        "voodoo": "Dark Powers: discard cards from your hand; the target removes as many from their stack.",
-        "heavy_metal": "Dark Powers: discard the last card of every other player's Favor Stack.",
-    },
-    "trash_cult": {
-        "Raccoon": "Animal. Raccoons worship Pizza; their perk steals your food from an enemy's Stash.",
-        "Skunk": "Animal. Skunks worship Pie; their perk steals your food from an enemy's Shrine.",
-        "Squirrel": "Animal. Squirrels worship Cookies; their perk digs the deck for a card you need.",
-        "Rat": "Animal. Rats worship Donuts; their perk summons your food from the trash pile.",
-        "Pizza": "Food, worshipped by Raccoons: to your Shrine if yours, else to your Stash.",
-        "Pie": "Food, worshipped by Skunks: to your Shrine if yours, else to your Stash.",
-        "Cookie": "Food, worshipped by Squirrels: to your Shrine if yours, else to your Stash.",
-        "Donut": "Food, worshipped by Rats: to your Shrine if yours, else to your Stash.",
-        "Pigeon Thief": "Blindly snatch a card from an enemy's hand; you may play it at once as a free action.",
-        "Poison Their Punch": "An enemy loses all their Cult Members (natural and converted); Hostages stay.",
-        "Opossum Plushie": "Use any Snackrifice perk without paying for it and without chaos.",
-        "Convert Hostage": "Turn one of your Hostages into a Cult Member.",
-        "Protection Spell": "Answer a Poison Their Punch or a Snackrifice: the poison or the perk has no effect.",
-        "Hide": "Answer a chaos card: you do not take part in it.",
-        "Hungry Bear": "Chaos: every player trashes 2 animals or 1 food.",
-        "Rat Poison": "Chaos: every player trashes 1 animal or 2 food.",
-        "Animal Control": "Chaos: every player trashes all their Hostages.",
-        "Trashnado": "Chaos: every player trashes all food in their Stash.",
-        "Garbage Trucks Broke Down": "Chaos: every player draws 2 cards.",
-        "Lunar Eclipse": "Chaos: converted Cult Members turn back into Hostages.",
-        "Trash Swap": "Chaos: every hand passes to the player on the left.",
-        "Thunderstorm": "Chaos: every player trashes 1 food from their Shrine.",
-    },
-    "tricky_cultists": {
-        "Red": "Red led: the second-highest Red card sets the trump suit.",
-        "Green": "Green led: the second-highest Green card may take a card from their Codex.",
-        "Blue": "Blue led: the second-highest Blue card may swap a hand card with a Codex card.",
-        "Purple": "Purple led: the second-highest Purple card gives anyone a Suspicion.",
-    },
-}
 
 # Bots in words: what playing against each is like (the engine's name stays on hover).
 BOT_WORDS = {
@@ -191,12 +117,18 @@ def you_for(names: list[str], me: int) -> list[str]:
 
 
 def card_text(game: str, card: Any) -> str:
-    """The rules text shown on hover and tap; Tricky Cultists' cards get value and suit ability."""
-    if game == "tricky_cultists" and isinstance(card, dict):
+    """The rules text shown on hover, focus and tap, from the game's guide (its rulebook's
+    words); Tricky Cultists' cards get their value and suit ability."""
+    try:
+        face = load_guide(game).face(card)
+    except KeyError:
+        return ""
+    if face is None:
+        return ""
+    if isinstance(card, dict):
         value = card.get("value", 0)
-        worth = f"worth {value} point{'' if value == 1 else 's'}"
-        return f"{card.get('name')}, {worth}. {CARD_TEXT[game].get(card.get('suit', ''), '')}".strip()
-    return CARD_TEXT.get(game, {}).get(str(card), "")
+        return f"{card.get('name')}, worth {value} point{'' if value == 1 else 's'}. {face.text}".strip()
+    return face.text
 
 
 def card_title(name: Any) -> str:
@@ -210,17 +142,12 @@ def card_title(name: Any) -> str:
 
 
 def card_family(game: str, name: Any) -> str:
-    """A CSS class for the card's family (colour only)."""
-    text = str(name or "")
-    if game == "crazy_cultists":
-        if text in _CRAZY_DARK:
-            return "dark"
-        if text.startswith("favor_"):
-            return "favor"
-        return "counter" if text == "counter_spell" else "hijinx"
-    if game == "trash_cult":
-        return _TRASH_FAMILY.get(text, "chaos")
-    return "plain"
+    """A CSS class for the card's family (colour only), as the game's guide groups its cards."""
+    try:
+        face = load_guide(game).face(str(name or ""))
+    except KeyError:
+        return "plain"
+    return face.family if face is not None else "plain"
 
 
 def seat_list(values: Any) -> str:
