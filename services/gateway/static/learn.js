@@ -55,9 +55,11 @@
     owner = null;
   }
 
+  // Shown on keyboard focus only (`:focus-visible`): the page itself moves focus to your first
+  // playable card when your turn comes, and a tip popping up then would cover the board.
   document.addEventListener("focusin", (ev) => {
     const el = ev.target.closest && ev.target.closest(TIPPED);
-    if (el) show(el);
+    if (el && el.matches(":focus-visible")) show(el);
     else hide();
   });
   document.addEventListener("focusout", (ev) => {
@@ -79,10 +81,15 @@
       const cards = [...hand.querySelectorAll(":scope > .card")];
       const mid = (cards.length - 1) / 2;
       const step = cards.length > 7 ? 3 : 5;
+      // Overlap the cards just enough for the whole hand to fit its box (a phone's width).
+      const width = cards.length ? cards[0].offsetWidth : 0;
+      const room = hand.clientWidth - 24;
+      const overlap = cards.length > 1 ? Math.max(width * 0.3, (cards.length * width - room) / (cards.length - 1)) : 0;
       cards.forEach((card, i) => {
         const off = i - mid;
         card.style.setProperty("--fan-a", `${off * step}deg`);
         card.style.setProperty("--fan-y", `${Math.abs(off) * Math.abs(off) * 0.9}px`);
+        card.style.setProperty("--fan-m", i ? `${-Math.min(overlap, width * 0.8)}px` : "0px");
       });
     }
   }
@@ -127,5 +134,6 @@
   if (box) new MutationObserver(refresh).observe(box, { childList: true, subtree: false });
   const replayBox = document.querySelector("[data-testid=replay-panel-box]");
   if (replayBox) new MutationObserver(() => fan(replayBox)).observe(replayBox, { childList: true });
+  window.addEventListener("resize", () => fan(document));
   refresh();
 })();
