@@ -123,8 +123,9 @@ def coach(view: Mapping[str, Any], seat: int) -> tuple[str, str] | None:
             best = max(counts, key=lambda c: counts[c])
             return (
                 f"Pick a cult: the {best}s look good for your hand.",
-                f"You win with enough of your cult's food in your Shrine and one Cult Member. Your hand holds "
-                f"{counts[best]} {best} or {FOOD_OF[best]} card{'' if counts[best] == 1 else 's'}.",
+                "You win with enough of your cult's food in your Shrine and one Cult Member. Raccoons worship "
+                f"Pizza, Skunks Pie, Squirrels Cookies, Rats Donuts; your hand holds {counts[best]} {best} or "
+                f"{FOOD_OF[best]} card{'' if counts[best] == 1 else 's'}.",
             )
         if step == "protect":
             return (

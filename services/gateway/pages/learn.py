@@ -39,7 +39,7 @@ def guide_of(game: str) -> Guide:
     try:
         return load_guide(str(game))
     except (KeyError, ModuleNotFoundError):
-        raise PlatformError(404, "unknown_game", f"no game named {game!r}", "game") from None
+        raise PlatformError(404, "unknown_game", f"no game named {game!r}", field="game") from None
 
 
 def _svg(body: str) -> Response:
@@ -63,13 +63,13 @@ def card_from_fields(game: str):
     fields = {k: request.args.get(k, "") for k in ("suit", "rank", "value", "name")}
     bad = next((k for k, v in fields.items() if len(v) > _FIELD_LIMIT), None)
     if guide.face_of_object is None or bad is not None:
-        raise PlatformError(400, "malformed", "this game's cards are drawn by name", bad or "game")
+        raise PlatformError(400, "malformed", "this game's cards are drawn by name", field=bad or "game")
     for number in ("rank", "value"):
         if not fields[number].lstrip("-").isdigit():
-            raise PlatformError(400, "malformed", f"{number} must be a whole number", number)
+            raise PlatformError(400, "malformed", f"{number} must be a whole number", field=number)
     face = guide.face_of_object(fields)
     if face.family not in guide.scheme or face.family in ("plain", "back"):
-        raise PlatformError(404, "unknown_card", f"no suit named {fields['suit']!r}", "suit")
+        raise PlatformError(404, "unknown_card", f"no suit named {fields['suit']!r}", field="suit")
     return _svg(face_svg(guide, face))
 
 
@@ -79,7 +79,7 @@ def card_face(game: str, key: str):
     guide = guide_of(game)
     face = guide.face(key)
     if face is None:
-        raise PlatformError(404, "unknown_card", f"{guide.title} has no card named {key!r}", "key")
+        raise PlatformError(404, "unknown_card", f"{guide.title} has no card named {key!r}", field="key")
     return _svg(face_svg(guide, face))
 
 
@@ -111,7 +111,10 @@ def tip(game: str, key: Any) -> str:
 def how_to_play(game: str):
     """Anonymous: the game's rules written for players; with `?table=<id>`, the optional
     rules and changed settings of that table marked."""
-    guide = guide_of(game)
+    try:
+        guide = guide_of(game)
+    except PlatformError as exc:  # a page: the error in HTML
+        return render_template("error.html", error=exc), exc.status
     gw = current()
     table_id = request.args.get("table", "")
     config: dict[str, Any] | None = None
@@ -127,7 +130,7 @@ def how_to_play(game: str):
         except PlatformError as exc:
             return render_template("error.html", error=exc), exc.status
         if table.game != game:
-            exc = PlatformError(404, "unknown_table", f"table {table_id} plays another game", "table")
+            exc = PlatformError(404, "unknown_table", f"table {table_id} plays another game", field="table")
             return render_template("error.html", error=exc), exc.status
         config = {**defaults, **table.config}
         changed = [
