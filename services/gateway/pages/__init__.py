@@ -17,6 +17,7 @@ Routes (none under /api, so they are not part of the OpenAPI document):
 - `/replay`              a finished table (`?table=`) or a sweep's game (`?game=&seed=...`)
 - `/replay/panel`        one step of a replay, from one seat, a spectator or all seats
 - `/account`             the browser's player: upgrade a guest, sign in on another device
+- `/games/<game>/how-to-play`, `/cards/<game>/...svg`   learning the game (learn.py)
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ..auth import player_id
 from ..errors import bearer_token
 from ..schemas import Body, validate
 from .history import PastStates, last_move, last_trick, past_move, upto
+from .learn import register as register_learning
 from .present import display_names, register_filters
 from .replay import Replay, Replays, view_json
 
@@ -48,6 +50,7 @@ bp = Blueprint(
     static_url_path="/static",
 )
 register_filters(bp)
+register_learning(bp)  # How to play, the card pictures, tips and the guided turn (learn.py)
 
 OPENAPI_PATHS: dict[str, Any] = {}  # pages are HTML, not API: nothing to document
 
@@ -302,6 +305,3 @@ def _no_store(response: Response) -> Response:
     if response.mimetype == "text/html":
         response.headers["Cache-Control"] = "no-store"
     return response
-
-
-from . import learn  # noqa: E402, F401 - its routes join this blueprint (How to play, card faces)

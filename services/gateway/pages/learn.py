@@ -21,14 +21,13 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Response, render_template, request, url_for
+from flask import Blueprint, Response, render_template, request, url_for
 
 from services.engines.core.guide import Face, Guide
 from services.engines.registry import load_guide
 from services.gateway.context import current
 from services.platform.errors import PlatformError
 
-from . import bp
 from .faces import back_svg, face_svg
 
 SVG_CACHE = "public, max-age=3600"  # faces change only with a deploy
@@ -49,13 +48,11 @@ def _svg(body: str) -> Response:
 
 
 # -- the pictures ---------------------------------------------------------------------------
-@bp.get("/cards/<game>/back.svg")
 def card_back(game: str):
     """Anonymous: the game's card back (hidden hands, decks)."""
     return _svg(back_svg(guide_of(game)))
 
 
-@bp.get("/cards/<game>/card.svg")
 def card_from_fields(game: str):
     """Anonymous: a face made from a card's fields, for games whose views carry cards as
     objects (Tricky Cultists). Each field is bounded and the suit must be the game's."""
@@ -73,7 +70,6 @@ def card_from_fields(game: str):
     return _svg(face_svg(guide, face))
 
 
-@bp.get("/cards/<game>/<key>.svg")
 def card_face(game: str, key: str):
     """Anonymous: a card face by the engine's name for the card."""
     guide = guide_of(game)
@@ -107,7 +103,6 @@ def tip(game: str, key: Any) -> str:
 
 
 # -- How to play ----------------------------------------------------------------------------
-@bp.get("/games/<game>/how-to-play")
 def how_to_play(game: str):
     """Anonymous: the game's rules written for players; with `?table=<id>`, the optional
     rules and changed settings of that table marked."""
@@ -165,4 +160,11 @@ def _install(state: Any) -> None:
     env.globals.update(face_url=face_url, card_face_of=card_face_of, game_tip=tip, coach_for=coach_for)
 
 
-bp.record_once(_install)
+def register(bp: Blueprint) -> None:
+    """Adds these routes to the pages blueprint (so their endpoints are `pages.*`) and the
+    template helpers to the app it is registered on. The back comes before `<key>.svg`."""
+    bp.add_url_rule("/cards/<game>/back.svg", view_func=card_back, methods=["GET"])
+    bp.add_url_rule("/cards/<game>/card.svg", view_func=card_from_fields, methods=["GET"])
+    bp.add_url_rule("/cards/<game>/<key>.svg", view_func=card_face, methods=["GET"])
+    bp.add_url_rule("/games/<game>/how-to-play", view_func=how_to_play, methods=["GET"])
+    bp.record_once(_install)
