@@ -26,6 +26,7 @@ from services.engines.tricky_cultists.cards import AGENDAS, SUIT_NAMES
 
 from .conftest import DESKTOP, PHONE
 from .support import PANEL_MOVED, SHORT, open_table, wait_ready
+from .test_enjoy import axe_violations
 
 GAMES = ("crazy_cultists", "trash_cult", "tricky_cultists")
 BOTS3 = ["human", "bot:heuristic", "bot:heuristic", "bot:heuristic"]
@@ -74,6 +75,7 @@ def test_how_to_play_from_the_lobby_and_a_table(new_context, game):
         ".every(i => i.complete && i.naturalWidth > 0 && i.src.includes('.svg'))"
     )
     assert page.get_by_test_id("rules-table").count() == 0  # no table: nothing marked
+    assert axe_violations(page) == []
 
     open_table(page, game, BOTS3, SHORT[game], seed=7)
     wait_ready(page)
@@ -218,6 +220,7 @@ def test_the_first_game_against_bots_is_guided(new_context):
     coach.wait_for(state="visible")
     assert "Pick a cult" in page.get_by_test_id("coach-what").inner_text()
     assert "Shrine" in page.get_by_test_id("coach-why").inner_text()
+    assert axe_violations(page) == []  # the coach, the faces and the tips included
     play_moves(page, 1)
     coach.wait_for(state="visible")
     what = page.get_by_test_id("coach-what").inner_text()
@@ -236,9 +239,14 @@ def test_the_first_game_against_bots_is_guided(new_context):
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_screenshots_mid_play_for_the_docs(new_context, game):
-    """docs/web.md shows each game mid-play at 1280x800 and 390x844, from these shots."""
+def test_screenshots_mid_play_for_the_docs(new_context, screenshots, game):
+    """docs/web.md shows each game mid-play at 1280x800 and 390x844, from these shots (and
+    its How to play page goes to artifacts/screenshots/ for a person to look at)."""
     DOC_IMAGES.mkdir(parents=True, exist_ok=True)
+    rules = new_context(settings=NO_COACH).new_page()
+    rules.goto(f"/games/{game}/how-to-play")
+    rules.wait_for_function("() => [...document.images].every(i => i.complete)")
+    rules.screenshot(path=str(screenshots / f"learn-how-to-play-{game}.png"))
     for size, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         page = new_context(viewport=viewport, settings=NO_COACH).new_page()
         open_table(page, game, BOTS3, SHORT[game], seed=9)
