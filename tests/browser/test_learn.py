@@ -221,6 +221,9 @@ def test_the_first_game_against_bots_is_guided(new_context):
     assert "Pick a cult" in page.get_by_test_id("coach-what").inner_text()
     assert "Shrine" in page.get_by_test_id("coach-why").inner_text()
     assert axe_violations(page) == []  # the coach, the faces and the tips included
+    for cult, food in (("Raccoon", "Pizza"), ("Skunk", "Pie"), ("Squirrel", "Cookie"), ("Rat", "Donut")):
+        tip = page.get_by_test_id(f"cult-choice-{cult}").get_attribute("data-tip")
+        assert food in tip and "perk" in tip, tip  # each cult on offer says what it worships and does
     play_moves(page, 1)
     coach.wait_for(state="visible")
     what = page.get_by_test_id("coach-what").inner_text()
