@@ -3,9 +3,11 @@
 // first game of a title against bots shows the guided turn (templates/coach.html).
 //
 // The words are the server's (each game's guide, rendered into `data-tip` / `data-text`);
-// this file only shows them. It follows the panel as table.js swaps it in (a
-// MutationObserver), so it needs nothing from table.js. No inline styles: positions and
-// the fan's angles are set through the CSSOM, which the CSP allows.
+// this file only shows them. It follows the panel as table.js swaps it in (table.js's
+// `cultists:panel-shown` event, sent before a move's pace starts counting, so laying out
+// the fan never eats into the time a bot's move stays up) and as replay.js swaps its panel
+// in (a MutationObserver). No inline styles: positions and the fan's angles are set through
+// the CSSOM, which the CSP allows.
 "use strict";
 
 (() => {
@@ -130,8 +132,7 @@
     coach(document);
   }
 
-  const box = document.getElementById("panel-box");
-  if (box) new MutationObserver(refresh).observe(box, { childList: true, subtree: false });
+  document.addEventListener("cultists:panel-shown", refresh);
   const replayBox = document.querySelector("[data-testid=replay-panel-box]");
   if (replayBox) new MutationObserver(() => fan(replayBox)).observe(replayBox, { childList: true });
   window.addEventListener("resize", () => fan(document));
