@@ -1,5 +1,6 @@
-"""Tricky Cultists on the pages: its suits' abilities (TK-7) as card text, the prompts of
-its phases, and which moves any seat may be told of."""
+"""Tricky Cultists on the pages: its guide (suit abilities, TK-7, and colours, guide.py), a
+cult card's hover text (its worth, then its face's ability), the prompts of its phases, its
+last trick, and which moves any seat may be told of."""
 
 from __future__ import annotations
 
@@ -8,13 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..core.presentation import Presentation
-
-SUIT_TEXT = {
-    "Red": "Red led: the second-highest Red card sets the trump suit.",
-    "Green": "Green led: the second-highest Green card may take a card from their Codex.",
-    "Blue": "Blue led: the second-highest Blue card may swap a hand card with a Codex card.",
-    "Purple": "Purple led: the second-highest Purple card gives anyone a Suspicion.",
-}
+from .guide import GUIDE
 
 PHASES = {
     "draft": "Draft an agenda",
@@ -33,10 +28,12 @@ PUBLIC_MOVES = frozenset({"play", "decline", "bonus", "trump", "give", "steal", 
 
 
 def card_text_of(card: Mapping[str, Any]) -> str:
-    """A card of a view ({name, suit, value}): its worth, then its suit's ability."""
+    """A card of a view ({name, suit, value}): its worth, then its face's text (the suit's
+    ability, from the guide)."""
     value = card.get("value", 0)
     worth = f"worth {value} point{'' if value == 1 else 's'}"
-    return f"{card.get('name')}, {worth}. {SUIT_TEXT.get(card.get('suit', ''), '')}".strip()
+    face = GUIDE.face(card)
+    return f"{card.get('name')}, {worth}. {face.text if face is not None else ''}".strip()
 
 
 _TRICK = re.compile(r"wins the trick with (?P<top>[^(]+?) \((?P<cards>[^)]*)\)")
@@ -62,7 +59,7 @@ def last_trick(view: Mapping[str, Any], log: list[dict[str, Any]]) -> dict[str, 
 
 
 PRESENTATION = Presentation(
-    card_text=SUIT_TEXT,
+    guide=GUIDE,
     decisions=PHASES,
     public_moves=PUBLIC_MOVES,
     card_text_of=card_text_of,

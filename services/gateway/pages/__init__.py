@@ -17,6 +17,7 @@ Routes (none under /api, so they are not part of the OpenAPI document):
 - `/replay`              a finished table (`?table=`) or a sweep's game (`?game=&seed=...`)
 - `/replay/panel`        one step of a replay, from one seat, a spectator or all seats
 - `/account`             the browser's player: upgrade a guest, sign in on another device
+- `/games/<game>/how-to-play`, `/cards/<game>/...svg`   learning the game (learn.py)
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ..errors import bearer_token
 from ..schemas import Body, validate
 from .ending import ending
 from .history import PastStates, last_move, last_trick, past_move, sentence, upto
+from .learn import register as register_learning
 from .present import display_names, register_filters
 from .replay import Replay, Replays, view_json
 
@@ -50,6 +52,7 @@ bp = Blueprint(
 )
 register_filters(bp)
 bp.add_app_template_global(sentence, "move_sentence")
+register_learning(bp)  # How to play, the card pictures, tips and the guided turn (learn.py)
 
 OPENAPI_PATHS: dict[str, Any] = {}  # pages are HTML, not API: nothing to document
 

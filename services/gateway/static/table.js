@@ -300,6 +300,9 @@
     setUpCards(panel);
     tick();
     considerAuto();
+    // Told synchronously, so what others lay out on a new panel (learn.js fans the hand) is
+    // done before the pace starts counting: a move is held for the pace once it can be seen.
+    document.dispatchEvent(new CustomEvent("cultists:panel-shown", { detail: { panel } }));
     if (moved) shownAt = performance.now(); // on screen from now: the pace counts from here
   }
 

@@ -1,8 +1,7 @@
-"""Take Away on the pages: its two cards' words, and which of its moves are public."""
+"""Take Away on the pages: its guide (its card's words), and which of its moves are public."""
 
 from services.engines.core.presentation import Presentation
 
-PRESENTATION = Presentation(
-    card_text={"skip": "Play it instead of taking: the turn passes."},
-    public_moves=frozenset({"take", "skip"}),
-)
+from .guide import GUIDE
+
+PRESENTATION = Presentation(guide=GUIDE, public_moves=frozenset({"take", "skip"}))
