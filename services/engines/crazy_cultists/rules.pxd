@@ -18,7 +18,7 @@ import cython
 
 from services.engines.core.game cimport State
 
-cdef long NO_TARGET, PLAY
+cdef long NO_TARGET, PLAY_ROOM, PLAY
 
 cdef long BEELZE_BEATDOWN, BLACK_SPIRE, COUNTER_SPELL, DARK_BAPTISM, DARK_FAVOR_4, EVIL_EYE
 cdef long FEAR_THE_REAPER, FORBIDDEN_ALCHEMY, HAIL_YOURSELF, HEAVY_METAL, LIFE_SIPHON

@@ -71,21 +71,67 @@ from .cards import (
 )
 
 # --- actions: a family base plus a payload ------------------------------------------------
+# Every code is a family's base plus its payload, and the bases are built from the number of
+# card kinds (as Trash Cult's FAMILIES): ACTION_FAMILIES gives each family its room and the
+# step its base is rounded up to, so a card kind added to cards.py moves the bases after it
+# and no code is ever placed by hand. The steps keep the codes of the 27 printed kinds what
+# they always were (DISCARD 200, CHOOSE 300, TAKE 400, PASS 600, PAIR 1000: stored games
+# and replays need no mapping) and make a code readable in a log by its hundreds.
 NO_TARGET = 6  # target slot of a card played on yourself or the whole table (seats are 0..5)
-PLAY = 0  # + kind * 7 + target seat (or NO_TARGET)
-DISCARD = 200  # + kind: CC-3's discard when no card can be played
-CHOOSE = 300  # + kind: pick a card of that kind for the pending effect (keep, take, return...)
-TAKE = 400  # + seat * 32 + kind: Hail Yourself takes a card of that kind from that seat
-PASS = 600  # no Counter-Spell now; or an empty hand on your turn
-COUNTER = 601  # play a Counter-Spell into the open window (CC-7)
-DONE = 602  # Voodoo: discard no more cards with it
-TAKE_DARK = 603  # CC-10: draw the top Dark Powers card instead of this main-deck draw
-DRAW_MAIN = 604
-SWAP_HANDS = 605  # Ouija's three choices
-DISCARD_HAND = 606
-LEAVE_HAND = 607
-TAKE_NOTHING = 608  # Evil Eye: the player may take nothing (CC-8)
-PAIR = 1000  # + j * (j - 1) // 2 + i: Toiling Trouble's pair at stack positions i < j (CC-6)
+PLAY_ROOM = NO_TARGET + 1  # one play code per target slot of each kind
+TAKE_ROOM = 1 << (NUM_KINDS - 1).bit_length()  # a seat's room of Hail Yourself codes: kinds, to a power of 2
+# The fixed answers, in code order from PASS: (name, words).
+FIXED_ACTIONS = (
+    ("pass", "pass"),  # no Counter-Spell now; or an empty hand on your turn
+    ("counter", "play Counter-Spell"),  # play a Counter-Spell into the open window (CC-7)
+    ("done", "discard no more cards"),  # Voodoo: discard no more cards with it
+    ("take_dark", "take the top Dark Powers card"),  # CC-10: instead of this main-deck draw
+    ("draw_main", "draw from the main deck"),
+    ("swap_hands", "swap hands"),  # Ouija's three choices
+    ("discard_hand", "make them discard their hand"),
+    ("leave_hand", "leave their hand"),
+    ("take_nothing", "take nothing"),  # Evil Eye: the player may take nothing (CC-8)
+)
+# (family, codes it holds, step its base is rounded up to), in code order.
+ACTION_FAMILIES = (
+    ("play", NUM_KINDS * PLAY_ROOM, 100),  # + PLAY_ROOM * kind + target seat (or NO_TARGET)
+    ("discard", NUM_KINDS, 100),  # + kind: CC-3's discard when no card can be played
+    ("choose", NUM_KINDS, 100),  # + kind: pick a card of that kind for the pending effect
+    ("take", NO_TARGET * TAKE_ROOM, 100),  # + TAKE_ROOM * seat + kind: Hail Yourself's take
+    ("fixed", len(FIXED_ACTIONS), 100),  # + index in FIXED_ACTIONS
+    ("pair", 0, 1000),  # + j * (j - 1) // 2 + i: Toiling Trouble's pair at i < j (CC-6), unbounded
+)
+
+
+def _family_bases() -> list[int]:
+    """Each family's base: the first multiple of its step past the codes before it."""
+    bases: list[int] = []
+    end = 0
+    for _name, size, step in ACTION_FAMILIES:
+        base = -(-end // step) * step
+        bases.append(base)
+        end = base + size
+    return bases
+
+
+_BASES = _family_bases()
+PLAY = _BASES[0]
+DISCARD = _BASES[1]
+CHOOSE = _BASES[2]
+TAKE = _BASES[3]
+# The fixed answers, one code each from the family's base, in FIXED_ACTIONS' order.
+(
+    PASS,
+    COUNTER,
+    DONE,
+    TAKE_DARK,
+    DRAW_MAIN,
+    SWAP_HANDS,
+    DISCARD_HAND,
+    LEAVE_HAND,
+    TAKE_NOTHING,
+) = range(_BASES[4], _BASES[4] + len(FIXED_ACTIONS))
+PAIR = _BASES[5]
 
 
 # Each card kind as every game's events name a card (`Card`): its machine name, as the
@@ -98,17 +144,8 @@ def _card(kind: int) -> dict[str, str]:
     return _CARDS[kind]
 
 
-FIXED = {
-    PASS: ("pass", "pass"),
-    COUNTER: ("counter", "play Counter-Spell"),
-    DONE: ("done", "discard no more cards"),
-    TAKE_DARK: ("take_dark", "take the top Dark Powers card"),
-    DRAW_MAIN: ("draw_main", "draw from the main deck"),
-    SWAP_HANDS: ("swap_hands", "swap hands"),
-    DISCARD_HAND: ("discard_hand", "make them discard their hand"),
-    LEAVE_HAND: ("leave_hand", "leave their hand"),
-    TAKE_NOTHING: ("take_nothing", "take nothing"),
-}
+# Each fixed answer's code -> (name, words).
+FIXED = {PASS + i: named for i, named in enumerate(FIXED_ACTIONS)}
 
 
 def decode(action: int) -> tuple[str, int, int]:
@@ -117,17 +154,16 @@ def decode(action: int) -> tuple[str, int, int]:
     Families: play, discard, choose, take, pair (kind = i, seat = j: stack positions), and the
     fixed ones in FIXED. Unknown integers decode to ("unknown", -1, -1).
     """
-    if 0 <= action < DISCARD:
-        kind, target = divmod(action, 7)
-        if kind < NUM_KINDS:
-            return "play", kind, -1 if target == NO_TARGET else target
+    if PLAY <= action < PLAY + NUM_KINDS * PLAY_ROOM:
+        kind, target = divmod(action - PLAY, PLAY_ROOM)
+        return "play", kind, -1 if target == NO_TARGET else target
     elif DISCARD <= action < DISCARD + NUM_KINDS:
         return "discard", action - DISCARD, -1
     elif CHOOSE <= action < CHOOSE + NUM_KINDS:
         return "choose", action - CHOOSE, -1
-    elif TAKE <= action < PASS:
-        seat, kind = divmod(action - TAKE, 32)
-        if kind < NUM_KINDS and seat < NO_TARGET:
+    elif TAKE <= action < TAKE + NO_TARGET * TAKE_ROOM:
+        seat, kind = divmod(action - TAKE, TAKE_ROOM)
+        if kind < NUM_KINDS:
             return "take", kind, seat
     elif action in FIXED:
         return FIXED[action][0], -1, -1
@@ -142,28 +178,18 @@ def pair_action(i: int, j: int) -> int:
     return PAIR + j * (j - 1) // 2 + i
 
 
-# Each family's codes stay below the next family's base: a card kind added past what they
-# hold would make two actions share a code, so it fails here, at import, instead.
-if not (
-    NUM_KINDS * (NO_TARGET + 1) <= DISCARD and DISCARD + NUM_KINDS <= CHOOSE and CHOOSE + NUM_KINDS <= TAKE
-):
-    raise ImportError(f"{NUM_KINDS} card kinds overflow the action families' bases (PLAY, DISCARD, CHOOSE)")
-if not 32 * NO_TARGET <= PASS - TAKE or NUM_KINDS > 32:
-    raise ImportError(f"{NUM_KINDS} card kinds overflow Hail Yourself's TAKE family")
-
-
 def encode(family: str, kind: int = -1, seat: int = -1) -> int:
     """The action `decode` reads as (family, kind, seat): its inverse on every action the
     rules offer (tests/crazy_cultists/test_action_codes.py). For "pair", kind and seat are
     the stack positions i < j, as `decode` gives them."""
     if family == "play":
-        return PLAY + 7 * kind + (NO_TARGET if seat < 0 else seat)
+        return PLAY + PLAY_ROOM * kind + (NO_TARGET if seat < 0 else seat)
     if family == "discard":
         return DISCARD + kind
     if family == "choose":
         return CHOOSE + kind
     if family == "take":
-        return TAKE + 32 * seat + kind
+        return TAKE + TAKE_ROOM * seat + kind
     if family == "pair":
         return pair_action(kind, seat)
     for action, (name, _) in FIXED.items():
@@ -478,7 +504,11 @@ class CrazyCultistsState(State):
         if what == "ouija":
             return [SWAP_HANDS, DISCARD_HAND, LEAVE_HAND]
         if what == "hail":
-            return [a for s in self._hail_seats(seat) for a in _distinct(kinds, self.hands[s], TAKE + 32 * s)]
+            return [
+                a
+                for s in self._hail_seats(seat)
+                for a in _distinct(kinds, self.hands[s], TAKE + TAKE_ROOM * s)
+            ]
         if what == "necro":
             return _distinct(kinds, self.discard, CHOOSE)
         if what == "scry":  # in kind order: the deck's order is hidden (G-3)
@@ -501,7 +531,7 @@ class CrazyCultistsState(State):
             if seen & bit:
                 continue
             seen |= bit
-            base = PLAY + 7 * k
+            base = PLAY + PLAY_ROOM * k
             if VALUE[k]:  # a favor card can always be stacked
                 out.append(base + NO_TARGET)
             elif _TARGETED_BITS >> k & 1:
@@ -614,7 +644,7 @@ class CrazyCultistsState(State):
                 )
             self._end_turn()
             return
-        k, target = divmod(action - PLAY, 7)
+        k, target = divmod(action - PLAY, PLAY_ROOM)
         card = self._take(hand, k)
         self._forget((card,))
         # Every turn plays a card: with the log off (simulation) not even the emit call.
@@ -1475,6 +1505,7 @@ class CrazyCultistsState(State):
 # checks this call against the .pxd's declarations, and the built module against the source).
 globals().update(
     NO_TARGET=NO_TARGET,
+    PLAY_ROOM=PLAY_ROOM,
     PLAY=PLAY,
     BEELZE_BEATDOWN=BEELZE_BEATDOWN,
     BLACK_SPIRE=BLACK_SPIRE,
