@@ -210,43 +210,43 @@ def encode(family: str, kind: int = -1, seat: int = -1) -> int:
 #   asked   seats still to answer the window, in order; the first decides now
 #   cards   Nerdronomicon's looked-at cards
 # Who decides: the first of `asked` for counter, the target for toil, else the player.
-PENDING_KINDS = (
-    "voodoo",  # pick extra cards to discard with Voodoo (CC-10), or DONE
-    "counter",  # the Counter-Spell window (CC-7, G-4)
-    "toil",  # Toiling Trouble: the target picks the pair (CC-6)
-    "evil_eye",  # Evil Eye: the player takes a card from the shown hand (CC-8)
-    "nerd_keep",  # Nerdronomicon: keep one of the top cards
-    "nerd_top",  # Nerdronomicon: which of the other two goes back on top
-    "ouija",  # Ouija: swap hands, make them discard, or leave it
-    "hail",  # Hail Yourself: take one card from any revealed hand
-    "necro",  # Necromancy: take a card from the main discard pile
-    "scry",  # Scrying Bones: take a card from the main deck
-    "alchemy",  # Forbidden Alchemy: return cards to the top of the deck, one at a time
-    "dark_draw",  # CC-10: Dark Powers card instead of this main-deck draw?
-)
-CARD_OF_PENDING = {
-    "voodoo": VOODOO,
-    "toil": TOILING_TROUBLE,
-    "evil_eye": EVIL_EYE,
-    "nerd_keep": NERDRONOMICON,
-    "nerd_top": NERDRONOMICON,
-    "ouija": OUIJA,
-    "hail": HAIL_YOURSELF,
-    "necro": NECROMANCY,
-    "scry": SCRYING_BONES,
-    "alchemy": FORBIDDEN_ALCHEMY,
+#
+# DECISIONS holds what each decision is, in one place: the card whose effect asks it (-1 for
+# the game's own questions), how a pick of a card (CHOOSE) reads, what it shows and to whom
+# (the view and the re-deal of hidden cards both read `shows`), and how many looked-at cards
+# the record holds. `shows` is "" (nothing), "target_hand" (the target's hand, to the
+# player), "looked" (the looked-at cards, to the player), "deck" (the deck's contents, never
+# its order, to the player: G-3) or "hands" (every other hand, to the whole table).
+
+
+def _decision(
+    card: int, words: str = "", shows: str = "", looked: tuple[int, int] = (0, 0)
+) -> dict[str, Any]:
+    return {"card": card, "words": words, "shows": shows, "looked": looked}
+
+
+DECISIONS = {
+    # pick extra cards to discard with Voodoo (CC-10), or DONE
+    "voodoo": _decision(VOODOO, "also discard {}"),
+    "counter": _decision(-1),  # the Counter-Spell window (CC-7, G-4)
+    "toil": _decision(TOILING_TROUBLE),  # the target picks the pair (CC-6)
+    # CC-8: the player takes a card from the hand shown to it
+    "evil_eye": _decision(EVIL_EYE, "take {} from their hand", "target_hand"),
+    # Nerdronomicon: keep one of the top cards, then which of the other two goes back on top
+    "nerd_keep": _decision(NERDRONOMICON, "keep {}", "looked", (1, NERDRONOMICON_LOOK)),
+    "nerd_top": _decision(NERDRONOMICON, "put {} back on top", "looked", (2, 2)),
+    # Ouija: swap hands, make them discard, or leave it (the target's hand shown to the player)
+    "ouija": _decision(OUIJA, "", "target_hand"),
+    # Hail Yourself: "All players must reveal their hands"; take one card from any of them
+    "hail": _decision(HAIL_YOURSELF, "", "hands"),
+    "necro": _decision(NECROMANCY, "take {} from the discard pile"),  # from the main discard
+    "scry": _decision(SCRYING_BONES, "take {} from the deck", "deck"),  # from the main deck
+    # Forbidden Alchemy: return cards to the top of the deck, one at a time
+    "alchemy": _decision(FORBIDDEN_ALCHEMY, "return {} to the deck"),
+    "dark_draw": _decision(-1),  # CC-10: Dark Powers card instead of this main-deck draw?
 }
+PENDING_KINDS = tuple(DECISIONS)
 PENDING_KEYS = frozenset({"kind", "player", "target", "card", "count", "chain", "asked", "cards"})
-# The card effects that ask their player to pick a card, and how a pick reads.
-CHOOSE_WORDS = {
-    "voodoo": "also discard {}",
-    "evil_eye": "take {} from their hand",
-    "nerd_keep": "keep {}",
-    "nerd_top": "put {} back on top",
-    "necro": "take {} from the discard pile",
-    "scry": "take {} from the deck",
-    "alchemy": "return {} to the deck",
-}
 
 
 def _record(kind: str, player: int, target: int, card: int) -> dict[str, Any]:
@@ -1235,15 +1235,16 @@ class CrazyCultistsState(State):
         what = p["kind"]
         looking: list[str] = []
         revealed: list[dict[str, Any]] = []
+        shows = DECISIONS[what]["shows"]
         if seat is not None and seat == p["player"]:
-            if what in ("evil_eye", "ouija"):  # CC-8: shown to the player only
+            if shows == "target_hand":  # CC-8: shown to the player only
                 t = p["target"]
                 revealed.append({"seat": t, "cards": [NAMES[kinds[c]] for c in self.hands[t]]})
-            elif what in ("nerd_keep", "nerd_top"):
+            elif shows == "looked":
                 looking = [NAMES[kinds[c]] for c in p["cards"]]
-            elif what == "scry":  # the contents, never the order (G-3)
+            elif shows == "deck":  # the contents, never the order (G-3)
                 looking = sorted(NAMES[kinds[c]] for c in self.deck)
-        if what == "hail":  # "All players must reveal their hands": to the whole table
+        if shows == "hands":  # "All players must reveal their hands": to the whole table
             revealed = [
                 {"seat": t, "cards": [NAMES[kinds[c]] for c in self.hands[t]]}
                 for t in range(self.num_players)
@@ -1270,8 +1271,8 @@ class CrazyCultistsState(State):
         if family == "discard":
             return f"discard {TITLES[k]}"
         if family == "choose":
-            what = self.pending["kind"] if self.pending else ""
-            return CHOOSE_WORDS.get(what, "choose {}").format(TITLES[k])
+            words = DECISIONS[self.pending["kind"]]["words"] if self.pending else ""
+            return (words or "choose {}").format(TITLES[k])
         if family == "take":
             return f"take {TITLES[k]} from seat {seat}"
         if family == "pair":
@@ -1409,7 +1410,7 @@ class CrazyCultistsState(State):
         n = self.num_players
         kinds = self.kind
         what = p["kind"]
-        if what not in PENDING_KINDS:
+        if what not in DECISIONS:
             raise BadState(f"unknown pending decision {what!r}")
         for key in ("player", "target", "count"):
             if type(p[key]) is not int:
@@ -1434,7 +1435,7 @@ class CrazyCultistsState(State):
         k = kinds[card]
         if k in MAIN_FAVORS or k == COUNTER_SPELL:
             raise BadState(f"{NAMES[k]} is never a card in play")
-        if what in CARD_OF_PENDING and CARD_OF_PENDING[what] != k:
+        if DECISIONS[what]["card"] >= 0 and DECISIONS[what]["card"] != k:
             raise BadState(f"a {what} decision with {NAMES[k]} in play")
         if k in TARGETED:
             if not 0 <= target < n or target == player:
@@ -1457,7 +1458,7 @@ class CrazyCultistsState(State):
             low = high = 0
         if not low <= p["count"] <= high:
             raise BadState(f"pending count {p['count']} is outside {low}..{high} for {what}")
-        low, high = {"nerd_keep": (1, NERDRONOMICON_LOOK), "nerd_top": (2, 2)}.get(what, (0, 0))
+        low, high = DECISIONS[what]["looked"]
         if not low <= len(p["cards"]) <= high or any(c >= self.n_main for c in p["cards"]):
             raise BadState(f"{what} holds {len(p['cards'])} looked-at cards")
 
@@ -1473,15 +1474,15 @@ class CrazyCultistsState(State):
         """
         n_main = self.n_main
         p = self.pending or _record("", -1, -1, -1)
-        what, player = p["kind"], p["player"]
+        shows, player = DECISIONS[p["kind"]]["shows"] if p["kind"] else "", p["player"]
         shown = {observer}
-        if what == "hail":
+        if shows == "hands":
             shown.update(t for t in range(self.num_players) if t != player)
-        elif what in ("evil_eye", "ouija") and player == observer:
+        elif shows == "target_hand" and player == observer:
             shown.add(p["target"])
         fixed = set(self.known[observer])
         in_deck = set(self.known_deck[observer])
-        if what == "scry" and player == observer:
+        if shows == "deck" and player == observer:
             in_deck.update(self.deck)  # it sees what is in the deck now, not the order
         hidden = [s for s in range(self.num_players) if s not in shown]
         mains = [[c for c in self.hands[s] if c < n_main] for s in hidden]
@@ -1491,7 +1492,7 @@ class CrazyCultistsState(State):
             shuffle_in_place(deck, in_deck - fixed, rng)
             fixed = fixed | in_deck
         main_zones = [*mains, deck]
-        if what in ("nerd_keep", "nerd_top") and player != observer:
+        if shows == "looked" and player != observer:
             main_zones.append(p["cards"])
         redeal_keeping(main_zones, fixed, rng)
         redeal_keeping([*darks, self.dark_deck], fixed, rng)
