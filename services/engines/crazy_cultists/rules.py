@@ -44,10 +44,13 @@ from .cards import (
     DARK_FAVOR_4,
     DARK_KINDS,
     EVIL_EYE,
+    FALL_FROM_GRACE,
     FEAR_THE_REAPER,
     FORBIDDEN_ALCHEMY,
     HAIL_YOURSELF,
     HEAVY_METAL,
+    HEX_O_RAMA,
+    INFERNAL_INFERNO,
     LIFE_SIPHON,
     MAIN_FAVORS,
     MAIN_KINDS,
@@ -594,34 +597,13 @@ class CrazyCultistsState(State):
         if p is None:
             self._play(seat, action)
             return
-        # A chain of tests, not a table of methods: compiled, each branch is a direct call.
+        # The Counter-Spell window is asked after every card, often of every seat: a direct
+        # call; every other decision's handler is `_on_<decision>`, found by name (_ON).
         what = p["kind"]
         if what == "counter":
             self._on_counter(p, action)
-        elif what == "dark_draw":
-            self._on_dark_draw(p, action)
-        elif what == "voodoo":
-            self._on_voodoo(p, action)
-        elif what == "toil":
-            self._on_toil(p, action)
-        elif what == "evil_eye":
-            self._on_evil_eye(p, action)
-        elif what == "nerd_keep":
-            self._on_nerd_keep(p, action)
-        elif what == "nerd_top":
-            self._on_nerd_top(p, action)
-        elif what == "ouija":
-            self._on_ouija(p, action)
-        elif what == "hail":
-            self._on_hail(p, action)
-        elif what == "necro":
-            self._on_necro(p, action)
-        elif what == "scry":
-            self._on_scry(p, action)
-        elif what == "alchemy":
-            self._on_alchemy(p, action)
         else:
-            raise KeyError(what)
+            _ON[what](self, p, action)
 
     # --- playing a card (CC-3) ----------------------------------------------------------
     def _play(self, seat: int, action: int) -> None:
@@ -743,104 +725,15 @@ class CrazyCultistsState(State):
         self._resolve(p)
 
     # --- effects: Hijinx read from the target's side, Dark Powers from the player's (CC-5, CC-10)
+    # One card, one place: each card's effect is its method `_effect_<name>` (its name in
+    # cards.NAMES), followed by the handlers `_on_<decision>` of the decisions it asks (its
+    # entries of DECISIONS: words, what they show), so the table after the class finds both
+    # by name. An effect returns True when it has ended the step itself (asked a decision,
+    # left the card on the table, ended the turn); otherwise the card is discarded and the
+    # turn ends (`_finish`).
     def _resolve(self, p: dict[str, Any]) -> None:
-        k = self.kind[p["card"]]
-        player, target, card = p["player"], p["target"], p["card"]
-        stacks = self.stacks
-        if k in STRIP:
-            self._strip(target, STRIP[k])
-        elif k == BEELZE_BEATDOWN:
-            self._strip(target, len(stacks[target]))
-        elif k == POLYMORPHIZATION:
-            if self.poly[target] < 0:
-                self.poly[target] = card  # the marker; discarded when the turn is skipped (CC-3)
-                self._end_turn()
-                return
-        elif k == TOILING_TROUBLE:
-            if _pairs(self.kind, stacks[target]):
-                self._ask("toil", p)
-                return
-        elif k in (EVIL_EYE, OUIJA):
-            if self.hands[target]:
-                self._ask("evil_eye" if k == EVIL_EYE else "ouija", p)
-                return
-        elif k == NERDRONOMICON:
-            for _ in range(NERDRONOMICON_LOOK):
-                looked = draw(self.deck, self.discard, self.rng, self._refill_tags)
-                if looked is not None:
-                    p["cards"].append(looked)
-                    self._drew(player, looked)
-            self._forget(p["cards"], keep=player)  # which one it keeps is hidden from them
-            if p["cards"]:
-                self._ask("nerd_keep", p)
-                return
-        elif k == SWITCHEROO:
-            mine, theirs = stacks[player], stacks[target]
-            if mine and theirs:
-                mine[-1], theirs[-1] = theirs[-1], mine[-1]
-                self._check_candle(player)
-                if not self.over:
-                    self._check_candle(target)
-        elif k == DARK_FAVOR_4:
-            self._add_favor(player, card)
-            self._finish()
-            return
-        elif k == LIFE_SIPHON:
-            if stacks[target]:
-                self._add_favor(player, stacks[target].pop())
-        elif k == BLACK_SPIRE:
-            if not self.spire[target]:
-                self.spire[target].append(card)
-                self._end_turn()
-                return
-        elif k == NECROMANCY:
-            if self.discard:
-                self._ask("necro", p)
-                return
-        elif k == DARK_BAPTISM:
-            # CC-10: shielded until the start of its next regular turn; goes again at once.
-            self.baptized[player] = True
-            self.extra_turn = True
-        elif k == FEAR_THE_REAPER:
-            for t in range(self.num_players):
-                if t != player:
-                    for c in self.hands[t]:
-                        self._trash(c)
-                    self.hands[t] = []
-        elif k == PUPPET_MASTER:
-            # CC-10: every hand, the player's too, passes right (to seat - 1: G-1).
-            for s in range(self.num_players):
-                self._learn(s, self.hands[s])  # each seat knows the hand it passed on
-            self.hands = self.hands[1:] + self.hands[:1]
-        elif k == FORBIDDEN_ALCHEMY:
-            hand = self.hands[player]
-            for _ in range(ALCHEMY_DRAW):
-                drawn = draw(self.deck, self.discard, self.rng, self._refill_tags)
-                if drawn is not None:
-                    hand.append(drawn)  # off the top: a seat that knew the card knows it is here
-                    self._drew(player, drawn)
-            p["count"] = min(ALCHEMY_RETURN, len(hand))
-            if p["count"]:
-                self._ask("alchemy", p)
-                return
-        elif k == SCRYING_BONES:
-            if not self.deck:  # an exhausted deck is refilled from the discard (rulebook)
-                self.deck.extend(self.discard)
-                self.discard.clear()
-            if self.deck:
-                self._ask("scry", p)
-                return
-        elif k == HAIL_YOURSELF:
-            if self._hail_seats(player):
-                self._ask("hail", p)
-                return
-        elif k == VOODOO:
-            self._strip(target, p["count"])
-        elif k == HEAVY_METAL:
-            for t in range(self.num_players):
-                if t != player:
-                    self._strip(t, 1)
-        self._finish(card)
+        if not _EFFECTS[self.kind[p["card"]]](self, p):
+            self._finish(p["card"])
 
     def _ask(self, kind: str, p: dict[str, Any]) -> None:
         p["kind"] = kind
@@ -854,12 +747,55 @@ class CrazyCultistsState(State):
         if not self.over:
             self._end_turn()
 
+    def _no_effect(self, p: dict[str, Any]) -> bool:
+        """Favor cards and Counter-Spell: never a card in play (they are stacked or countered)."""
+        return False
+
+    # Fall From Grace, Infernal Inferno, Hex-O-Rama: discard cards from the top of the
+    # target's stack, as many as STRIP prints (CC-5).
+    def _effect_fall_from_grace(self, p: dict[str, Any]) -> bool:
+        self._strip(p["target"], STRIP[FALL_FROM_GRACE])
+        return False
+
+    def _effect_infernal_inferno(self, p: dict[str, Any]) -> bool:
+        self._strip(p["target"], STRIP[INFERNAL_INFERNO])
+        return False
+
+    def _effect_hex_o_rama(self, p: dict[str, Any]) -> bool:
+        self._strip(p["target"], STRIP[HEX_O_RAMA])
+        return False
+
+    def _effect_beelze_beatdown(self, p: dict[str, Any]) -> bool:
+        target = p["target"]
+        self._strip(target, len(self.stacks[target]))
+        return False
+
+    def _effect_polymorphization(self, p: dict[str, Any]) -> bool:
+        target = p["target"]
+        if self.poly[target] < 0:
+            self.poly[target] = p["card"]  # the marker; discarded when the turn is skipped (CC-3)
+            self._end_turn()
+            return True
+        return False
+
+    def _effect_toiling_trouble(self, p: dict[str, Any]) -> bool:
+        if _pairs(self.kind, self.stacks[p["target"]]):
+            self._ask("toil", p)
+            return True
+        return False
+
     def _on_toil(self, p: dict[str, Any], action: int) -> None:
         _, i, j = decode(action)
         stack = self.stacks[p["target"]]
         self._trash(stack.pop(j))
         self._trash(stack.pop(i))
         self._finish(p["card"])
+
+    def _effect_evil_eye(self, p: dict[str, Any]) -> bool:
+        if self.hands[p["target"]]:
+            self._ask("evil_eye", p)
+            return True
+        return False
 
     def _on_evil_eye(self, p: dict[str, Any], action: int) -> None:
         # CC-8: the player may take one card; which one stays between the two of them.
@@ -882,6 +818,19 @@ class CrazyCultistsState(State):
         self._learn(player, self.hands[target])
         self._finish(p["card"])
 
+    def _effect_nerdronomicon(self, p: dict[str, Any]) -> bool:
+        player = p["player"]
+        for _ in range(NERDRONOMICON_LOOK):
+            looked = draw(self.deck, self.discard, self.rng, self._refill_tags)
+            if looked is not None:
+                p["cards"].append(looked)
+                self._drew(player, looked)
+        self._forget(p["cards"], keep=player)  # which one it keeps is hidden from them
+        if p["cards"]:
+            self._ask("nerd_keep", p)
+            return True
+        return False
+
     def _on_nerd_keep(self, p: dict[str, Any], action: int) -> None:
         cards = p["cards"]
         self.hands[p["player"]].append(self._take(cards, action - CHOOSE))
@@ -901,6 +850,64 @@ class CrazyCultistsState(State):
         p["cards"] = []
         self._finish(p["card"])
 
+    def _effect_switcheroo(self, p: dict[str, Any]) -> bool:
+        player, target = p["player"], p["target"]
+        mine, theirs = self.stacks[player], self.stacks[target]
+        if mine and theirs:
+            mine[-1], theirs[-1] = theirs[-1], mine[-1]
+            self._check_candle(player)
+            if not self.over:
+                self._check_candle(target)
+        return False
+
+    def _effect_dark_favor_4(self, p: dict[str, Any]) -> bool:
+        self._add_favor(p["player"], p["card"])  # it stays, on the stack
+        self._finish()
+        return True
+
+    def _effect_life_siphon(self, p: dict[str, Any]) -> bool:
+        stack = self.stacks[p["target"]]
+        if stack:
+            self._add_favor(p["player"], stack.pop())
+        return False
+
+    def _effect_black_spire(self, p: dict[str, Any]) -> bool:
+        spire = self.spire[p["target"]]
+        if not spire:
+            spire.append(p["card"])  # it stays, under the favor cards it gathers
+            self._end_turn()
+            return True
+        return False
+
+    def _effect_necromancy(self, p: dict[str, Any]) -> bool:
+        if self.discard:
+            self._ask("necro", p)
+            return True
+        return False
+
+    def _on_necro(self, p: dict[str, Any], action: int) -> None:
+        taken = self._take(self.discard, action - CHOOSE)
+        self.hands[p["player"]].append(taken)
+        for s in range(self.num_players):
+            self._learn(s, (taken,))  # taken face up from a face-up pile
+        self.emit(
+            "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE],
+            card=_card(action - CHOOSE), zone="discard", count=1,
+        )  # fmt: skip
+        self._finish(p["card"])
+
+    def _effect_dark_baptism(self, p: dict[str, Any]) -> bool:
+        # CC-10: shielded until the start of its next regular turn; goes again at once.
+        self.baptized[p["player"]] = True
+        self.extra_turn = True
+        return False
+
+    def _effect_ouija(self, p: dict[str, Any]) -> bool:
+        if self.hands[p["target"]]:
+            self._ask("ouija", p)
+            return True
+        return False
+
     def _on_ouija(self, p: dict[str, Any], action: int) -> None:
         player, target = p["player"], p["target"]
         self._learn(player, self.hands[target])
@@ -915,34 +922,59 @@ class CrazyCultistsState(State):
         self.emit("ouija", player, "seat {} chooses to {}", player, FIXED[action][1], choice=FIXED[action][0])
         self._finish(p["card"])
 
-    def _on_hail(self, p: dict[str, Any], action: int) -> None:
-        # "All players must reveal their hands": every seat remembers what it saw; the
-        # take is public by kind, so the record follows the card.
-        for o in range(self.num_players):
-            for t in range(self.num_players):
-                if t not in (o, p["player"]):
-                    self._learn(o, self.hands[t])
-        _, k, seat = decode(action)
-        taken = self._take(self.hands[seat], k)
-        self.hands[p["player"]].append(taken)
-        for o in range(self.num_players):
-            self._learn(o, (taken,))  # taken by name from a hand the whole table saw
-        self.emit(
-            "take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat,
-            card=_card(k), target=seat, count=1,
-        )  # fmt: skip
-        self._finish(p["card"])
+    def _effect_fear_the_reaper(self, p: dict[str, Any]) -> bool:
+        player = p["player"]
+        for t in range(self.num_players):
+            if t != player:
+                for c in self.hands[t]:
+                    self._trash(c)
+                self.hands[t] = []
+        return False
 
-    def _on_necro(self, p: dict[str, Any], action: int) -> None:
-        taken = self._take(self.discard, action - CHOOSE)
-        self.hands[p["player"]].append(taken)
+    def _effect_puppet_master(self, p: dict[str, Any]) -> bool:
+        # CC-10: every hand, the player's too, passes right (to seat - 1: G-1).
         for s in range(self.num_players):
-            self._learn(s, (taken,))  # taken face up from a face-up pile
-        self.emit(
-            "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE],
-            card=_card(action - CHOOSE), zone="discard", count=1,
-        )  # fmt: skip
-        self._finish(p["card"])
+            self._learn(s, self.hands[s])  # each seat knows the hand it passed on
+        self.hands = self.hands[1:] + self.hands[:1]
+        return False
+
+    def _effect_forbidden_alchemy(self, p: dict[str, Any]) -> bool:
+        player = p["player"]
+        hand = self.hands[player]
+        for _ in range(ALCHEMY_DRAW):
+            drawn = draw(self.deck, self.discard, self.rng, self._refill_tags)
+            if drawn is not None:
+                hand.append(drawn)  # off the top: a seat that knew the card knows it is here
+                self._drew(player, drawn)
+        p["count"] = min(ALCHEMY_RETURN, len(hand))
+        if p["count"]:
+            self._ask("alchemy", p)
+            return True
+        return False
+
+    def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
+        # Returned one at a time: the last returned is the new top card. A Dark Powers card
+        # goes on top of the Dark Powers deck: the decks never mix (CC-10).
+        player = p["player"]
+        hand = self.hands[player]
+        card = self._take(hand, action - CHOOSE)
+        (self.deck if card < self.n_main else self.dark_deck).append(card)
+        # Which card went back is hidden from the rest of the table: what they knew of the
+        # hand (a card they had put on top and saw drawn into it, issue 16) lapses.
+        self._forget((card, *hand), keep=player)
+        self._learn(player, (card,))
+        p["count"] -= 1
+        if not p["count"]:
+            self._finish(p["card"])
+
+    def _effect_scrying_bones(self, p: dict[str, Any]) -> bool:
+        if not self.deck:  # an exhausted deck is refilled from the discard (rulebook)
+            self.deck.extend(self.discard)
+            self.discard.clear()
+        if self.deck:
+            self._ask("scry", p)
+            return True
+        return False
 
     def _on_scry(self, p: dict[str, Any], action: int) -> None:
         player = p["player"]
@@ -965,21 +997,43 @@ class CrazyCultistsState(State):
         )  # fmt: skip
         self._finish(p["card"])
 
-    def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
-        # Returned one at a time: the last returned is the new top card. A Dark Powers card
-        # goes on top of the Dark Powers deck: the decks never mix (CC-10).
-        player = p["player"]
-        hand = self.hands[player]
-        card = self._take(hand, action - CHOOSE)
-        (self.deck if card < self.n_main else self.dark_deck).append(card)
-        # Which card went back is hidden from the rest of the table: what they knew of the
-        # hand (a card they had put on top and saw drawn into it, issue 16) lapses.
-        self._forget((card, *hand), keep=player)
-        self._learn(player, (card,))
-        p["count"] -= 1
-        if not p["count"]:
-            self._finish(p["card"])
+    def _effect_hail_yourself(self, p: dict[str, Any]) -> bool:
+        if self._hail_seats(p["player"]):
+            self._ask("hail", p)
+            return True
+        return False
 
+    def _on_hail(self, p: dict[str, Any], action: int) -> None:
+        # "All players must reveal their hands": every seat remembers what it saw; the
+        # take is public by kind, so the record follows the card.
+        for o in range(self.num_players):
+            for t in range(self.num_players):
+                if t not in (o, p["player"]):
+                    self._learn(o, self.hands[t])
+        _, k, seat = decode(action)
+        taken = self._take(self.hands[seat], k)
+        self.hands[p["player"]].append(taken)
+        for o in range(self.num_players):
+            self._learn(o, (taken,))  # taken by name from a hand the whole table saw
+        self.emit(
+            "take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat,
+            card=_card(k), target=seat, count=1,
+        )  # fmt: skip
+        self._finish(p["card"])
+
+    # Voodoo asks its player for the extra discards before its window opens (`_on_voodoo`).
+    def _effect_voodoo(self, p: dict[str, Any]) -> bool:
+        self._strip(p["target"], p["count"])
+        return False
+
+    def _effect_heavy_metal(self, p: dict[str, Any]) -> bool:
+        player = p["player"]
+        for t in range(self.num_players):
+            if t != player:
+                self._strip(t, 1)
+        return False
+
+    # --- the draw-up's own question (CC-10) ----------------------------------------------
     def _on_dark_draw(self, p: dict[str, Any], action: int) -> None:
         seat = p["player"]
         self.dark_due[seat] -= 1
@@ -1498,6 +1552,19 @@ class CrazyCultistsState(State):
         redeal_keeping([*darks, self.dark_deck], fixed, rng)
         for s, m, d in zip(hidden, mains, darks, strict=True):
             self.hands[s] = sorted(m + d)  # so where a known card lay in it tells nothing
+
+
+# Each card kind's effect and each decision's handler, found by name in the class (the
+# methods `_effect_<card name>` and `_on_<decision>`): a card without an effect of its own
+# (a favor card, Counter-Spell) is never a card in play. A decision without a handler, or an
+# effect method no card is named for, fails here, at import.
+_EFFECTS = tuple(
+    getattr(CrazyCultistsState, "_effect_" + name, CrazyCultistsState._no_effect) for name in NAMES
+)
+_ON = {what: getattr(CrazyCultistsState, "_on_" + what) for what in DECISIONS}
+_unnamed = {n for n in dir(CrazyCultistsState) if n.startswith("_effect_")} - {"_effect_" + n for n in NAMES}
+if _unnamed:
+    raise ImportError(f"effects named for no card kind: {sorted(_unnamed)}")
 
 
 # Compiled, the names rules.pxd declares `cdef` at module level are C variables, not
