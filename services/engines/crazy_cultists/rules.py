@@ -298,6 +298,57 @@ _TARGETED_BITS = sum(1 << k for k in TARGETED)
 _MAIN_FAVOR_BITS = sum(1 << k for k in MAIN_FAVORS)
 
 
+# --- when a card can be played (CC-5's FAQ) ------------------------------------------
+# A card that would do nothing cannot be played: PLAYABLE names each card's condition, which
+# `_would_hit` tests at each seat a card in TARGETED could be played at, and `_would_act`
+# once for the others. A new card names its condition here; only a new kind of condition
+# is a branch of those two.
+(
+    _HIT_STACK,  # the target's stack holds a card: the stack discards, Life Siphon, Voodoo
+    _HIT_UNMARKED,  # Polymorphization: a seat already marked would skip the same turn again
+    _HIT_HAND,  # the target holds a card: Evil Eye, Ouija
+    _HIT_NO_SPIRE,  # Black Spire: a second Spire would do nothing until the first falls
+    _HIT_PAIR,  # Toiling Trouble: the target's stack holds a pair of the same value (CC-6)
+    _HIT_BOTH_STACKS,  # Switcheroo: both stacks hold a card to swap
+    _ACT_ALWAYS,  # Dark Baptism, Forbidden Alchemy
+    _ACT_DECK,  # a card in the deck or the discard pile: Nerdronomicon, Scrying Bones
+    _ACT_DISCARD,  # Necromancy: a card in the discard pile
+    _ACT_HAIL,  # Hail Yourself: a hand it may take from (_hail_seats)
+    _ACT_OTHER_HANDS,  # Fear The Reaper: another seat holds a card
+    _ACT_OTHER_STACKS,  # Heavy Metal: another seat's stack holds a card
+    _ACT_HANDS_MOVE,  # Puppet Master: some hand besides the card itself
+) = range(13)
+PLAYABLE = {
+    FALL_FROM_GRACE: _HIT_STACK,
+    POLYMORPHIZATION: _HIT_UNMARKED,
+    INFERNAL_INFERNO: _HIT_STACK,
+    TOILING_TROUBLE: _HIT_PAIR,
+    HEX_O_RAMA: _HIT_STACK,
+    EVIL_EYE: _HIT_HAND,
+    BEELZE_BEATDOWN: _HIT_STACK,
+    NERDRONOMICON: _ACT_DECK,
+    SWITCHEROO: _HIT_BOTH_STACKS,
+    LIFE_SIPHON: _HIT_STACK,
+    BLACK_SPIRE: _HIT_NO_SPIRE,
+    NECROMANCY: _ACT_DISCARD,
+    DARK_BAPTISM: _ACT_ALWAYS,
+    OUIJA: _HIT_HAND,
+    FEAR_THE_REAPER: _ACT_OTHER_HANDS,
+    PUPPET_MASTER: _ACT_HANDS_MOVE,
+    FORBIDDEN_ALCHEMY: _ACT_ALWAYS,
+    SCRYING_BONES: _ACT_DECK,
+    HAIL_YOURSELF: _ACT_HAIL,
+    VOODOO: _HIT_STACK,
+    HEAVY_METAL: _ACT_OTHER_STACKS,
+}
+_PLAYABLE = tuple(PLAYABLE.get(k, -1) for k in range(NUM_KINDS))
+# Every card played from the hand but the favors and Counter-Spell has a condition, and the
+# cards tested at a target are exactly the targeted ones: a card missing here fails at import.
+_UNPLAYABLE = {k for k in range(NUM_KINDS) if not VALUE[k] and k != COUNTER_SPELL} ^ set(PLAYABLE)
+if _UNPLAYABLE or {k for k, c in PLAYABLE.items() if c < _ACT_ALWAYS} != TARGETED:
+    raise ImportError(f"PLAYABLE disagrees with the card kinds or TARGETED: {sorted(_UNPLAYABLE)}")
+
+
 def _last_of(zone: list[int], kinds: tuple[int, ...], k: int) -> int:
     """Index of the last card of kind `k` in `zone`, -1 if there is none."""
     for i in range(len(zone) - 1, -1, -1):
@@ -551,39 +602,40 @@ class CrazyCultistsState(State):
         return out or _distinct(kinds, hand, DISCARD)
 
     def _would_hit(self, k: int, seat: int, target: int) -> bool:
-        """CC-5's FAQ: a card that would do nothing to its target cannot be played on it."""
+        """CC-5's FAQ: a card that would do nothing to its target cannot be played on it
+        (the card's condition in PLAYABLE)."""
+        condition = _PLAYABLE[k]
         stack = self.stacks[target]
-        if k == POLYMORPHIZATION:
-            # "Skip your next turn" on a seat already marked would skip the same turn again:
-            # it would do nothing, so (CC-5) it cannot be played on that seat.
+        if condition == _HIT_STACK:
+            return bool(stack)
+        if condition == _HIT_UNMARKED:
             return self.poly[target] < 0
-        if k in (EVIL_EYE, OUIJA):
+        if condition == _HIT_HAND:
             return bool(self.hands[target])
-        if k == BLACK_SPIRE:
-            return not self.spire[target]  # a second Spire would do nothing until the first falls
-        if k == TOILING_TROUBLE:
+        if condition == _HIT_NO_SPIRE:
+            return not self.spire[target]
+        if condition == _HIT_PAIR:
             return bool(_pairs(self.kind, stack))
-        if k == SWITCHEROO:
-            return bool(stack) and bool(self.stacks[seat])
-        return bool(stack)  # the stack discards, Life Siphon, Voodoo
+        return bool(stack) and bool(self.stacks[seat])  # _HIT_BOTH_STACKS
 
     def _would_act(self, k: int, seat: int) -> bool:
-        """CC-5's FAQ for cards played on yourself or the table."""
-        if k in (DARK_BAPTISM, FORBIDDEN_ALCHEMY):
+        """CC-5's FAQ for cards played on yourself or the table (their condition in PLAYABLE)."""
+        condition = _PLAYABLE[k]
+        if condition == _ACT_ALWAYS:
             return True
-        if k in (NERDRONOMICON, SCRYING_BONES):
+        if condition == _ACT_DECK:
             return bool(self.deck or self.discard)
-        if k == NECROMANCY:
+        if condition == _ACT_DISCARD:
             return bool(self.discard)
-        if k == HAIL_YOURSELF:
+        if condition == _ACT_HAIL:
             return bool(self._hail_seats(seat))
         # Lists, not generators, inside any(): Cython refuses a generator in a cpdef method.
         others = [t for t in range(self.num_players) if t != seat]
-        if k == FEAR_THE_REAPER:
+        if condition == _ACT_OTHER_HANDS:
             return any([self.hands[t] for t in others])
-        if k == HEAVY_METAL:
+        if condition == _ACT_OTHER_STACKS:
             return any([self.stacks[t] for t in others])
-        # Puppet Master: some hand besides the card itself must move.
+        # _ACT_HANDS_MOVE: some hand besides the card itself must move.
         return len(self.hands[seat]) > 1 or any([self.hands[t] for t in others])
 
     def _hail_seats(self, seat: int) -> list[int]:
