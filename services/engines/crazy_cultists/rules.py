@@ -541,34 +541,10 @@ class CrazyCultistsState(State):
         p = self.pending
         if p is None:
             return self._turn_actions(seat)
-        kinds = self.kind
-        what = p["kind"]
-        if what == "counter":
-            return [COUNTER, PASS] if _last_of(self.hands[seat], kinds, COUNTER_SPELL) >= 0 else [PASS]
-        if what == "voodoo":
-            return [*_distinct(kinds, self.hands[seat], CHOOSE), DONE]
-        if what == "dark_draw":
-            return [TAKE_DARK, DRAW_MAIN]
-        if what == "toil":
-            return [pair_action(i, j) for i, j in _pairs(kinds, self.stacks[seat])]
-        if what == "evil_eye":  # CC-8: "may take": taking nothing is a choice too
-            return [*_distinct(kinds, self.hands[p["target"]], CHOOSE), TAKE_NOTHING]
-        if what in ("nerd_keep", "nerd_top"):
-            return _distinct(kinds, p["cards"], CHOOSE)
-        if what == "ouija":
-            return [SWAP_HANDS, DISCARD_HAND, LEAVE_HAND]
-        if what == "hail":
-            return [
-                a
-                for s in self._hail_seats(seat)
-                for a in _distinct(kinds, self.hands[s], TAKE + TAKE_ROOM * s)
-            ]
-        if what == "necro":
-            return _distinct(kinds, self.discard, CHOOSE)
-        if what == "scry":  # in kind order: the deck's order is hidden (G-3)
-            return sorted(_distinct(kinds, self.deck, CHOOSE))
-        # alchemy: "any 2 cards from your hand", Dark Powers too (each back to its own deck)
-        return _distinct(kinds, self.hands[seat], CHOOSE)
+        if p["kind"] == "counter":  # asked of every seat after every card: tested here
+            return [COUNTER, PASS] if _last_of(self.hands[seat], self.kind, COUNTER_SPELL) >= 0 else [PASS]
+        # Every other decision's actions are its `_legal_<decision>`, beside its handler.
+        return _LEGAL[p["kind"]](self, seat, p)
 
     def _turn_actions(self, seat: int) -> list[int]:
         """CC-3: one card that can legally be played; if none can, discard one instead."""
@@ -713,6 +689,9 @@ class CrazyCultistsState(State):
                 return
         self._open_window(record)
 
+    def _legal_voodoo(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return [*_distinct(self.kind, self.hands[seat], CHOOSE), DONE]
+
     def _on_voodoo(self, p: dict[str, Any], action: int) -> None:
         """CC-10 Voodoo: discard any number of cards with it, one pick at a time."""
         hand = self.hands[p["player"]]
@@ -836,6 +815,9 @@ class CrazyCultistsState(State):
             return True
         return False
 
+    def _legal_toil(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return [pair_action(i, j) for i, j in _pairs(self.kind, self.stacks[seat])]
+
     def _on_toil(self, p: dict[str, Any], action: int) -> None:
         _, i, j = decode(action)
         stack = self.stacks[p["target"]]
@@ -848,6 +830,10 @@ class CrazyCultistsState(State):
             self._ask("evil_eye", p)
             return True
         return False
+
+    def _legal_evil_eye(self, seat: int, p: dict[str, Any]) -> list[int]:
+        # CC-8: "may take": taking nothing is a choice too
+        return [*_distinct(self.kind, self.hands[p["target"]], CHOOSE), TAKE_NOTHING]
 
     def _on_evil_eye(self, p: dict[str, Any], action: int) -> None:
         # CC-8: the player may take one card; which one stays between the two of them.
@@ -883,6 +869,9 @@ class CrazyCultistsState(State):
             return True
         return False
 
+    def _legal_nerd_keep(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return _distinct(self.kind, p["cards"], CHOOSE)
+
     def _on_nerd_keep(self, p: dict[str, Any], action: int) -> None:
         cards = p["cards"]
         self.hands[p["player"]].append(self._take(cards, action - CHOOSE))
@@ -893,6 +882,9 @@ class CrazyCultistsState(State):
         self.deck.extend(cards)  # order among same-kind cards changes nothing
         p["cards"] = []
         self._finish(p["card"])
+
+    def _legal_nerd_top(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return _distinct(self.kind, p["cards"], CHOOSE)
 
     def _on_nerd_top(self, p: dict[str, Any], action: int) -> None:
         cards = p["cards"]
@@ -937,6 +929,9 @@ class CrazyCultistsState(State):
             return True
         return False
 
+    def _legal_necro(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return _distinct(self.kind, self.discard, CHOOSE)
+
     def _on_necro(self, p: dict[str, Any], action: int) -> None:
         taken = self._take(self.discard, action - CHOOSE)
         self.hands[p["player"]].append(taken)
@@ -959,6 +954,9 @@ class CrazyCultistsState(State):
             self._ask("ouija", p)
             return True
         return False
+
+    def _legal_ouija(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return [SWAP_HANDS, DISCARD_HAND, LEAVE_HAND]
 
     def _on_ouija(self, p: dict[str, Any], action: int) -> None:
         player, target = p["player"], p["target"]
@@ -1004,6 +1002,10 @@ class CrazyCultistsState(State):
             return True
         return False
 
+    def _legal_alchemy(self, seat: int, p: dict[str, Any]) -> list[int]:
+        # "any 2 cards from your hand", Dark Powers too (each back to its own deck)
+        return _distinct(self.kind, self.hands[seat], CHOOSE)
+
     def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
         # Returned one at a time: the last returned is the new top card. A Dark Powers card
         # goes on top of the Dark Powers deck: the decks never mix (CC-10).
@@ -1027,6 +1029,11 @@ class CrazyCultistsState(State):
             self._ask("scry", p)
             return True
         return False
+
+    def _legal_scry(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return sorted(
+            _distinct(self.kind, self.deck, CHOOSE)
+        )  # in kind order: the deck's order is hidden (G-3)
 
     def _on_scry(self, p: dict[str, Any], action: int) -> None:
         player = p["player"]
@@ -1054,6 +1061,12 @@ class CrazyCultistsState(State):
             self._ask("hail", p)
             return True
         return False
+
+    def _legal_hail(self, seat: int, p: dict[str, Any]) -> list[int]:
+        kinds = self.kind
+        return [
+            a for s in self._hail_seats(seat) for a in _distinct(kinds, self.hands[s], TAKE + TAKE_ROOM * s)
+        ]
 
     def _on_hail(self, p: dict[str, Any], action: int) -> None:
         # "All players must reveal their hands": every seat remembers what it saw; the
@@ -1086,6 +1099,9 @@ class CrazyCultistsState(State):
         return False
 
     # --- the draw-up's own question (CC-10) ----------------------------------------------
+    def _legal_dark_draw(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return [TAKE_DARK, DRAW_MAIN]
+
     def _on_dark_draw(self, p: dict[str, Any], action: int) -> None:
         seat = p["player"]
         self.dark_due[seat] -= 1
@@ -1606,14 +1622,16 @@ class CrazyCultistsState(State):
             self.hands[s] = sorted(m + d)  # so where a known card lay in it tells nothing
 
 
-# Each card kind's effect and each decision's handler, found by name in the class (the
-# methods `_effect_<card name>` and `_on_<decision>`): a card without an effect of its own
-# (a favor card, Counter-Spell) is never a card in play. A decision without a handler, or an
-# effect method no card is named for, fails here, at import.
+# Each card kind's effect, and each decision's handler and legal actions, found by name in
+# the class (the methods `_effect_<card name>`, `_on_<decision>`, `_legal_<decision>`): a
+# card without an effect of its own (a favor card, Counter-Spell) is never a card in play.
+# A decision without a handler, or an effect method no card is named for, fails here, at
+# import.
 _EFFECTS = tuple(
     getattr(CrazyCultistsState, "_effect_" + name, CrazyCultistsState._no_effect) for name in NAMES
 )
 _ON = {what: getattr(CrazyCultistsState, "_on_" + what) for what in DECISIONS}
+_LEGAL = {what: getattr(CrazyCultistsState, "_legal_" + what) for what in DECISIONS if what != "counter"}
 _unnamed = {n for n in dir(CrazyCultistsState) if n.startswith("_effect_")} - {"_effect_" + n for n in NAMES}
 if _unnamed:
     raise ImportError(f"effects named for no card kind: {sorted(_unnamed)}")
