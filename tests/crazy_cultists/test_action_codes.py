@@ -61,3 +61,25 @@ def test_the_families_hold_every_kind_and_seat_apart() -> None:
     for code in codes:
         assert encode(*decode(code)) == code
     assert decode(encode("play", 3, -1)) == ("play", 3, -1)
+
+
+def test_the_derived_codes_are_the_codes_stored_games_hold() -> None:
+    """The bases come from ACTION_FAMILIES and the number of kinds; for the 27 printed kinds
+    they give the codes every stored table, record and replay was made with (the golden games
+    in tests/golden replay them), so no mapping of old codes is needed."""
+    from services.engines.crazy_cultists import rules
+
+    assert (rules.PLAY, rules.DISCARD, rules.CHOOSE, rules.TAKE, rules.PASS, rules.PAIR) == (
+        0,
+        200,
+        300,
+        400,
+        600,
+        1000,
+    )
+    assert [rules.FIXED[a][0] for a in range(600, 609)] == [
+        "pass", "counter", "done", "take_dark", "draw_main", "swap_hands", "discard_hand", "leave_hand",
+        "take_nothing",
+    ]  # fmt: skip
+    assert encode("play", 9, 2) == 65 and encode("play", 26, -1) == 188
+    assert encode("take", 26, 5) == 586 and encode("pair", 0, 1) == 1000 and encode("pair", 2, 4) == 1008

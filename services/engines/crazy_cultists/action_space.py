@@ -12,11 +12,11 @@ from . import rules as cc
 def all_actions(config: Any, players: int) -> list[int]:
     """Every action id a game of `config` at `players` seats can ever offer, in order."""
     kinds = cc.NUM_KINDS
-    # PLAY + 7 * kind + target: every id below DISCARD the rules' own decoder reads as a play.
+    # PLAY + PLAY_ROOM * kind + target: every id below DISCARD the rules' own decoder reads as a play.
     ids = [a for a in range(cc.DISCARD) if cc.decode(a)[0] == "play"]
     ids += [cc.DISCARD + k for k in range(kinds)]
     ids += [cc.CHOOSE + k for k in range(kinds)]
-    ids += [cc.TAKE + s * 32 + k for s in range(players) for k in range(kinds)]
+    ids += [cc.TAKE + s * cc.TAKE_ROOM + k for s in range(players) for k in range(kinds)]
     ids += sorted(cc.FIXED)
     # A stack holds at most every card of both decks: Toiling Trouble pairs any two (CC-6).
     cards = sum(config.main_counts()) + sum(config.dark_counts())

@@ -18,13 +18,17 @@ import cython
 
 from services.engines.core.game cimport State
 
-cdef long NO_TARGET, PLAY
+cdef long NO_TARGET, PLAY_ROOM, PLAY
 
 cdef long BEELZE_BEATDOWN, BLACK_SPIRE, COUNTER_SPELL, DARK_BAPTISM, DARK_FAVOR_4, EVIL_EYE
 cdef long FEAR_THE_REAPER, FORBIDDEN_ALCHEMY, HAIL_YOURSELF, HEAVY_METAL, LIFE_SIPHON
 cdef long NECROMANCY, NERDRONOMICON, OUIJA, POLYMORPHIZATION, PUPPET_MASTER, SCRYING_BONES
 cdef long SWITCHEROO, TOILING_TROUBLE, VOODOO
 cdef long _TARGETED_BITS, _MAIN_FAVOR_BITS
+cdef long _HIT_STACK, _HIT_UNMARKED, _HIT_HAND, _HIT_NO_SPIRE, _HIT_PAIR, _HIT_BOTH_STACKS
+cdef long _ACT_ALWAYS, _ACT_DECK, _ACT_DISCARD, _ACT_HAIL, _ACT_OTHER_HANDS, _ACT_OTHER_STACKS
+cdef long _ACT_HANDS_MOVE
+cdef tuple _PLAYABLE
 cdef tuple VALUE
 
 cpdef dict _record(kind, player, target, card)
@@ -88,7 +92,9 @@ cdef class CrazyCultistsState(State):
                    k=cython.long, base=cython.long, c=cython.Py_ssize_t, targets=list,
                    n=cython.Py_ssize_t, t=cython.Py_ssize_t)
     cpdef _turn_actions(self, Py_ssize_t seat)
+    @cython.locals(condition=cython.long)
     cpdef bint _would_hit(self, long k, Py_ssize_t seat, Py_ssize_t target) except -1
+    @cython.locals(condition=cython.long)
     cpdef bint _would_act(self, long k, Py_ssize_t seat) except -1
     cpdef _hail_seats(self, seat)
     cpdef _apply(self, seat, action)

@@ -44,10 +44,13 @@ from .cards import (
     DARK_FAVOR_4,
     DARK_KINDS,
     EVIL_EYE,
+    FALL_FROM_GRACE,
     FEAR_THE_REAPER,
     FORBIDDEN_ALCHEMY,
     HAIL_YOURSELF,
     HEAVY_METAL,
+    HEX_O_RAMA,
+    INFERNAL_INFERNO,
     LIFE_SIPHON,
     MAIN_FAVORS,
     MAIN_KINDS,
@@ -71,21 +74,67 @@ from .cards import (
 )
 
 # --- actions: a family base plus a payload ------------------------------------------------
+# Every code is a family's base plus its payload, and the bases are built from the number of
+# card kinds (as Trash Cult's FAMILIES): ACTION_FAMILIES gives each family its room and the
+# step its base is rounded up to, so a card kind added to cards.py moves the bases after it
+# and no code is ever placed by hand. The steps keep the codes of the 27 printed kinds what
+# they always were (DISCARD 200, CHOOSE 300, TAKE 400, PASS 600, PAIR 1000: stored games
+# and replays need no mapping) and make a code readable in a log by its hundreds.
 NO_TARGET = 6  # target slot of a card played on yourself or the whole table (seats are 0..5)
-PLAY = 0  # + kind * 7 + target seat (or NO_TARGET)
-DISCARD = 200  # + kind: CC-3's discard when no card can be played
-CHOOSE = 300  # + kind: pick a card of that kind for the pending effect (keep, take, return...)
-TAKE = 400  # + seat * 32 + kind: Hail Yourself takes a card of that kind from that seat
-PASS = 600  # no Counter-Spell now; or an empty hand on your turn
-COUNTER = 601  # play a Counter-Spell into the open window (CC-7)
-DONE = 602  # Voodoo: discard no more cards with it
-TAKE_DARK = 603  # CC-10: draw the top Dark Powers card instead of this main-deck draw
-DRAW_MAIN = 604
-SWAP_HANDS = 605  # Ouija's three choices
-DISCARD_HAND = 606
-LEAVE_HAND = 607
-TAKE_NOTHING = 608  # Evil Eye: the player may take nothing (CC-8)
-PAIR = 1000  # + j * (j - 1) // 2 + i: Toiling Trouble's pair at stack positions i < j (CC-6)
+PLAY_ROOM = NO_TARGET + 1  # one play code per target slot of each kind
+TAKE_ROOM = 1 << (NUM_KINDS - 1).bit_length()  # a seat's room of Hail Yourself codes: kinds, to a power of 2
+# The fixed answers, in code order from PASS: (name, words).
+FIXED_ACTIONS = (
+    ("pass", "pass"),  # no Counter-Spell now; or an empty hand on your turn
+    ("counter", "play Counter-Spell"),  # play a Counter-Spell into the open window (CC-7)
+    ("done", "discard no more cards"),  # Voodoo: discard no more cards with it
+    ("take_dark", "take the top Dark Powers card"),  # CC-10: instead of this main-deck draw
+    ("draw_main", "draw from the main deck"),
+    ("swap_hands", "swap hands"),  # Ouija's three choices
+    ("discard_hand", "make them discard their hand"),
+    ("leave_hand", "leave their hand"),
+    ("take_nothing", "take nothing"),  # Evil Eye: the player may take nothing (CC-8)
+)
+# (family, codes it holds, step its base is rounded up to), in code order.
+ACTION_FAMILIES = (
+    ("play", NUM_KINDS * PLAY_ROOM, 100),  # + PLAY_ROOM * kind + target seat (or NO_TARGET)
+    ("discard", NUM_KINDS, 100),  # + kind: CC-3's discard when no card can be played
+    ("choose", NUM_KINDS, 100),  # + kind: pick a card of that kind for the pending effect
+    ("take", NO_TARGET * TAKE_ROOM, 100),  # + TAKE_ROOM * seat + kind: Hail Yourself's take
+    ("fixed", len(FIXED_ACTIONS), 100),  # + index in FIXED_ACTIONS
+    ("pair", 0, 1000),  # + j * (j - 1) // 2 + i: Toiling Trouble's pair at i < j (CC-6), unbounded
+)
+
+
+def _family_bases() -> list[int]:
+    """Each family's base: the first multiple of its step past the codes before it."""
+    bases: list[int] = []
+    end = 0
+    for _name, size, step in ACTION_FAMILIES:
+        base = -(-end // step) * step
+        bases.append(base)
+        end = base + size
+    return bases
+
+
+_BASES = _family_bases()
+PLAY = _BASES[0]
+DISCARD = _BASES[1]
+CHOOSE = _BASES[2]
+TAKE = _BASES[3]
+# The fixed answers, one code each from the family's base, in FIXED_ACTIONS' order.
+(
+    PASS,
+    COUNTER,
+    DONE,
+    TAKE_DARK,
+    DRAW_MAIN,
+    SWAP_HANDS,
+    DISCARD_HAND,
+    LEAVE_HAND,
+    TAKE_NOTHING,
+) = range(_BASES[4], _BASES[4] + len(FIXED_ACTIONS))
+PAIR = _BASES[5]
 
 
 # Each card kind as every game's events name a card (`Card`): its machine name, as the
@@ -98,17 +147,8 @@ def _card(kind: int) -> dict[str, str]:
     return _CARDS[kind]
 
 
-FIXED = {
-    PASS: ("pass", "pass"),
-    COUNTER: ("counter", "play Counter-Spell"),
-    DONE: ("done", "discard no more cards"),
-    TAKE_DARK: ("take_dark", "take the top Dark Powers card"),
-    DRAW_MAIN: ("draw_main", "draw from the main deck"),
-    SWAP_HANDS: ("swap_hands", "swap hands"),
-    DISCARD_HAND: ("discard_hand", "make them discard their hand"),
-    LEAVE_HAND: ("leave_hand", "leave their hand"),
-    TAKE_NOTHING: ("take_nothing", "take nothing"),
-}
+# Each fixed answer's code -> (name, words).
+FIXED = {PASS + i: named for i, named in enumerate(FIXED_ACTIONS)}
 
 
 def decode(action: int) -> tuple[str, int, int]:
@@ -117,17 +157,16 @@ def decode(action: int) -> tuple[str, int, int]:
     Families: play, discard, choose, take, pair (kind = i, seat = j: stack positions), and the
     fixed ones in FIXED. Unknown integers decode to ("unknown", -1, -1).
     """
-    if 0 <= action < DISCARD:
-        kind, target = divmod(action, 7)
-        if kind < NUM_KINDS:
-            return "play", kind, -1 if target == NO_TARGET else target
+    if PLAY <= action < PLAY + NUM_KINDS * PLAY_ROOM:
+        kind, target = divmod(action - PLAY, PLAY_ROOM)
+        return "play", kind, -1 if target == NO_TARGET else target
     elif DISCARD <= action < DISCARD + NUM_KINDS:
         return "discard", action - DISCARD, -1
     elif CHOOSE <= action < CHOOSE + NUM_KINDS:
         return "choose", action - CHOOSE, -1
-    elif TAKE <= action < PASS:
-        seat, kind = divmod(action - TAKE, 32)
-        if kind < NUM_KINDS and seat < NO_TARGET:
+    elif TAKE <= action < TAKE + NO_TARGET * TAKE_ROOM:
+        seat, kind = divmod(action - TAKE, TAKE_ROOM)
+        if kind < NUM_KINDS:
             return "take", kind, seat
     elif action in FIXED:
         return FIXED[action][0], -1, -1
@@ -142,28 +181,18 @@ def pair_action(i: int, j: int) -> int:
     return PAIR + j * (j - 1) // 2 + i
 
 
-# Each family's codes stay below the next family's base: a card kind added past what they
-# hold would make two actions share a code, so it fails here, at import, instead.
-if not (
-    NUM_KINDS * (NO_TARGET + 1) <= DISCARD and DISCARD + NUM_KINDS <= CHOOSE and CHOOSE + NUM_KINDS <= TAKE
-):
-    raise ImportError(f"{NUM_KINDS} card kinds overflow the action families' bases (PLAY, DISCARD, CHOOSE)")
-if not 32 * NO_TARGET <= PASS - TAKE or NUM_KINDS > 32:
-    raise ImportError(f"{NUM_KINDS} card kinds overflow Hail Yourself's TAKE family")
-
-
 def encode(family: str, kind: int = -1, seat: int = -1) -> int:
     """The action `decode` reads as (family, kind, seat): its inverse on every action the
     rules offer (tests/crazy_cultists/test_action_codes.py). For "pair", kind and seat are
     the stack positions i < j, as `decode` gives them."""
     if family == "play":
-        return PLAY + 7 * kind + (NO_TARGET if seat < 0 else seat)
+        return PLAY + PLAY_ROOM * kind + (NO_TARGET if seat < 0 else seat)
     if family == "discard":
         return DISCARD + kind
     if family == "choose":
         return CHOOSE + kind
     if family == "take":
-        return TAKE + 32 * seat + kind
+        return TAKE + TAKE_ROOM * seat + kind
     if family == "pair":
         return pair_action(kind, seat)
     for action, (name, _) in FIXED.items():
@@ -184,43 +213,43 @@ def encode(family: str, kind: int = -1, seat: int = -1) -> int:
 #   asked   seats still to answer the window, in order; the first decides now
 #   cards   Nerdronomicon's looked-at cards
 # Who decides: the first of `asked` for counter, the target for toil, else the player.
-PENDING_KINDS = (
-    "voodoo",  # pick extra cards to discard with Voodoo (CC-10), or DONE
-    "counter",  # the Counter-Spell window (CC-7, G-4)
-    "toil",  # Toiling Trouble: the target picks the pair (CC-6)
-    "evil_eye",  # Evil Eye: the player takes a card from the shown hand (CC-8)
-    "nerd_keep",  # Nerdronomicon: keep one of the top cards
-    "nerd_top",  # Nerdronomicon: which of the other two goes back on top
-    "ouija",  # Ouija: swap hands, make them discard, or leave it
-    "hail",  # Hail Yourself: take one card from any revealed hand
-    "necro",  # Necromancy: take a card from the main discard pile
-    "scry",  # Scrying Bones: take a card from the main deck
-    "alchemy",  # Forbidden Alchemy: return cards to the top of the deck, one at a time
-    "dark_draw",  # CC-10: Dark Powers card instead of this main-deck draw?
-)
-CARD_OF_PENDING = {
-    "voodoo": VOODOO,
-    "toil": TOILING_TROUBLE,
-    "evil_eye": EVIL_EYE,
-    "nerd_keep": NERDRONOMICON,
-    "nerd_top": NERDRONOMICON,
-    "ouija": OUIJA,
-    "hail": HAIL_YOURSELF,
-    "necro": NECROMANCY,
-    "scry": SCRYING_BONES,
-    "alchemy": FORBIDDEN_ALCHEMY,
+#
+# DECISIONS holds what each decision is, in one place: the card whose effect asks it (-1 for
+# the game's own questions), how a pick of a card (CHOOSE) reads, what it shows and to whom
+# (the view and the re-deal of hidden cards both read `shows`), and how many looked-at cards
+# the record holds. `shows` is "" (nothing), "target_hand" (the target's hand, to the
+# player), "looked" (the looked-at cards, to the player), "deck" (the deck's contents, never
+# its order, to the player: G-3) or "hands" (every other hand, to the whole table).
+
+
+def _decision(
+    card: int, words: str = "", shows: str = "", looked: tuple[int, int] = (0, 0)
+) -> dict[str, Any]:
+    return {"card": card, "words": words, "shows": shows, "looked": looked}
+
+
+DECISIONS = {
+    # pick extra cards to discard with Voodoo (CC-10), or DONE
+    "voodoo": _decision(VOODOO, "also discard {}"),
+    "counter": _decision(-1),  # the Counter-Spell window (CC-7, G-4)
+    "toil": _decision(TOILING_TROUBLE),  # the target picks the pair (CC-6)
+    # CC-8: the player takes a card from the hand shown to it
+    "evil_eye": _decision(EVIL_EYE, "take {} from their hand", "target_hand"),
+    # Nerdronomicon: keep one of the top cards, then which of the other two goes back on top
+    "nerd_keep": _decision(NERDRONOMICON, "keep {}", "looked", (1, NERDRONOMICON_LOOK)),
+    "nerd_top": _decision(NERDRONOMICON, "put {} back on top", "looked", (2, 2)),
+    # Ouija: swap hands, make them discard, or leave it (the target's hand shown to the player)
+    "ouija": _decision(OUIJA, "", "target_hand"),
+    # Hail Yourself: "All players must reveal their hands"; take one card from any of them
+    "hail": _decision(HAIL_YOURSELF, "", "hands"),
+    "necro": _decision(NECROMANCY, "take {} from the discard pile"),  # from the main discard
+    "scry": _decision(SCRYING_BONES, "take {} from the deck", "deck"),  # from the main deck
+    # Forbidden Alchemy: return cards to the top of the deck, one at a time
+    "alchemy": _decision(FORBIDDEN_ALCHEMY, "return {} to the deck"),
+    "dark_draw": _decision(-1),  # CC-10: Dark Powers card instead of this main-deck draw?
 }
+PENDING_KINDS = tuple(DECISIONS)
 PENDING_KEYS = frozenset({"kind", "player", "target", "card", "count", "chain", "asked", "cards"})
-# The card effects that ask their player to pick a card, and how a pick reads.
-CHOOSE_WORDS = {
-    "voodoo": "also discard {}",
-    "evil_eye": "take {} from their hand",
-    "nerd_keep": "keep {}",
-    "nerd_top": "put {} back on top",
-    "necro": "take {} from the discard pile",
-    "scry": "take {} from the deck",
-    "alchemy": "return {} to the deck",
-}
 
 
 def _record(kind: str, player: int, target: int, card: int) -> dict[str, Any]:
@@ -267,6 +296,57 @@ def _pairs(kinds: tuple[int, ...], stack: list[int]) -> list[tuple[int, int]]:
 # Kind sets as bit masks (kinds are below 27), so a compiled test is one C shift and mask.
 _TARGETED_BITS = sum(1 << k for k in TARGETED)
 _MAIN_FAVOR_BITS = sum(1 << k for k in MAIN_FAVORS)
+
+
+# --- when a card can be played (CC-5's FAQ) ------------------------------------------
+# A card that would do nothing cannot be played: PLAYABLE names each card's condition, which
+# `_would_hit` tests at each seat a card in TARGETED could be played at, and `_would_act`
+# once for the others. A new card names its condition here; only a new kind of condition
+# is a branch of those two.
+(
+    _HIT_STACK,  # the target's stack holds a card: the stack discards, Life Siphon, Voodoo
+    _HIT_UNMARKED,  # Polymorphization: a seat already marked would skip the same turn again
+    _HIT_HAND,  # the target holds a card: Evil Eye, Ouija
+    _HIT_NO_SPIRE,  # Black Spire: a second Spire would do nothing until the first falls
+    _HIT_PAIR,  # Toiling Trouble: the target's stack holds a pair of the same value (CC-6)
+    _HIT_BOTH_STACKS,  # Switcheroo: both stacks hold a card to swap
+    _ACT_ALWAYS,  # Dark Baptism, Forbidden Alchemy
+    _ACT_DECK,  # a card in the deck or the discard pile: Nerdronomicon, Scrying Bones
+    _ACT_DISCARD,  # Necromancy: a card in the discard pile
+    _ACT_HAIL,  # Hail Yourself: a hand it may take from (_hail_seats)
+    _ACT_OTHER_HANDS,  # Fear The Reaper: another seat holds a card
+    _ACT_OTHER_STACKS,  # Heavy Metal: another seat's stack holds a card
+    _ACT_HANDS_MOVE,  # Puppet Master: some hand besides the card itself
+) = range(13)
+PLAYABLE = {
+    FALL_FROM_GRACE: _HIT_STACK,
+    POLYMORPHIZATION: _HIT_UNMARKED,
+    INFERNAL_INFERNO: _HIT_STACK,
+    TOILING_TROUBLE: _HIT_PAIR,
+    HEX_O_RAMA: _HIT_STACK,
+    EVIL_EYE: _HIT_HAND,
+    BEELZE_BEATDOWN: _HIT_STACK,
+    NERDRONOMICON: _ACT_DECK,
+    SWITCHEROO: _HIT_BOTH_STACKS,
+    LIFE_SIPHON: _HIT_STACK,
+    BLACK_SPIRE: _HIT_NO_SPIRE,
+    NECROMANCY: _ACT_DISCARD,
+    DARK_BAPTISM: _ACT_ALWAYS,
+    OUIJA: _HIT_HAND,
+    FEAR_THE_REAPER: _ACT_OTHER_HANDS,
+    PUPPET_MASTER: _ACT_HANDS_MOVE,
+    FORBIDDEN_ALCHEMY: _ACT_ALWAYS,
+    SCRYING_BONES: _ACT_DECK,
+    HAIL_YOURSELF: _ACT_HAIL,
+    VOODOO: _HIT_STACK,
+    HEAVY_METAL: _ACT_OTHER_STACKS,
+}
+_PLAYABLE = tuple(PLAYABLE.get(k, -1) for k in range(NUM_KINDS))
+# Every card played from the hand but the favors and Counter-Spell has a condition, and the
+# cards tested at a target are exactly the targeted ones: a card missing here fails at import.
+_UNPLAYABLE = {k for k in range(NUM_KINDS) if not VALUE[k] and k != COUNTER_SPELL} ^ set(PLAYABLE)
+if _UNPLAYABLE or {k for k, c in PLAYABLE.items() if c < _ACT_ALWAYS} != TARGETED:
+    raise ImportError(f"PLAYABLE disagrees with the card kinds or TARGETED: {sorted(_UNPLAYABLE)}")
 
 
 def _last_of(zone: list[int], kinds: tuple[int, ...], k: int) -> int:
@@ -465,30 +545,10 @@ class CrazyCultistsState(State):
         p = self.pending
         if p is None:
             return self._turn_actions(seat)
-        kinds = self.kind
-        what = p["kind"]
-        if what == "counter":
-            return [COUNTER, PASS] if _last_of(self.hands[seat], kinds, COUNTER_SPELL) >= 0 else [PASS]
-        if what == "voodoo":
-            return [*_distinct(kinds, self.hands[seat], CHOOSE), DONE]
-        if what == "dark_draw":
-            return [TAKE_DARK, DRAW_MAIN]
-        if what == "toil":
-            return [pair_action(i, j) for i, j in _pairs(kinds, self.stacks[seat])]
-        if what == "evil_eye":  # CC-8: "may take": taking nothing is a choice too
-            return [*_distinct(kinds, self.hands[p["target"]], CHOOSE), TAKE_NOTHING]
-        if what in ("nerd_keep", "nerd_top"):
-            return _distinct(kinds, p["cards"], CHOOSE)
-        if what == "ouija":
-            return [SWAP_HANDS, DISCARD_HAND, LEAVE_HAND]
-        if what == "hail":
-            return [a for s in self._hail_seats(seat) for a in _distinct(kinds, self.hands[s], TAKE + 32 * s)]
-        if what == "necro":
-            return _distinct(kinds, self.discard, CHOOSE)
-        if what == "scry":  # in kind order: the deck's order is hidden (G-3)
-            return sorted(_distinct(kinds, self.deck, CHOOSE))
-        # alchemy: "any 2 cards from your hand", Dark Powers too (each back to its own deck)
-        return _distinct(kinds, self.hands[seat], CHOOSE)
+        if p["kind"] == "counter":  # asked of every seat after every card: tested here
+            return [COUNTER, PASS] if _last_of(self.hands[seat], self.kind, COUNTER_SPELL) >= 0 else [PASS]
+        # Every other decision's actions are its `_legal_<decision>`, beside its handler.
+        return _LEGAL[p["kind"]](self, seat, p)
 
     def _turn_actions(self, seat: int) -> list[int]:
         """CC-3: one card that can legally be played; if none can, discard one instead."""
@@ -505,7 +565,7 @@ class CrazyCultistsState(State):
             if seen & bit:
                 continue
             seen |= bit
-            base = PLAY + 7 * k
+            base = PLAY + PLAY_ROOM * k
             if VALUE[k]:  # a favor card can always be stacked
                 out.append(base + NO_TARGET)
             elif _TARGETED_BITS >> k & 1:
@@ -522,39 +582,40 @@ class CrazyCultistsState(State):
         return out or _distinct(kinds, hand, DISCARD)
 
     def _would_hit(self, k: int, seat: int, target: int) -> bool:
-        """CC-5's FAQ: a card that would do nothing to its target cannot be played on it."""
+        """CC-5's FAQ: a card that would do nothing to its target cannot be played on it
+        (the card's condition in PLAYABLE)."""
+        condition = _PLAYABLE[k]
         stack = self.stacks[target]
-        if k == POLYMORPHIZATION:
-            # "Skip your next turn" on a seat already marked would skip the same turn again:
-            # it would do nothing, so (CC-5) it cannot be played on that seat.
+        if condition == _HIT_STACK:
+            return bool(stack)
+        if condition == _HIT_UNMARKED:
             return self.poly[target] < 0
-        if k in (EVIL_EYE, OUIJA):
+        if condition == _HIT_HAND:
             return bool(self.hands[target])
-        if k == BLACK_SPIRE:
-            return not self.spire[target]  # a second Spire would do nothing until the first falls
-        if k == TOILING_TROUBLE:
+        if condition == _HIT_NO_SPIRE:
+            return not self.spire[target]
+        if condition == _HIT_PAIR:
             return bool(_pairs(self.kind, stack))
-        if k == SWITCHEROO:
-            return bool(stack) and bool(self.stacks[seat])
-        return bool(stack)  # the stack discards, Life Siphon, Voodoo
+        return bool(stack) and bool(self.stacks[seat])  # _HIT_BOTH_STACKS
 
     def _would_act(self, k: int, seat: int) -> bool:
-        """CC-5's FAQ for cards played on yourself or the table."""
-        if k in (DARK_BAPTISM, FORBIDDEN_ALCHEMY):
+        """CC-5's FAQ for cards played on yourself or the table (their condition in PLAYABLE)."""
+        condition = _PLAYABLE[k]
+        if condition == _ACT_ALWAYS:
             return True
-        if k in (NERDRONOMICON, SCRYING_BONES):
+        if condition == _ACT_DECK:
             return bool(self.deck or self.discard)
-        if k == NECROMANCY:
+        if condition == _ACT_DISCARD:
             return bool(self.discard)
-        if k == HAIL_YOURSELF:
+        if condition == _ACT_HAIL:
             return bool(self._hail_seats(seat))
         # Lists, not generators, inside any(): Cython refuses a generator in a cpdef method.
         others = [t for t in range(self.num_players) if t != seat]
-        if k == FEAR_THE_REAPER:
+        if condition == _ACT_OTHER_HANDS:
             return any([self.hands[t] for t in others])
-        if k == HEAVY_METAL:
+        if condition == _ACT_OTHER_STACKS:
             return any([self.stacks[t] for t in others])
-        # Puppet Master: some hand besides the card itself must move.
+        # _ACT_HANDS_MOVE: some hand besides the card itself must move.
         return len(self.hands[seat]) > 1 or any([self.hands[t] for t in others])
 
     def _hail_seats(self, seat: int) -> list[int]:
@@ -568,34 +629,13 @@ class CrazyCultistsState(State):
         if p is None:
             self._play(seat, action)
             return
-        # A chain of tests, not a table of methods: compiled, each branch is a direct call.
+        # The Counter-Spell window is asked after every card, often of every seat: a direct
+        # call; every other decision's handler is `_on_<decision>`, found by name (_ON).
         what = p["kind"]
         if what == "counter":
             self._on_counter(p, action)
-        elif what == "dark_draw":
-            self._on_dark_draw(p, action)
-        elif what == "voodoo":
-            self._on_voodoo(p, action)
-        elif what == "toil":
-            self._on_toil(p, action)
-        elif what == "evil_eye":
-            self._on_evil_eye(p, action)
-        elif what == "nerd_keep":
-            self._on_nerd_keep(p, action)
-        elif what == "nerd_top":
-            self._on_nerd_top(p, action)
-        elif what == "ouija":
-            self._on_ouija(p, action)
-        elif what == "hail":
-            self._on_hail(p, action)
-        elif what == "necro":
-            self._on_necro(p, action)
-        elif what == "scry":
-            self._on_scry(p, action)
-        elif what == "alchemy":
-            self._on_alchemy(p, action)
         else:
-            raise KeyError(what)
+            _ON[what](self, p, action)
 
     # --- playing a card (CC-3) ----------------------------------------------------------
     def _play(self, seat: int, action: int) -> None:
@@ -618,7 +658,7 @@ class CrazyCultistsState(State):
                 )
             self._end_turn()
             return
-        k, target = divmod(action - PLAY, 7)
+        k, target = divmod(action - PLAY, PLAY_ROOM)
         card = self._take(hand, k)
         self._forget((card,))
         # Every turn plays a card: with the log off (simulation) not even the emit call.
@@ -652,6 +692,9 @@ class CrazyCultistsState(State):
                 self.pending = record
                 return
         self._open_window(record)
+
+    def _legal_voodoo(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return [*_distinct(self.kind, self.hands[seat], CHOOSE), DONE]
 
     def _on_voodoo(self, p: dict[str, Any], action: int) -> None:
         """CC-10 Voodoo: discard any number of cards with it, one pick at a time."""
@@ -717,104 +760,15 @@ class CrazyCultistsState(State):
         self._resolve(p)
 
     # --- effects: Hijinx read from the target's side, Dark Powers from the player's (CC-5, CC-10)
+    # One card, one place: each card's effect is its method `_effect_<name>` (its name in
+    # cards.NAMES), followed by the handlers `_on_<decision>` of the decisions it asks (its
+    # entries of DECISIONS: words, what they show), so the table after the class finds both
+    # by name. An effect returns True when it has ended the step itself (asked a decision,
+    # left the card on the table, ended the turn); otherwise the card is discarded and the
+    # turn ends (`_finish`).
     def _resolve(self, p: dict[str, Any]) -> None:
-        k = self.kind[p["card"]]
-        player, target, card = p["player"], p["target"], p["card"]
-        stacks = self.stacks
-        if k in STRIP:
-            self._strip(target, STRIP[k])
-        elif k == BEELZE_BEATDOWN:
-            self._strip(target, len(stacks[target]))
-        elif k == POLYMORPHIZATION:
-            if self.poly[target] < 0:
-                self.poly[target] = card  # the marker; discarded when the turn is skipped (CC-3)
-                self._end_turn()
-                return
-        elif k == TOILING_TROUBLE:
-            if _pairs(self.kind, stacks[target]):
-                self._ask("toil", p)
-                return
-        elif k in (EVIL_EYE, OUIJA):
-            if self.hands[target]:
-                self._ask("evil_eye" if k == EVIL_EYE else "ouija", p)
-                return
-        elif k == NERDRONOMICON:
-            for _ in range(NERDRONOMICON_LOOK):
-                looked = draw(self.deck, self.discard, self.rng, self._refill_tags)
-                if looked is not None:
-                    p["cards"].append(looked)
-                    self._drew(player, looked)
-            self._forget(p["cards"], keep=player)  # which one it keeps is hidden from them
-            if p["cards"]:
-                self._ask("nerd_keep", p)
-                return
-        elif k == SWITCHEROO:
-            mine, theirs = stacks[player], stacks[target]
-            if mine and theirs:
-                mine[-1], theirs[-1] = theirs[-1], mine[-1]
-                self._check_candle(player)
-                if not self.over:
-                    self._check_candle(target)
-        elif k == DARK_FAVOR_4:
-            self._add_favor(player, card)
-            self._finish()
-            return
-        elif k == LIFE_SIPHON:
-            if stacks[target]:
-                self._add_favor(player, stacks[target].pop())
-        elif k == BLACK_SPIRE:
-            if not self.spire[target]:
-                self.spire[target].append(card)
-                self._end_turn()
-                return
-        elif k == NECROMANCY:
-            if self.discard:
-                self._ask("necro", p)
-                return
-        elif k == DARK_BAPTISM:
-            # CC-10: shielded until the start of its next regular turn; goes again at once.
-            self.baptized[player] = True
-            self.extra_turn = True
-        elif k == FEAR_THE_REAPER:
-            for t in range(self.num_players):
-                if t != player:
-                    for c in self.hands[t]:
-                        self._trash(c)
-                    self.hands[t] = []
-        elif k == PUPPET_MASTER:
-            # CC-10: every hand, the player's too, passes right (to seat - 1: G-1).
-            for s in range(self.num_players):
-                self._learn(s, self.hands[s])  # each seat knows the hand it passed on
-            self.hands = self.hands[1:] + self.hands[:1]
-        elif k == FORBIDDEN_ALCHEMY:
-            hand = self.hands[player]
-            for _ in range(ALCHEMY_DRAW):
-                drawn = draw(self.deck, self.discard, self.rng, self._refill_tags)
-                if drawn is not None:
-                    hand.append(drawn)  # off the top: a seat that knew the card knows it is here
-                    self._drew(player, drawn)
-            p["count"] = min(ALCHEMY_RETURN, len(hand))
-            if p["count"]:
-                self._ask("alchemy", p)
-                return
-        elif k == SCRYING_BONES:
-            if not self.deck:  # an exhausted deck is refilled from the discard (rulebook)
-                self.deck.extend(self.discard)
-                self.discard.clear()
-            if self.deck:
-                self._ask("scry", p)
-                return
-        elif k == HAIL_YOURSELF:
-            if self._hail_seats(player):
-                self._ask("hail", p)
-                return
-        elif k == VOODOO:
-            self._strip(target, p["count"])
-        elif k == HEAVY_METAL:
-            for t in range(self.num_players):
-                if t != player:
-                    self._strip(t, 1)
-        self._finish(card)
+        if not _EFFECTS[self.kind[p["card"]]](self, p):
+            self._finish(p["card"])
 
     def _ask(self, kind: str, p: dict[str, Any]) -> None:
         p["kind"] = kind
@@ -828,12 +782,62 @@ class CrazyCultistsState(State):
         if not self.over:
             self._end_turn()
 
+    def _no_effect(self, p: dict[str, Any]) -> bool:
+        """Favor cards and Counter-Spell: never a card in play (they are stacked or countered)."""
+        return False
+
+    # Fall From Grace, Infernal Inferno, Hex-O-Rama: discard cards from the top of the
+    # target's stack, as many as STRIP prints (CC-5).
+    def _effect_fall_from_grace(self, p: dict[str, Any]) -> bool:
+        self._strip(p["target"], STRIP[FALL_FROM_GRACE])
+        return False
+
+    def _effect_infernal_inferno(self, p: dict[str, Any]) -> bool:
+        self._strip(p["target"], STRIP[INFERNAL_INFERNO])
+        return False
+
+    def _effect_hex_o_rama(self, p: dict[str, Any]) -> bool:
+        self._strip(p["target"], STRIP[HEX_O_RAMA])
+        return False
+
+    def _effect_beelze_beatdown(self, p: dict[str, Any]) -> bool:
+        target = p["target"]
+        self._strip(target, len(self.stacks[target]))
+        return False
+
+    def _effect_polymorphization(self, p: dict[str, Any]) -> bool:
+        target = p["target"]
+        if self.poly[target] < 0:
+            self.poly[target] = p["card"]  # the marker; discarded when the turn is skipped (CC-3)
+            self._end_turn()
+            return True
+        return False
+
+    def _effect_toiling_trouble(self, p: dict[str, Any]) -> bool:
+        if _pairs(self.kind, self.stacks[p["target"]]):
+            self._ask("toil", p)
+            return True
+        return False
+
+    def _legal_toil(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return [pair_action(i, j) for i, j in _pairs(self.kind, self.stacks[seat])]
+
     def _on_toil(self, p: dict[str, Any], action: int) -> None:
         _, i, j = decode(action)
         stack = self.stacks[p["target"]]
         self._trash(stack.pop(j))
         self._trash(stack.pop(i))
         self._finish(p["card"])
+
+    def _effect_evil_eye(self, p: dict[str, Any]) -> bool:
+        if self.hands[p["target"]]:
+            self._ask("evil_eye", p)
+            return True
+        return False
+
+    def _legal_evil_eye(self, seat: int, p: dict[str, Any]) -> list[int]:
+        # CC-8: "may take": taking nothing is a choice too
+        return [*_distinct(self.kind, self.hands[p["target"]], CHOOSE), TAKE_NOTHING]
 
     def _on_evil_eye(self, p: dict[str, Any], action: int) -> None:
         # CC-8: the player may take one card; which one stays between the two of them.
@@ -856,6 +860,22 @@ class CrazyCultistsState(State):
         self._learn(player, self.hands[target])
         self._finish(p["card"])
 
+    def _effect_nerdronomicon(self, p: dict[str, Any]) -> bool:
+        player = p["player"]
+        for _ in range(NERDRONOMICON_LOOK):
+            looked = draw(self.deck, self.discard, self.rng, self._refill_tags)
+            if looked is not None:
+                p["cards"].append(looked)
+                self._drew(player, looked)
+        self._forget(p["cards"], keep=player)  # which one it keeps is hidden from them
+        if p["cards"]:
+            self._ask("nerd_keep", p)
+            return True
+        return False
+
+    def _legal_nerd_keep(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return _distinct(self.kind, p["cards"], CHOOSE)
+
     def _on_nerd_keep(self, p: dict[str, Any], action: int) -> None:
         cards = p["cards"]
         self.hands[p["player"]].append(self._take(cards, action - CHOOSE))
@@ -867,6 +887,9 @@ class CrazyCultistsState(State):
         p["cards"] = []
         self._finish(p["card"])
 
+    def _legal_nerd_top(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return _distinct(self.kind, p["cards"], CHOOSE)
+
     def _on_nerd_top(self, p: dict[str, Any], action: int) -> None:
         cards = p["cards"]
         top = self._take(cards, action - CHOOSE)
@@ -874,6 +897,70 @@ class CrazyCultistsState(State):
         self.deck.extend((cards[0], top))
         p["cards"] = []
         self._finish(p["card"])
+
+    def _effect_switcheroo(self, p: dict[str, Any]) -> bool:
+        player, target = p["player"], p["target"]
+        mine, theirs = self.stacks[player], self.stacks[target]
+        if mine and theirs:
+            mine[-1], theirs[-1] = theirs[-1], mine[-1]
+            self._check_candle(player)
+            if not self.over:
+                self._check_candle(target)
+        return False
+
+    def _effect_dark_favor_4(self, p: dict[str, Any]) -> bool:
+        self._add_favor(p["player"], p["card"])  # it stays, on the stack
+        self._finish()
+        return True
+
+    def _effect_life_siphon(self, p: dict[str, Any]) -> bool:
+        stack = self.stacks[p["target"]]
+        if stack:
+            self._add_favor(p["player"], stack.pop())
+        return False
+
+    def _effect_black_spire(self, p: dict[str, Any]) -> bool:
+        spire = self.spire[p["target"]]
+        if not spire:
+            spire.append(p["card"])  # it stays, under the favor cards it gathers
+            self._end_turn()
+            return True
+        return False
+
+    def _effect_necromancy(self, p: dict[str, Any]) -> bool:
+        if self.discard:
+            self._ask("necro", p)
+            return True
+        return False
+
+    def _legal_necro(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return _distinct(self.kind, self.discard, CHOOSE)
+
+    def _on_necro(self, p: dict[str, Any], action: int) -> None:
+        taken = self._take(self.discard, action - CHOOSE)
+        self.hands[p["player"]].append(taken)
+        for s in range(self.num_players):
+            self._learn(s, (taken,))  # taken face up from a face-up pile
+        self.emit(
+            "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE],
+            card=_card(action - CHOOSE), zone="discard", count=1,
+        )  # fmt: skip
+        self._finish(p["card"])
+
+    def _effect_dark_baptism(self, p: dict[str, Any]) -> bool:
+        # CC-10: shielded until the start of its next regular turn; goes again at once.
+        self.baptized[p["player"]] = True
+        self.extra_turn = True
+        return False
+
+    def _effect_ouija(self, p: dict[str, Any]) -> bool:
+        if self.hands[p["target"]]:
+            self._ask("ouija", p)
+            return True
+        return False
+
+    def _legal_ouija(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return [SWAP_HANDS, DISCARD_HAND, LEAVE_HAND]
 
     def _on_ouija(self, p: dict[str, Any], action: int) -> None:
         player, target = p["player"], p["target"]
@@ -889,34 +976,68 @@ class CrazyCultistsState(State):
         self.emit("ouija", player, "seat {} chooses to {}", player, FIXED[action][1], choice=FIXED[action][0])
         self._finish(p["card"])
 
-    def _on_hail(self, p: dict[str, Any], action: int) -> None:
-        # "All players must reveal their hands": every seat remembers what it saw; the
-        # take is public by kind, so the record follows the card.
-        for o in range(self.num_players):
-            for t in range(self.num_players):
-                if t not in (o, p["player"]):
-                    self._learn(o, self.hands[t])
-        _, k, seat = decode(action)
-        taken = self._take(self.hands[seat], k)
-        self.hands[p["player"]].append(taken)
-        for o in range(self.num_players):
-            self._learn(o, (taken,))  # taken by name from a hand the whole table saw
-        self.emit(
-            "take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat,
-            card=_card(k), target=seat, count=1,
-        )  # fmt: skip
-        self._finish(p["card"])
+    def _effect_fear_the_reaper(self, p: dict[str, Any]) -> bool:
+        player = p["player"]
+        for t in range(self.num_players):
+            if t != player:
+                for c in self.hands[t]:
+                    self._trash(c)
+                self.hands[t] = []
+        return False
 
-    def _on_necro(self, p: dict[str, Any], action: int) -> None:
-        taken = self._take(self.discard, action - CHOOSE)
-        self.hands[p["player"]].append(taken)
+    def _effect_puppet_master(self, p: dict[str, Any]) -> bool:
+        # CC-10: every hand, the player's too, passes right (to seat - 1: G-1).
         for s in range(self.num_players):
-            self._learn(s, (taken,))  # taken face up from a face-up pile
-        self.emit(
-            "take", p["player"], "seat {} takes {} from the discard", p["player"], TITLES[action - CHOOSE],
-            card=_card(action - CHOOSE), zone="discard", count=1,
-        )  # fmt: skip
-        self._finish(p["card"])
+            self._learn(s, self.hands[s])  # each seat knows the hand it passed on
+        self.hands = self.hands[1:] + self.hands[:1]
+        return False
+
+    def _effect_forbidden_alchemy(self, p: dict[str, Any]) -> bool:
+        player = p["player"]
+        hand = self.hands[player]
+        for _ in range(ALCHEMY_DRAW):
+            drawn = draw(self.deck, self.discard, self.rng, self._refill_tags)
+            if drawn is not None:
+                hand.append(drawn)  # off the top: a seat that knew the card knows it is here
+                self._drew(player, drawn)
+        p["count"] = min(ALCHEMY_RETURN, len(hand))
+        if p["count"]:
+            self._ask("alchemy", p)
+            return True
+        return False
+
+    def _legal_alchemy(self, seat: int, p: dict[str, Any]) -> list[int]:
+        # "any 2 cards from your hand", Dark Powers too (each back to its own deck)
+        return _distinct(self.kind, self.hands[seat], CHOOSE)
+
+    def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
+        # Returned one at a time: the last returned is the new top card. A Dark Powers card
+        # goes on top of the Dark Powers deck: the decks never mix (CC-10).
+        player = p["player"]
+        hand = self.hands[player]
+        card = self._take(hand, action - CHOOSE)
+        (self.deck if card < self.n_main else self.dark_deck).append(card)
+        # Which card went back is hidden from the rest of the table: what they knew of the
+        # hand (a card they had put on top and saw drawn into it, issue 16) lapses.
+        self._forget((card, *hand), keep=player)
+        self._learn(player, (card,))
+        p["count"] -= 1
+        if not p["count"]:
+            self._finish(p["card"])
+
+    def _effect_scrying_bones(self, p: dict[str, Any]) -> bool:
+        if not self.deck:  # an exhausted deck is refilled from the discard (rulebook)
+            self.deck.extend(self.discard)
+            self.discard.clear()
+        if self.deck:
+            self._ask("scry", p)
+            return True
+        return False
+
+    def _legal_scry(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return sorted(
+            _distinct(self.kind, self.deck, CHOOSE)
+        )  # in kind order: the deck's order is hidden (G-3)
 
     def _on_scry(self, p: dict[str, Any], action: int) -> None:
         player = p["player"]
@@ -939,20 +1060,51 @@ class CrazyCultistsState(State):
         )  # fmt: skip
         self._finish(p["card"])
 
-    def _on_alchemy(self, p: dict[str, Any], action: int) -> None:
-        # Returned one at a time: the last returned is the new top card. A Dark Powers card
-        # goes on top of the Dark Powers deck: the decks never mix (CC-10).
+    def _effect_hail_yourself(self, p: dict[str, Any]) -> bool:
+        if self._hail_seats(p["player"]):
+            self._ask("hail", p)
+            return True
+        return False
+
+    def _legal_hail(self, seat: int, p: dict[str, Any]) -> list[int]:
+        kinds = self.kind
+        return [
+            a for s in self._hail_seats(seat) for a in _distinct(kinds, self.hands[s], TAKE + TAKE_ROOM * s)
+        ]
+
+    def _on_hail(self, p: dict[str, Any], action: int) -> None:
+        # "All players must reveal their hands": every seat remembers what it saw; the
+        # take is public by kind, so the record follows the card.
+        for o in range(self.num_players):
+            for t in range(self.num_players):
+                if t not in (o, p["player"]):
+                    self._learn(o, self.hands[t])
+        _, k, seat = decode(action)
+        taken = self._take(self.hands[seat], k)
+        self.hands[p["player"]].append(taken)
+        for o in range(self.num_players):
+            self._learn(o, (taken,))  # taken by name from a hand the whole table saw
+        self.emit(
+            "take", p["player"], "seat {} takes {} from seat {}", p["player"], TITLES[k], seat,
+            card=_card(k), target=seat, count=1,
+        )  # fmt: skip
+        self._finish(p["card"])
+
+    # Voodoo asks its player for the extra discards before its window opens (`_on_voodoo`).
+    def _effect_voodoo(self, p: dict[str, Any]) -> bool:
+        self._strip(p["target"], p["count"])
+        return False
+
+    def _effect_heavy_metal(self, p: dict[str, Any]) -> bool:
         player = p["player"]
-        hand = self.hands[player]
-        card = self._take(hand, action - CHOOSE)
-        (self.deck if card < self.n_main else self.dark_deck).append(card)
-        # Which card went back is hidden from the rest of the table: what they knew of the
-        # hand (a card they had put on top and saw drawn into it, issue 16) lapses.
-        self._forget((card, *hand), keep=player)
-        self._learn(player, (card,))
-        p["count"] -= 1
-        if not p["count"]:
-            self._finish(p["card"])
+        for t in range(self.num_players):
+            if t != player:
+                self._strip(t, 1)
+        return False
+
+    # --- the draw-up's own question (CC-10) ----------------------------------------------
+    def _legal_dark_draw(self, seat: int, p: dict[str, Any]) -> list[int]:
+        return [TAKE_DARK, DRAW_MAIN]
 
     def _on_dark_draw(self, p: dict[str, Any], action: int) -> None:
         seat = p["player"]
@@ -1209,15 +1361,16 @@ class CrazyCultistsState(State):
         what = p["kind"]
         looking: list[str] = []
         revealed: list[dict[str, Any]] = []
+        shows = DECISIONS[what]["shows"]
         if seat is not None and seat == p["player"]:
-            if what in ("evil_eye", "ouija"):  # CC-8: shown to the player only
+            if shows == "target_hand":  # CC-8: shown to the player only
                 t = p["target"]
                 revealed.append({"seat": t, "cards": [NAMES[kinds[c]] for c in self.hands[t]]})
-            elif what in ("nerd_keep", "nerd_top"):
+            elif shows == "looked":
                 looking = [NAMES[kinds[c]] for c in p["cards"]]
-            elif what == "scry":  # the contents, never the order (G-3)
+            elif shows == "deck":  # the contents, never the order (G-3)
                 looking = sorted(NAMES[kinds[c]] for c in self.deck)
-        if what == "hail":  # "All players must reveal their hands": to the whole table
+        if shows == "hands":  # "All players must reveal their hands": to the whole table
             revealed = [
                 {"seat": t, "cards": [NAMES[kinds[c]] for c in self.hands[t]]}
                 for t in range(self.num_players)
@@ -1244,8 +1397,8 @@ class CrazyCultistsState(State):
         if family == "discard":
             return f"discard {TITLES[k]}"
         if family == "choose":
-            what = self.pending["kind"] if self.pending else ""
-            return CHOOSE_WORDS.get(what, "choose {}").format(TITLES[k])
+            words = DECISIONS[self.pending["kind"]]["words"] if self.pending else ""
+            return (words or "choose {}").format(TITLES[k])
         if family == "take":
             return f"take {TITLES[k]} from seat {seat}"
         if family == "pair":
@@ -1383,7 +1536,7 @@ class CrazyCultistsState(State):
         n = self.num_players
         kinds = self.kind
         what = p["kind"]
-        if what not in PENDING_KINDS:
+        if what not in DECISIONS:
             raise BadState(f"unknown pending decision {what!r}")
         for key in ("player", "target", "count"):
             if type(p[key]) is not int:
@@ -1408,7 +1561,7 @@ class CrazyCultistsState(State):
         k = kinds[card]
         if k in MAIN_FAVORS or k == COUNTER_SPELL:
             raise BadState(f"{NAMES[k]} is never a card in play")
-        if what in CARD_OF_PENDING and CARD_OF_PENDING[what] != k:
+        if DECISIONS[what]["card"] >= 0 and DECISIONS[what]["card"] != k:
             raise BadState(f"a {what} decision with {NAMES[k]} in play")
         if k in TARGETED:
             if not 0 <= target < n or target == player:
@@ -1431,7 +1584,7 @@ class CrazyCultistsState(State):
             low = high = 0
         if not low <= p["count"] <= high:
             raise BadState(f"pending count {p['count']} is outside {low}..{high} for {what}")
-        low, high = {"nerd_keep": (1, NERDRONOMICON_LOOK), "nerd_top": (2, 2)}.get(what, (0, 0))
+        low, high = DECISIONS[what]["looked"]
         if not low <= len(p["cards"]) <= high or any(c >= self.n_main for c in p["cards"]):
             raise BadState(f"{what} holds {len(p['cards'])} looked-at cards")
 
@@ -1447,15 +1600,15 @@ class CrazyCultistsState(State):
         """
         n_main = self.n_main
         p = self.pending or _record("", -1, -1, -1)
-        what, player = p["kind"], p["player"]
+        shows, player = DECISIONS[p["kind"]]["shows"] if p["kind"] else "", p["player"]
         shown = {observer}
-        if what == "hail":
+        if shows == "hands":
             shown.update(t for t in range(self.num_players) if t != player)
-        elif what in ("evil_eye", "ouija") and player == observer:
+        elif shows == "target_hand" and player == observer:
             shown.add(p["target"])
         fixed = set(self.known[observer])
         in_deck = set(self.known_deck[observer])
-        if what == "scry" and player == observer:
+        if shows == "deck" and player == observer:
             in_deck.update(self.deck)  # it sees what is in the deck now, not the order
         hidden = [s for s in range(self.num_players) if s not in shown]
         mains = [[c for c in self.hands[s] if c < n_main] for s in hidden]
@@ -1465,12 +1618,27 @@ class CrazyCultistsState(State):
             shuffle_in_place(deck, in_deck - fixed, rng)
             fixed = fixed | in_deck
         main_zones = [*mains, deck]
-        if what in ("nerd_keep", "nerd_top") and player != observer:
+        if shows == "looked" and player != observer:
             main_zones.append(p["cards"])
         redeal_keeping(main_zones, fixed, rng)
         redeal_keeping([*darks, self.dark_deck], fixed, rng)
         for s, m, d in zip(hidden, mains, darks, strict=True):
             self.hands[s] = sorted(m + d)  # so where a known card lay in it tells nothing
+
+
+# Each card kind's effect, and each decision's handler and legal actions, found by name in
+# the class (the methods `_effect_<card name>`, `_on_<decision>`, `_legal_<decision>`): a
+# card without an effect of its own (a favor card, Counter-Spell) is never a card in play.
+# A decision without a handler, or an effect method no card is named for, fails here, at
+# import.
+_EFFECTS = tuple(
+    getattr(CrazyCultistsState, "_effect_" + name, CrazyCultistsState._no_effect) for name in NAMES
+)
+_ON = {what: getattr(CrazyCultistsState, "_on_" + what) for what in DECISIONS}
+_LEGAL = {what: getattr(CrazyCultistsState, "_legal_" + what) for what in DECISIONS if what != "counter"}
+_unnamed = {n for n in dir(CrazyCultistsState) if n.startswith("_effect_")} - {"_effect_" + n for n in NAMES}
+if _unnamed:
+    raise ImportError(f"effects named for no card kind: {sorted(_unnamed)}")
 
 
 # Compiled, the names rules.pxd declares `cdef` at module level are C variables, not
@@ -1479,6 +1647,7 @@ class CrazyCultistsState(State):
 # checks this call against the .pxd's declarations, and the built module against the source).
 globals().update(
     NO_TARGET=NO_TARGET,
+    PLAY_ROOM=PLAY_ROOM,
     PLAY=PLAY,
     BEELZE_BEATDOWN=BEELZE_BEATDOWN,
     BLACK_SPIRE=BLACK_SPIRE,
