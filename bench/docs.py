@@ -395,7 +395,7 @@ def web_play_table(results: dict[str, Any]) -> str:
     pace = section["pace_ms"]
     rows = [
         f"| game | size | clicks | Play to first playable panel (s) | bot moves on screen >= {pace} ms "
-        "| shortest (ms) | answered by the player | game (s) |",
+        "| shortest (ms) | before your own move | game (s) |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for game, title in TITLES.items():
@@ -408,7 +408,7 @@ def web_play_table(results: dict[str, Any]) -> str:
             )
             rows.append(
                 f"| {title} | {size} | {f['clicks']} | {f['first_playable_seconds']:.2f} | {shown} "
-                f"| {f['shortest_bot_move_ms']} | {f['bot_moves_answered_by_player']} | {f['game_seconds']:.0f} |"
+                f"| {f['shortest_bot_move_ms']} | {f['bot_moves_before_own_move']} | {f['game_seconds']:.0f} |"
             )
     sizes = ", ".join(f"{name} {v['width']}x{v['height']}" for name, v in section["sizes"].items())
     note = (

@@ -14,8 +14,8 @@ Per game and size, three figures:
 - the share of bot moves on screen for at least the pace: every panel the page draws is
   timed by a MutationObserver in the page (its `data-version`, its mover, performance.now()
   when drawn), and a bot move's time on screen is until the next version replaced it. A bot
-  move the player answered is cut short by the player's own click, never by the page, so
-  those are counted apart (the bench clicks at once; a person takes longer);
+  move followed by the player's own move is ended by the player's click, never by the page,
+  so those are counted apart (the bench clicks at once; a person takes longer);
 - the time from clicking Play to the first playable panel (an enabled action button).
 """
 
@@ -100,7 +100,7 @@ def on_screen(panels: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def follow_figures(panels: list[dict[str, Any]], pace_ms: int) -> dict[str, Any]:
     """Bot moves the page itself replaced, how many stayed up for the pace, and the
-    shortest stay; the bot moves the player's own answer cut short are counted apart."""
+    shortest stay; the bot moves the player's own next move ended are counted apart."""
     shown = on_screen(panels)
     me = shown[-1]["seat"] if shown else 0
     bot = [p for p in shown if p["mover"] is not None and p["mover"] != me and "stayed" in p]
@@ -110,7 +110,7 @@ def follow_figures(panels: list[dict[str, Any]], pace_ms: int) -> dict[str, Any]
     return {
         "bot_moves": len(bot),
         "bot_moves_page_paced": len(held),
-        "bot_moves_answered_by_player": len(bot) - len(held),
+        "bot_moves_before_own_move": len(bot) - len(held),
         "bot_moves_visible_for_pace": len(visible),
         "visible_share": round(len(visible) / len(held), 4) if held else None,
         "shortest_bot_move_ms": round(min(p["stayed"] for p in held), 1) if held else None,
@@ -163,7 +163,7 @@ def play_one(browser, base: str, game: str, size: str, pace_ms: int) -> dict[str
         f"  {game} {size}: {clicks} clicks, first playable panel {first_playable:.2f} s, "
         f"{figures['bot_moves_visible_for_pace']}/{figures['bot_moves_page_paced']} bot moves up "
         f">= {pace_ms} ms ({'-' if share is None else f'{share:.0%}'}; shortest "
-        f"{figures['shortest_bot_move_ms']} ms), {figures['bot_moves_answered_by_player']} answered "
+        f"{figures['shortest_bot_move_ms']} ms), {figures['bot_moves_before_own_move']} before the player's own move "
         f"by the player, {seconds:.0f} s",
         flush=True,
     )
