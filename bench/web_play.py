@@ -163,8 +163,8 @@ def play_one(browser, base: str, game: str, size: str, pace_ms: int) -> dict[str
         f"  {game} {size}: {clicks} clicks, first playable panel {first_playable:.2f} s, "
         f"{figures['bot_moves_visible_for_pace']}/{figures['bot_moves_page_paced']} bot moves up "
         f">= {pace_ms} ms ({'-' if share is None else f'{share:.0%}'}; shortest "
-        f"{figures['shortest_bot_move_ms']} ms), {figures['bot_moves_before_own_move']} before the player's own move "
-        f"by the player, {seconds:.0f} s",
+        f"{figures['shortest_bot_move_ms']} ms), {figures['bot_moves_before_own_move']} before the player's own move"
+        f", {seconds:.0f} s",
         flush=True,
     )
     return figures
