@@ -467,6 +467,36 @@ def power_nightly_table(results: dict[str, Any]) -> str:
     return "\n".join([*rows, "", _when(section), *_targets(section), ""])
 
 
+def web_play_table(results: dict[str, Any]) -> str:
+    """Issue 31's browser bench: one whole game per title from the lobby's Play button
+    against Steady bots, desktop and phone."""
+    section = _section(results, "web_play")
+    pace = section["pace_ms"]
+    rows = [
+        f"| game | size | clicks | Play to first playable panel (s) | bot moves on screen >= {pace} ms "
+        "| shortest (ms) | before your own move | game (s) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for game, title in TITLES.items():
+        for size, f in section["games"].get(game, {}).items():
+            share = f["visible_share"]
+            shown = (
+                "-"
+                if share is None
+                else f"{f['bot_moves_visible_for_pace']}/{f['bot_moves_page_paced']} ({share:.0%})"
+            )
+            rows.append(
+                f"| {title} | {size} | {f['clicks']} | {f['first_playable_seconds']:.2f} | {shown} "
+                f"| {f['shortest_bot_move_ms']} | {f['bot_moves_before_own_move']} | {f['game_seconds']:.0f} |"
+            )
+    sizes = ", ".join(f"{name} {v['width']}x{v['height']}" for name, v in section["sizes"].items())
+    note = (
+        f"Pace {pace} ms, {section['tolerance_ms']} ms timer tolerance; {sizes}; {section['cpus']} CPUs. "
+        + _when(section)
+    )
+    return "\n".join([*rows, "", note, "", *_targets(section)]) + "\n"
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "power": power_table,
     "power_nightly": power_nightly_table,
@@ -479,6 +509,7 @@ TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
     "bots": bots_table,
     "sweep_aggregation": aggregation_table,
     "scale": scale_table,
+    "web_play": web_play_table,
 }
 
 

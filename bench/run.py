@@ -42,6 +42,7 @@ from . import (
     sweep_aggregation,
     sweeps,
     tune,
+    web_play,
 )
 
 SECTIONS = {
@@ -62,6 +63,7 @@ SECTIONS = {
     "determinisation": determinisation.run,
     "tune": tune.run,
     "power": power.run,
+    "web_play": web_play.run,
 }
 RESULTS = Path(__file__).with_name("results.json")
 # The sections that finish in about a minute each on the project's 2-core machines

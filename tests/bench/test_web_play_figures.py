@@ -1,0 +1,46 @@
+"""How bench/web_play.py turns the panels a page drew into its figures: a version drawn
+twice is one position, a bot move is timed until the next version, and a bot move ended by
+the player's own move is counted apart from those the page paced."""
+
+from __future__ import annotations
+
+from bench.web_play import TOLERANCE_MS, follow_figures
+
+
+def _panel(version: int, at: float, mover: int | None) -> dict:
+    return {"version": version, "at": at, "seat": 0, "terminal": False, "mover": mover}
+
+
+def test_bot_moves_are_timed_until_the_next_version():
+    panels = [
+        _panel(-1, 0, None),  # the loading panel
+        _panel(0, 10, None),
+        _panel(1, 100, 0),  # you
+        _panel(2, 200, 1),  # a bot: up 400 ms
+        _panel(2, 300, 1),  # drawn again at its version: the same position
+        _panel(3, 600, 2),  # a bot: up 150 ms, too short
+        _panel(4, 750, 3),  # a bot: ended by your move 50 ms later
+        _panel(5, 800, 0),
+        _panel(6, 900, 1),  # the last: never replaced, not timed
+    ]
+    figures = follow_figures(panels, 400)
+    assert figures["bot_moves"] == 3
+    assert figures["bot_moves_before_own_move"] == 1
+    assert figures["bot_moves_page_paced"] == 2
+    assert figures["bot_moves_visible_for_pace"] == 1
+    assert figures["visible_share"] == 0.5
+    assert figures["shortest_bot_move_ms"] == 150
+    assert figures["versions_in_order"]
+
+
+def test_a_stay_within_the_timer_tolerance_counts_as_the_pace():
+    panels = [
+        _panel(0, 0, 1),
+        _panel(1, 400 - TOLERANCE_MS, 2),
+        _panel(2, 2 * (400 - TOLERANCE_MS) - 1, 3),
+        _panel(3, 2000, 1),
+    ]
+    figures = follow_figures(panels, 400)
+    assert figures["bot_moves_page_paced"] == 3
+    assert figures["bot_moves_visible_for_pace"] == 2, "380 ms counts, 379 ms does not"
+    assert figures["visible_share"] == round(2 / 3, 4)
