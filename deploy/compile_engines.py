@@ -161,6 +161,13 @@ def compile_all() -> int:
     from setuptools.command.build_ext import build_ext
 
     os.chdir(ROOT)
+    from services.engines import source_hash
+
+    # Hashed before Cython reads them: a source edited while the build runs then leaves the
+    # build stale (said at start), never marked current with the old code in it.
+    hashes = {
+        module.removesuffix(".py").replace("/", "."): source_hash(str(ROOT / module)) for module in MODULES
+    }
     extensions = cythonize(
         MODULES,
         compiler_directives=DIRECTIVES,
@@ -176,11 +183,6 @@ def compile_all() -> int:
     cmd.parallel = os.cpu_count() or 1
     cmd.ensure_finalized()
     cmd.run()
-    from services.engines import source_hash
-
-    hashes = {
-        module.removesuffix(".py").replace("/", "."): source_hash(str(ROOT / module)) for module in MODULES
-    }
     MANIFEST.write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
     return len(extensions)
 

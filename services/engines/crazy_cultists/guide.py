@@ -136,7 +136,7 @@ def coach(view: Mapping[str, Any], seat: int) -> tuple[str, str] | None:
         )
     if view.get("active") != seat or view.get("over"):
         return None
-    me = next((p for p in view.get("players", []) if p.get("seat") == seat), {})
+    me: dict[str, Any] = next((p for p in view.get("players", []) if p.get("seat") == seat), {})
     hand = [str(c) for c in view.get("hand", [])]
     total, need = me.get("stack_total", 0), me.get("need", 10)
     if any(c in _VALUE for c in hand):

@@ -127,8 +127,8 @@ def how_to_play(game: str):
         except PlatformError as exc:
             return render_template("error.html", error=exc), exc.status
         if table.game != game:
-            exc = PlatformError(404, "unknown_table", f"table {table_id} plays another game", field="table")
-            return render_template("error.html", error=exc), exc.status
+            other = PlatformError(404, "unknown_table", f"table {table_id} plays another game", field="table")
+            return render_template("error.html", error=other), other.status
         config = {**defaults, **table.config}
         changed = [
             {"field": k, "value": v, "default": defaults.get(k)}
