@@ -143,7 +143,7 @@ OPENAPI_PATHS = designers_only(
                         "content": json_content({"type": "object"}),
                     },
                     "404": error_reply("no such card ablation"),
-                    "409": error_reply("the sweep was cancelled or failed"),
+                    "409": error_reply("the sweep was cancelled or failed, or kept no per-game records"),
                 },
             }
         },

@@ -233,6 +233,8 @@ class SweepProgress(Body):
     """Where a sweep stands (`services.balance.sweeps.control.progress`, plus the API's own keys)."""
 
     id: str
+    name: str | None = Field(None, description="the spec's name (what /designer lists it by)")
+    game: str | None = Field(None, description="the game it plays")
     status: Literal["queued", "running", "done", "cancelled", "failed"]
     kind: Literal["adhoc", "nightly"] = "adhoc"
     games_done: int

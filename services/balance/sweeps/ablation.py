@@ -55,7 +55,9 @@ from .spec import (
 
 FDR_Q = 0.05
 DIGITS = 6
-Change = Literal[-1, 1, "remove"]
+# Two literals of one type each: a client generator reads an enum of one type (one mixing
+# numbers and a string is refused by openapi-python-client).
+Change = Literal[-1, 1] | Literal["remove"]
 
 
 class CardsSpecInput(TableSpecInput):

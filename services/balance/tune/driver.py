@@ -140,6 +140,8 @@ def drive(tune_id: str, url: str, sender: TaskSender, cluster: bool = False) -> 
             sweeps = SweepStore.from_url(url, cluster)
             celery_runner = CeleryRunner(sweeps, sender, poll=POLL_SECONDS, memo=SweepMemo(tunes, tune_id))
             write = _progress_writer(tunes, tune_id)
+            # A tune whose early stop is overturned confirms twice: its figures count both.
+            confirmed = [0]
 
             def runner(sweep, on_progress=None):
                 if lease.lost.is_set():
@@ -147,10 +149,12 @@ def drive(tune_id: str, url: str, sender: TaskSender, cluster: bool = False) -> 
                 if tunes.status(tune_id) not in ACTIVE:
                     raise Cancelled(tune_id)
                 if on_progress is None:  # the confirmation: its own progress figures
-                    tunes.update(tune_id, phase="confirming", confirm_games_total=sweep.total_games)
+                    before = confirmed[0]
+                    confirmed[0] += sweep.total_games
+                    tunes.update(tune_id, phase="confirming", confirm_games_total=confirmed[0])
 
                     def on_progress(done: int, _total: int) -> None:
-                        tunes.update(tune_id, confirm_games_done=done)
+                        tunes.update(tune_id, confirm_games_done=before + done)
 
                 return celery_runner(sweep, on_progress)
 
