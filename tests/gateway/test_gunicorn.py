@@ -251,7 +251,10 @@ def test_live_panels_tell_their_own_version_during_bot_play(gunicorn, table_work
 
     def fetch() -> None:
         while not done.is_set():
-            page = _get_text(f"{base}/tables/{tid}/panel")
+            try:
+                page = _get_text(f"{base}/tables/{tid}/panel")
+            except OSError:  # a slow answer on a loaded machine: the fetcher keeps fetching
+                continue
             version = int(_PANEL.search(page).group(1))
             found = _WORDS.search(page)
             if version > 0:
