@@ -96,12 +96,13 @@ def run() -> dict[str, Any]:
                 _searching(busy, _cpu(busy))
                 call.cancel()
                 after_hang_up.append(_cpu_over(busy, WATCH_SECONDS))
-            stub.SuggestAction.future(request, timeout=600)
+            running = stub.SuggestAction.future(request, timeout=600)  # held: a dropped call is cancelled
             _searching(busy, _cpu(busy))
             sent = time.monotonic()
             proc.send_signal(signal.SIGTERM)
             proc.wait(timeout=60)
             lived = time.monotonic() - sent
+            running.cancel()
     finally:
         if proc.poll() is None:
             proc.kill()
