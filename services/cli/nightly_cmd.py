@@ -51,8 +51,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=positive_int,
         default=None,
         metavar="N",
-        help="games per cell of every game (default: $NIGHTLY_GAMES, else each game's own: 400, "
-        "2,000 for Trash Cult and Tricky Cultists)",
+        help="games per cell of every game (default: $NIGHTLY_GAMES, else each game's own size, "
+        '400 or more where a game has few cells; docs/sweeps.md, "The size of a night")',
     )
     p.add_argument("--seed", type=int, default=None, help="master seed (default: $NIGHTLY_SEED or 20240101)")
     p.add_argument(

@@ -34,12 +34,13 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import Field
 
 from services.engines.core import stats
 from services.engines.core.errors import BadConfig
+from services.models import one_of
 
 from .cards import catalogue, decode, has_tracking
 from .spec import (
@@ -56,8 +57,16 @@ from .spec import (
 FDR_Q = 0.05
 DIGITS = 6
 # Two literals of one type each: a client generator reads an enum of one type (one mixing
-# numbers and a string is refused by openapi-python-client).
-Change = Literal[-1, 1] | Literal["remove"]
+# numbers and a string is refused by openapi-python-client). Chosen by the input's kind
+# (`one_of`), so a refusal names the field itself ('changes.0'), not a member of the union.
+if TYPE_CHECKING:
+    Change: TypeAlias = Literal[-1, 1] | Literal["remove"]
+else:
+    Change = one_of(
+        "a change is -1, 1 or 'remove'",
+        step=(Literal[-1, 1], (int,)),
+        remove=(Literal["remove"], (str,)),
+    )
 
 
 class CardsSpecInput(TableSpecInput):
