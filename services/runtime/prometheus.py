@@ -94,6 +94,12 @@ def render(
     target_dir.mkdir(exist_ok=True)
     for job, groups in targets.items():
         (target_dir / f"{job}.json").write_text(json.dumps(groups, indent=2))
+    for job in config["scrape_configs"]:
+        if job["job_name"] in targets and "file_sd_configs" not in job:
+            # compose finds this job's replicas by DNS; a local run knows its one address of each
+            job.pop("dns_sd_configs", None)
+            job.pop("relabel_configs", None)
+            job["file_sd_configs"] = [{"files": [f"targets/{job['job_name']}.json"]}]
     if gateway_token:  # the gateway's /metrics answers only to this token (or an operator)
         token_file = directory / "gateway-metrics-token"
         token_file.write_text(gateway_token)

@@ -8,7 +8,6 @@ forgotten in one of them, or one left behind there, fails this file, naming the 
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from pathlib import Path
@@ -125,10 +124,12 @@ def test_kubernetes_runs_each_game_s_engine_and_lets_the_platform_reach_it() -> 
         assert sorted(v.strip() for v in found.split(",")) == sorted(service_name(g) for g in BUILTIN)
 
 
-def test_prometheus_scrapes_each_game_s_engine() -> None:
-    targets = json.loads((ROOT / "deploy/prometheus/targets/engines.json").read_text())
-    assert [t["labels"]["service"] for t in targets] == [service_name(g) for g in BUILTIN]
-    assert [t["targets"] for t in targets] == [[f"{service_name(g)}:9100"] for g in BUILTIN]
+def test_prometheus_scrapes_every_replica_of_each_game_s_engine() -> None:
+    config = yaml.safe_load((ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    job = next(j for j in config["scrape_configs"] if j["job_name"] == "engines")
+    (dns,) = job["dns_sd_configs"]
+    assert dns["names"] == [service_name(g) for g in BUILTIN] and dns["type"] == "A" and dns["port"] == 9100
+    assert {"source_labels": ["__meta_dns_name"], "target_label": "service"} in job["relabel_configs"]
 
 
 def test_a_game_from_elsewhere_gets_the_next_free_ports_and_is_refused_twice() -> None:

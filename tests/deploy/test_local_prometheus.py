@@ -28,6 +28,10 @@ def test_rendered_config_points_at_this_runs_ports_and_passes_promtool(tmp_path,
     assert "SUCCESS" in _run(_tool("promtool"), "check", "config", str(config), cwd=tmp_path)
     rendered = yaml.safe_load(config.read_text())
     assert rendered["global"] == {"scrape_interval": "1s", "evaluation_interval": "2s"}
+    # compose finds the engines' replicas by DNS; this run's engines come from its own file
+    jobs = {j["job_name"]: j for j in rendered["scrape_configs"]}
+    assert jobs["engines"]["file_sd_configs"] == [{"files": ["targets/engines.json"]}]
+    assert "dns_sd_configs" not in jobs["engines"] and "relabel_configs" not in jobs["engines"]
     targets = {
         job: json.loads((tmp_path / "targets" / f"{job}.json").read_text())
         for job in ("engines", "gateway", "workers")
