@@ -242,6 +242,11 @@ def test_live_panels_tell_their_own_version_during_bot_play(gunicorn, table_work
     base, _ = gunicorn
     game, config = "crazy_cultists", {"variant": "beast"}
     body = {"game": game, "seats": [{"kind": "bot", "bot": "random"}] * 4, "config": config}
+    # Both workers draw a panel first (templates compiled, modules loaded): on a loaded
+    # machine a cold first panel took longer than the bots' whole game.
+    idle = call(f"{base}/api/tables", "POST", {**body, "seats": [{"kind": "human"}] * 4})["table"]
+    for _ in range(6):
+        _get_text(f"{base}/tables/{idle}/panel")
     tid = call(f"{base}/api/tables", "POST", {**body, "decision_seconds": 60})["table"]
     # (version, words' version, seat, words) of every live panel fetched: four fetchers at
     # once, so panels are read while moves land (the race the bug lost).
