@@ -14,11 +14,10 @@ one HINCRBY counts the try atomically before anything else is done (racing tries
 their own number: never more than `limit` pass), and the commit that moves the version
 sets every seat's count back to 0 in the HSET it makes anyway. So a try costs one command
 where a key per seat and version cost three (INCR, EXPIRE NX, TTL) and left a key behind
-per move. The window runs from the decision's start (the commit's `moved_at`) or from
-when it last ran out (`tries_at:<seat>`); a try over the limit whose window has run out
-opens a new one (tries_window.lua, the only extra step, and only on that path). A try
-that lands just after another seat's commit is counted at the new decision: one try too
-many there, never one too few.
+per move. A seat past its limit waits `window` seconds from its first refused try at this
+decision (`tries_at:<seat>`), then is counted afresh (tries_window.lua: the only extra
+step, and only for a try past the limit). A try that lands just after another seat's
+commit is counted at the new decision: one try too many there, never one too few.
 
 Only a table being played is counted: one waiting or finished is refused without any work
 (not started, game over), and a playing table is never deleted, so HINCRBY never creates
@@ -65,8 +64,13 @@ class MoveLimits:
         if table.status != "playing":
             return Tries(self.limit, 0, self.window_seconds)
         used = int(self.redis.hincrby(table_key(table.id), f"tries:{seat}", 1))
-        began = max(table.moved_at or table.created, table.seats[seat].tries_at or 0.0)
-        if used > self.limit and now - began >= self.window_seconds:
-            used, start = self._window(keys=[table_key(table.id)], args=[seat, now, self.window_seconds])
-            used, began = int(used), float(start)
-        return Tries(self.limit, used, max(1, math.ceil(began + self.window_seconds - now)))
+        opened = table.seats[seat].tries_at
+        decided = table.moved_at or table.created
+        if used > self.limit:
+            args = [seat, now, self.window_seconds, used]
+            tries, start = self._window(keys=[table_key(table.id)], args=args)
+            used, opened = int(tries), float(start) if start else None
+        elif opened is not None and opened < decided:
+            opened = None  # a window of an earlier decision
+        reset = self.window_seconds if opened is None else math.ceil(opened + self.window_seconds - now)
+        return Tries(self.limit, used, max(1, reset))

@@ -30,6 +30,15 @@ if acts then
   out[#out + 1] = 'acts'
   out[#out + 1] = acts .. ARGV[10]
 end
+-- A new decision for every seat: their tries start again (move_limits.py), made here
+-- rather than passed in (each argument is a Lua string to make: they are most of the
+-- script's own time).
+out[#out + 1] = 'moved_at'
+out[#out + 1] = ARGV[2]
+for s = 0, players - 1 do
+  out[#out + 1] = 'tries:' .. s
+  out[#out + 1] = 0
+end
 local n = tonumber(ARGV[14])
 for i = 15 + n, #ARGV, 2 do
   out[#out + 1] = ARGV[i]
