@@ -16,6 +16,12 @@ see the same JSON and bytes as before:
 - the actions: one text field of the table's hash, `seat:action,` per move (a few bytes
   each instead of a list entry of JSON), appended by the commit script in the same HSET
   that writes the move, so recording the action costs no command of its own.
+
+And the Redis the platform starts (services/runtime/embedded_redis.py, docker-compose.yml)
+keeps hashes of values up to 4 KB as listpacks (`hash-max-listpack-value 4096`): with the
+default 64 bytes the packed state alone made every table's hash a hashtable, about twice
+its listpack's bytes. A table whose state or moves outgrow that becomes a hashtable, which
+only costs bytes.
 """
 
 from __future__ import annotations
