@@ -120,7 +120,7 @@ def act(table_id: str):
     table = gw.tables.get(table_id)
     seat = gw.tables.seat_of(table, bearer_token(), player_id())  # 401/403 before looking at the body
     # Moves are limited per seat and per decision, not by the write limits (guards.py).
-    tries = gw.move_limits.count(table.id, seat, table.version)
+    tries = gw.move_limits.count(table, seat, time.time())
     rate_limit_headers.note(tries.limit, tries.remaining, tries.reset_seconds, "decision")
     if tries.refused:
         raise PlatformError(
