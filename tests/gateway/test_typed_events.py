@@ -98,6 +98,7 @@ def test_move_answers_and_stream_events_are_the_logs_typed_entries(client, game)
             # (a) the answer: typed by its game, its events the log's own entries
             assert answer["game"] == game
             _valid(answer_check, answer)
+            assert not answer_check.is_valid({**answer, "game": "chess"}), "typed by a game it knows"
             moved = answer["events"]
             for event in moved:
                 _valid(event_check, event)
