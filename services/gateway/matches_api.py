@@ -40,24 +40,40 @@ class Move(Body):
     version: int = Field(ge=0, le=INT32, description="the table's version the action was chosen at")
 
 
+PAYLOAD = (
+    "its facts for programs, typed by game and kind (the `<Game>Event` schemas): "
+    "created {game, players}, joined {player, player_id}, left {}, timeout {bot, action, label}, "
+    "and each game's own kinds (its EventPayload message: `card` an object {id, name}, a "
+    "targeted seat `target`, a field that does not apply absent)"
+)
+
+
 class Event(Body):
-    """One line of the public event log: structured (`kind`, `seat`, `payload`) beside the
-    words (`text`). A move's answer carries its events before they are numbered (no `id`,
-    `version` or `at`)."""
+    """An event of a game: structured (`kind`, `seat`, `payload`) beside the words
+    (`text`); a table's log numbers its own (`LogEvent`), a replay's rebuilt step does not."""
 
     id: int | None = Field(None, description="its position in the log: the stream's event id")
     version: int | None = Field(None, description="the table's version it belongs to")
     at: float | None = Field(None, description="unix seconds it was written")
     kind: str = Field(description="created, joined, left, timeout, or the game's own kinds")
     seat: int = Field(description="-1 for the table itself")
-    payload: dict[str, Any] | None = Field(
-        None,
-        description="its facts for programs, typed by game and kind (the `<Game>Event` schemas): "
-        "created {game, players}, joined {player, player_id}, left {}, timeout {bot, action, label}, "
-        "and each game's own kinds (its EventPayload message: `card` an object {id, name}, a "
-        "targeted seat `target`, a field that does not apply absent)",
-    )
+    payload: dict[str, Any] | None = Field(None, description=PAYLOAD)
     text: str
+
+
+class LogEvent(Body):
+    """One line of a table's public event log: structured (`id`, `version`, `at`, `kind`,
+    `seat`, `payload`) beside the words (`text`). The same entry wherever it is sent: a
+    page of `GET .../events`, a move's answer, the stream's `log` events and each
+    `update`'s `events` (the `<Game>Event` schemas type it by game)."""
+
+    id: int = Field(ge=0, description="its position in the log: the stream's event id")
+    version: int = Field(ge=0, description="the table's version it belongs to")
+    at: float = Field(description="unix seconds it was written")
+    kind: str = Field(description="created, joined, left, timeout, or the game's own kinds")
+    seat: int = Field(description="-1 for the table itself")
+    payload: dict[str, Any] = Field(description=PAYLOAD)
+    text: str = Field(description="the same in words")
 
 
 class ActionCard(Body):
@@ -87,6 +103,7 @@ class MoveResult(Body):
     """What a move did; the move that ends the game also carries the final scores."""
 
     table: str
+    game: str = Field(description="the table's game: what the events' payloads are typed by")
     version: int
     status: Literal["playing", "finished"]
     to_act: list[int]
@@ -95,7 +112,9 @@ class MoveResult(Body):
     scores: list[SeatScore] | None = Field(
         None, description="the last move: each seat's final score and what made it"
     )
-    events: list[Event]
+    events: list[LogEvent] = Field(
+        description="what the move wrote to the log, as GET .../events gives it (the same ids)"
+    )
     seat: int = Field(description="the seat that moved")
     your_turn: bool = Field(description="that seat must decide again now")
     legal_actions: list[Action] = Field(
@@ -241,6 +260,9 @@ def stream(table_id: str):
 
     # Uses only what is captured above, never the request context: the body is streamed
     # after this view has returned.
+    def read_state() -> dict[str, Any] | None:
+        return reads.stream_state(table_id, seat)
+
     def generate():
         cursor = after
         stop_at = time.monotonic() + settings.stream_max_seconds
@@ -249,25 +271,46 @@ def stream(table_id: str):
             # First the table as it is now (read after subscribing, so a move made
             # meanwhile is in it or still comes as an update): a client that connects, or
             # reconnects, mid-turn learns at once whose turn it is and what it may do.
-            state = hub.shared(
-                ("state", table_id, seat), subscription.since, lambda: reads.stream_state(table_id, seat)
-            )
+            state = hub.shared(("state", table_id, seat), subscription.since, read_state)
             if state is None:
                 yield "event: end\ndata: {}\n\n"
                 return
             yield f"event: state\ndata: {orjson.dumps(state).decode()}\n\n"
             finished = state["status"] == "finished"
+            shown = state["version"]
+            message: bytes | None = None
+            # Log entries sent as `log` events that the next update carries too: every one
+            # read after the replay on connecting, and of that only what is newer than the state.
+            pending: list[dict[str, Any]] = []
+            replayed = False
             while True:
+                # The log after the cursor, each entry as GET .../events gives it (its id
+                # too); after a change, before the update that carries the same entries.
                 start = cursor + 1
                 entries = hub.shared(
                     ("log", table_id, start), subscription.since, partial(reads.store.log, table_id, start)
                 )
-                for entry in entries:
-                    cursor += 1
-                    yield f"id: {cursor}\nevent: log\ndata: {orjson.dumps(entry).decode()}\n\n"
+                for i, entry in enumerate(entries):
+                    event = {"id": start + i, **entry}
+                    cursor = event["id"]
+                    if replayed or event["version"] > shown:
+                        pending.append(event)
+                    yield f"id: {cursor}\nevent: log\ndata: {orjson.dumps(event).decode()}\n\n"
+                if message is not None:
+                    # Every change (a move, a seat taken or left) carries the state after it,
+                    # read after the log, so the state is never older than the events.
+                    state = hub.shared(("state", table_id, seat), subscription.since, read_state)
+                    if state is None:
+                        yield "event: end\ndata: {}\n\n"
+                        return
+                    update = {**orjson.loads(message), **state, "events": pending}
+                    pending, shown = [], state["version"]
+                    finished = state["status"] == "finished"
+                    yield f"event: update\ndata: {orjson.dumps(update).decode()}\n\n"
                 if finished:
                     yield "event: end\ndata: {}\n\n"
                     return
+                replayed = True
                 if time.monotonic() > stop_at:
                     return  # the client reconnects with Last-Event-ID
                 message = subscription.get(timeout=settings.stream_heartbeat_seconds)
@@ -275,17 +318,7 @@ def stream(table_id: str):
                     return  # shutdown, a lost subscription, or far behind: it resumes
                 if message is None:
                     yield ": keepalive\n\n"
-                    continue
-                # Every change (a move, a seat taken or left) carries the state after it.
-                state = hub.shared(
-                    ("state", table_id, seat), subscription.since, lambda: reads.stream_state(table_id, seat)
-                )
-                if state is None:
-                    yield "event: end\ndata: {}\n\n"
-                    return
-                update = {**orjson.loads(message), **state}
-                finished = state["status"] == "finished"
-                yield f"event: update\ndata: {orjson.dumps(update).decode()}\n\n"
+                    # and round again: a change whose message is still on its way is sent now
         finally:
             subscription.close()
 
@@ -354,16 +387,18 @@ class Events(Body):
     pages, each event's payload typed by its kind: openapi.event_schemas)."""
 
     game: str = Field(description="the table's game: what the events' payloads are typed by")
-    events: list[Event]
+    events: list[LogEvent]
     last: int = Field(description="the id to pass as `after` for the next page")
     more: bool = Field(description="more events follow this page")
 
 
 class StreamState(Body):
     """A stream's `state` event (its first) and every `update`: the table as it is now.
-    A seat's stream also carries what `/legal` says for that seat, and its deadline."""
+    A seat's stream also carries what `/legal` says for that seat, and its deadline; an
+    update also the log entries it follows (`events`, typed by `game`)."""
 
     table: str
+    game: str = Field(description="the table's game: what the events' payloads are typed by")
     version: int
     status: Literal["waiting", "playing", "finished"]
     to_act: list[int]
@@ -375,6 +410,12 @@ class StreamState(Body):
     your_turn: bool | None = Field(None, description="a seat's stream: it must decide now")
     legal_actions: list[Action] | None = Field(None, description="a seat's stream: its choices now")
     deadline: float | None = Field(None, description="a seat's stream: when its decision is due")
+    events: list[LogEvent] | None = Field(
+        None,
+        description="an `update`: the log entries of the changes since the stream's previous state or "
+        "update, as GET .../events gives them, each also sent before it as a `log` event (none if an "
+        "earlier update carried them; the state is never older than they are)",
+    )
 
 
 class StreamTicket(Body):
@@ -385,7 +426,9 @@ class StreamTicket(Body):
     url: str = Field(description="the stream's URL with the ticket (also the Location)")
 
 
-OPENAPI_SCHEMAS = openapi_components(Move, MoveResult, View, Legal, Replay, Events, StreamState, StreamTicket)
+OPENAPI_SCHEMAS = openapi_components(
+    Move, MoveResult, LogEvent, View, Legal, Replay, Events, StreamState, StreamTicket
+)
 
 [AFTER, LIMIT] = query_parameters(EventsQuery)
 [_, TICKET] = query_parameters(SeatStreamQuery)
@@ -438,8 +481,9 @@ OPENAPI_PATHS = {
         "get": {
             "summary": "Server-sent events: first `state` (a StreamState: the table now, with a seat "
             "token also that seat's view, `your_turn`, `legal_actions` and deadline), then `log` (one "
-            "event, with id) and `update` (after every change: the StreamState after it, with the "
-            "change's own fields), and `end` once the game is over",
+            "LogEvent, as GET .../events gives it, typed by the state's `game`: its `<Game>Event`) and "
+            "`update` (after every change: the StreamState after it, with the change's own fields and "
+            "`events`, the log entries it follows), and `end` once the game is over",
             "security": [*TOKEN_OPTIONAL, *STREAM_TICKET],
             "parameters": [
                 TABLE_ID,
@@ -449,8 +493,15 @@ OPENAPI_PATHS = {
             ],
             "responses": {
                 "200": {
-                    "description": "the stream",
+                    "description": "the stream; each event's data is JSON, as `x-events` lists by name",
                     "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    # OpenAPI 3.0 cannot type an event stream: each event's data by its name.
+                    "x-events": {
+                        "state": {"$ref": "#/components/schemas/StreamState"},
+                        "log": {"$ref": "#/components/schemas/LogEvent"},
+                        "update": {"$ref": "#/components/schemas/StreamState"},
+                        "end": {"type": "object", "additionalProperties": False},
+                    },
                 },
                 **errors(400, 404),
             },

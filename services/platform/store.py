@@ -503,11 +503,12 @@ class TableStore:
         legal: list[bytes],
         now: float,
         mark_away: bool = False,
-    ) -> tuple[int, int]:
+    ) -> tuple[int, int, int]:
         """Apply an engine Step at `table.version`, with each seat's legal actions at it
-        (`legal`, as stored in legal:i). Returns (outcome, version): outcome 1
+        (`legal`, as stored in legal:i). Returns (outcome, version, first): outcome 1
         committed (version is the new one), 0 stale (the current version), -1 no table,
-        -2 not being played."""
+        -2 not being played; `first` the log id of the first of `events` (-1 if none was
+        written), so a move's answer numbers its events as the log does."""
         new_version = table.version + 1
         to_act = list(step.to_act)
         status = "finished" if step.terminal else "playing"
@@ -527,14 +528,14 @@ class TableStore:
             orjson.dumps(update), self.finished_ttl, table.players, len(events), *lines, *fields,
         ]  # fmt: skip
         keys = [table_key(table.id), log_key(table.id), actions_key(table.id), updates_channel(table.id)]
-        outcome, version, due, rated = self._commit(keys=keys, args=args)
+        outcome, version, due, rated, first = self._commit(keys=keys, args=args)
         if outcome == 1:
             shard = shard_of(table.id)
             if step.terminal:
                 self._file_finished(shard, table.id, table.game, now, bool(rated))
             else:
                 self._file_deadline(shard, table.id, due)
-        return int(outcome), int(version)
+        return int(outcome), int(version), int(first)
 
     def claim(
         self,

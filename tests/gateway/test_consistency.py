@@ -105,8 +105,9 @@ def test_commit_refuses_a_second_write_at_the_same_version(client, app):
     first_legal = gw.engines.legal_json(GAME, first, 2)
     second_legal = [b"[]", b"[]"]  # anything else: a refused commit must not write it
     assert first_legal != second_legal
-    assert gw.store.commit(table, seat, legal[0].id, first, [], first_legal, 0.0) == (1, table.version + 1)
-    assert gw.store.commit(table, seat, legal[-1].id, second, [], second_legal, 0.0) == (0, table.version + 1)
+    moved = table.version + 1
+    assert gw.store.commit(table, seat, legal[0].id, first, [], first_legal, 0.0) == (1, moved, -1)
+    assert gw.store.commit(table, seat, legal[-1].id, second, [], second_legal, 0.0) == (0, moved, -1)
     after = gw.tables.get(tid)
     assert after.state == first.state and gw.store.actions(tid) == [[seat, legal[0].id]]
     assert [s.legal for s in after.seats] == first_legal, "the refused write left no legal lists"

@@ -9,16 +9,16 @@
 -- ARGV: 1 expected version, 2 now, 3 bot_s, 4 away_s, 5 actor, 6 mark_away, 7 state,
 --       8 to_act json, 9 terminal, 10 action (packing.pack_action), 11 update message,
 --       12 finished ttl, 13 players, 14 n events, events..., field, value, ...
--- Returns {outcome, version, due, rated}: outcome 1 committed, 0 stale, -1 no table,
--- -2 not being played.
+-- Returns {outcome, version, due, rated, first}: outcome 1 committed, 0 stale, -1 no table,
+-- -2 not being played; `first` the log position (event id) of its first event (-1: none).
 local players = tonumber(ARGV[13])
 local names = seat_fields({'version', 'status', 'decision_seconds', 'rated'}, players)
 names[#names + 1] = 'acts'
 local f = redis.call('HMGET', KEYS[1], unpack(names))
 local acts = f[#names]
-if not f[1] then return {-1, 0, '', 0} end
-if f[2] ~= 'playing' then return {-2, tonumber(f[1]), '', 0} end
-if f[1] ~= ARGV[1] then return {0, tonumber(f[1]), '', 0} end
+if not f[1] then return {-1, 0, '', 0, -1} end
+if f[2] ~= 'playing' then return {-2, tonumber(f[1]), '', 0, -1} end
+if f[1] ~= ARGV[1] then return {0, tonumber(f[1]), '', 0, -1} end
 local new_version = tonumber(f[1]) + 1
 local actor = tonumber(ARGV[5])
 local away = ''
@@ -58,7 +58,8 @@ end
 out[#out + 1] = 'due'
 out[#out + 1] = due
 redis.call('HSET', KEYS[1], unpack(out))
-if n > 0 then redis.call('RPUSH', KEYS[2], unpack(ARGV, 15, 14 + n)) end
+local first = -1  -- RPUSH answers the log's new length: the first event's id is that less n
+if n > 0 then first = redis.call('RPUSH', KEYS[2], unpack(ARGV, 15, 14 + n)) - n end
 local kept = 2
 if not acts then
   local seat, action = string.match(ARGV[10], '^(%d+):(%d+),$')
@@ -69,4 +70,4 @@ if ARGV[9] == '1' then
   for i = 1, kept do redis.call('EXPIRE', KEYS[i], tonumber(ARGV[12])) end
 end
 redis.call('SPUBLISH', KEYS[4], ARGV[11])
-return {1, new_version, due, tonumber(f[4]) or 0}
+return {1, new_version, due, tonumber(f[4]) or 0, first}
