@@ -1,0 +1,107 @@
+"""Argon2id password hashes (argon2-cffi), and the small process a gateway worker hashes in.
+
+A hash or a verification costs ~150 ms of CPU and 64 MiB by design, which is what makes
+guessing expensive, and also what a flood of bad sign-ins turns against everyone else.
+The gateway therefore never hashes in its own process: each worker starts one *hashing
+process* (`python -m services.platform.passwords`, driven by services/gateway/hashing.py)
+that reads one request a line on stdin and answers one a line on stdout. The process runs
+in a session of its own at a lower niceness (HASHING_NICE), so the kernel hands the cores
+to the gateway's event loops the moment they have a request, and hashing gets what is left.
+
+A lower-priority *thread* inside the worker was not enough (bench `logins`, docs/security.md):
+where the kernel groups a session's threads and weighs the group against other sessions
+(Linux autogroup), a busy hashing thread used up its worker's share, and the loop waited
+for the group's next turn. In its own session the hashing is weighed on its own, and the
+loop's mostly idle group wins each wakeup. That group keeps the usual weight (its
+niceness is not lowered too): at a lower one, on a host busy with other sessions'
+work, sign-ins starved outright (none answered in a bench run at a load average of 16).
+Where scheduling goes by cgroup (a container) the process's niceness is what counts.
+
+    request  {"op": "hash", "password": ...}             reply {"ok": "<argon2 hash>"}
+             {"op": "verify", "digest": ..., "password": ...}   {"ok": true|false}
+    anything else                                        {"error": "<what was wrong>"}
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import IO, Any, Protocol
+
+import orjson
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError
+
+# argon2-cffi's defaults (RFC 9106's second recommendation: 3 passes over 64 MiB, 4 lanes).
+HASHER = PasswordHasher()
+# The hashing process's niceness (0 normal, 19 lowest): low enough that requests always
+# come first, not so low that a sign-in on a machine busy with other work never finishes.
+HASHING_NICE = 10
+
+
+def hash_password(password: str) -> str:
+    return HASHER.hash(password)
+
+
+def verify_password(digest: str, password: str) -> bool:
+    """Whether `password` matches `digest`; False for a wrong one or a malformed digest."""
+    try:
+        return HASHER.verify(digest, password)
+    except (VerificationError, InvalidHashError):
+        return False
+
+
+class Hasher(Protocol):
+    """Where a PlayerBook hashes: in the calling thread (LocalHasher) or in the gateway
+    worker's hashing process (services/gateway/hashing.py)."""
+
+    def hash(self, password: str) -> str: ...
+
+    def verify(self, digest: str, password: str) -> bool: ...
+
+
+class LocalHasher:
+    """Hashing in the calling thread: the CLI, a Celery worker, tests' threaded server."""
+
+    def hash(self, password: str) -> str:
+        return hash_password(password)
+
+    def verify(self, digest: str, password: str) -> bool:
+        return verify_password(digest, password)
+
+
+def answer(request: Any) -> dict[str, Any]:
+    """The reply to one decoded request line."""
+    if not isinstance(request, dict) or not isinstance(request.get("password"), str):
+        return {"error": "a request is an object with a 'password' string"}
+    if request.get("op") == "hash":
+        return {"ok": hash_password(request["password"])}
+    if request.get("op") == "verify" and isinstance(request.get("digest"), str):
+        return {"ok": verify_password(request["digest"], request["password"])}
+    return {"error": "'op' is 'hash', or 'verify' with a 'digest' string"}
+
+
+def lower_priority(nice: int = HASHING_NICE) -> None:
+    """This process at niceness `nice`. Raising one's own niceness needs no privilege;
+    where it is refused (a sandbox) the process hashes at the usual priority."""
+    try:
+        if os.getpriority(os.PRIO_PROCESS, 0) < nice:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+    except OSError:
+        pass
+
+
+def serve(lines: IO[bytes], out: IO[bytes]) -> None:
+    """Answer requests line by line until `lines` ends (the gateway worker is gone)."""
+    for line in lines:
+        try:
+            reply = answer(orjson.loads(line))
+        except orjson.JSONDecodeError:
+            reply = {"error": "a request is one line of JSON"}
+        out.write(orjson.dumps(reply) + b"\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    lower_priority()
+    serve(sys.stdin.buffer, sys.stdout.buffer)
