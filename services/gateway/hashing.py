@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import subprocess
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -38,6 +38,81 @@ class HashingLost(Exception):
     """The hashing process went away mid-request (killed, out of memory)."""
 
 
+class _Channel:
+    """One hashing process and the worker's ends of its two pipes. Only the pool's one
+    thread reads, writes and closes the pipes, so a channel found broken is closed there,
+    never under an exchange still using it (a closed descriptor's number is soon reused by
+    another socket of the worker, which a late write would then corrupt)."""
+
+    def __init__(self) -> None:
+        to_child, self.to = os.pipe()
+        self.source, from_child = os.pipe()
+        path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+        try:
+            # posix_spawn, not subprocess: gevent's Popen is patched in, and its handling of
+            # descriptors handed in differs; this is the plain system call.
+            self.pid = os.posix_spawn(
+                sys.executable,
+                [sys.executable, "-m", "services.platform.passwords"],
+                {**os.environ, "PYTHONPATH": path},
+                file_actions=[(os.POSIX_SPAWN_DUP2, to_child, 0), (os.POSIX_SPAWN_DUP2, from_child, 1)],
+                setsid=True,  # its own scheduling group (passwords.py)
+            )
+        finally:
+            os.close(to_child)
+            os.close(from_child)
+        self.owner = os.getpid()  # a forked copy of the worker starts its own
+        self.buffer = b""
+        self.broken = False
+
+    def alive(self) -> bool:
+        if self.broken or self.owner != os.getpid():
+            return False
+        try:
+            return os.waitpid(self.pid, os.WNOHANG) == (0, 0)
+        except ChildProcessError:  # reaped by someone else: gone
+            return False
+
+    def exchange(self, line: bytes) -> bytes:
+        """One request and its reply, on the pool's thread (blocking pipe I/O there leaves
+        the hub alone). A broken channel is closed here and raises HashingLost."""
+        if self.broken:
+            raise HashingLost("the hashing process is gone")
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(self.to, view) :]
+            while b"\n" not in self.buffer:
+                chunk = os.read(self.source, 65536)
+                if not chunk:
+                    raise HashingLost("the hashing process closed its output")
+                self.buffer += chunk
+        except HashingLost:
+            self._close()
+            raise
+        except OSError as exc:  # BrokenPipeError: it died before reading
+            self._close()
+            raise HashingLost(str(exc)) from exc
+        reply, _, self.buffer = self.buffer.partition(b"\n")
+        return reply
+
+    def _close(self) -> None:
+        self.broken = True
+        for fd in (self.to, self.source):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        if self.owner == os.getpid():
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, os.WNOHANG)
+
+    def close(self, pool: Any) -> None:
+        """Close it on the pool's thread, after any exchange queued there before."""
+        if not self.broken:
+            pool.apply(self._close)
+
+
 class ProcessHasher:
     """passwords.Hasher over the worker's hashing process (see the module docstring)."""
 
@@ -45,10 +120,7 @@ class ProcessHasher:
         self._admitted = threading.BoundedSemaphore(HASHING_ADMITTED)
         self._lock = threading.Lock()  # gevent's once patched: held to start the process
         self._pool: Any = None
-        self._child: subprocess.Popen[bytes] | None = None
-        self._owner = 0  # the pid that started the child: a forked copy starts its own
-        self._to = self._from = -1
-        self._buffer = b""
+        self._channel: _Channel | None = None
 
     def hash(self, password: str) -> str:
         return str(self._call({"op": "hash", "password": password}))
@@ -59,7 +131,7 @@ class ProcessHasher:
     @property
     def pid(self) -> int | None:
         """The hashing process's pid, once started (what tests look at)."""
-        return self._child.pid if self._child is not None else None
+        return self._channel.pid if self._channel is not None else None
 
     def _call(self, request: dict[str, str]) -> Any:
         if not gevent_active():
@@ -72,12 +144,11 @@ class ProcessHasher:
         try:
             line = orjson.dumps(request) + b"\n"
             for attempt in (1, 2):
-                self._ensure_started()
+                channel = self._current()
                 try:
-                    reply = orjson.loads(self._pool.apply(self._exchange, (line,)))
+                    reply = orjson.loads(self._pool.apply(channel.exchange, (line,)))
                     break
                 except HashingLost:
-                    self._forget()
                     if attempt == 2:
                         raise
             if "error" in reply:  # only a bug of ours can get here: the requests are made above
@@ -86,56 +157,16 @@ class ProcessHasher:
         finally:
             self._admitted.release()
 
-    def _ensure_started(self) -> None:
+    def _current(self) -> _Channel:
+        """The live channel, a new hashing process started when there is none."""
         with self._lock:
-            if self._child is not None and self._owner == os.getpid() and self._child.poll() is None:
-                return
-            self._forget()
             if self._pool is None:
                 from gevent.threadpool import ThreadPool
 
                 self._pool = ThreadPool(1)  # one request at a time: one pipe, one answer
-            to_child, self._to = os.pipe()
-            self._from, from_child = os.pipe()
-            path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
-            try:
-                self._child = subprocess.Popen(
-                    [sys.executable, "-m", "services.platform.passwords"],
-                    stdin=to_child,
-                    stdout=from_child,
-                    env={**os.environ, "PYTHONPATH": path},
-                    start_new_session=True,  # its own scheduling group (passwords.py)
-                )
-            finally:
-                os.close(to_child)
-                os.close(from_child)
-            self._owner = os.getpid()
-
-    def _exchange(self, line: bytes) -> bytes:
-        """One request and its reply, on the pool's real thread (blocking pipe I/O there
-        leaves the hub alone)."""
-        try:
-            view = memoryview(line)
-            while view:
-                view = view[os.write(self._to, view) :]
-            while b"\n" not in self._buffer:
-                chunk = os.read(self._from, 65536)
-                if not chunk:
-                    raise HashingLost("the hashing process closed its output")
-                self._buffer += chunk
-        except OSError as exc:  # BrokenPipeError: it died before reading
-            raise HashingLost(str(exc)) from exc
-        reply, _, self._buffer = self._buffer.partition(b"\n")
-        return reply
-
-    def _forget(self) -> None:
-        """Close the pipes to a dead (or another process's) hashing process."""
-        for fd in (self._to, self._from):
-            if fd >= 0:
-                with contextlib.suppress(OSError):
-                    os.close(fd)
-        self._to = self._from = -1
-        self._buffer = b""
-        if self._child is not None and self._owner == os.getpid() and self._child.poll() is None:
-            self._child.kill()
-        self._child = None
+            channel = self._channel
+            if channel is None or not channel.alive():
+                if channel is not None and channel.owner == os.getpid():
+                    channel.close(self._pool)
+                channel = self._channel = _Channel()
+            return channel

@@ -7,6 +7,9 @@ process* (`python -m services.platform.passwords`, driven by services/gateway/ha
 that reads one request a line on stdin and answers one a line on stdout. The process runs
 in a session of its own at a lower niceness (HASHING_NICE), so the kernel hands the cores
 to the gateway's event loops the moment they have a request, and hashing gets what is left.
+And however many workers a host runs, at most HASHING_SLOTS hashes (one less than the
+cores) run on it at once (`hashing_slot`, lock files every hashing process shares), so a
+flood of sign-ins never has every core, whatever the scheduler makes of niceness.
 
 A lower-priority *thread* inside the worker was not enough (bench `logins`, docs/security.md):
 where the kernel groups a session's threads and weighs the group against other sessions
@@ -24,8 +27,12 @@ Where scheduling goes by cgroup (a container) the process's niceness is what cou
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import sys
+import tempfile
+from collections.abc import Iterator
 from typing import IO, Any, Protocol
 
 import orjson
@@ -37,6 +44,14 @@ HASHER = PasswordHasher()
 # The hashing process's niceness (0 normal, 19 lowest): low enough that requests always
 # come first, not so low that a sign-in on a machine busy with other work never finishes.
 HASHING_NICE = 10
+# Hashes at once on this host, over every gateway worker's hashing process: one less than
+# the cores (at least one), so a flood of sign-ins always leaves a core to the event loops
+# whatever their niceness. Each slot is a lock file (flock) in HASHING_SLOTS_DIR, which a
+# host's (or a pod's) processes share; a process that dies lets go of its slot with it.
+HASHING_SLOTS = int(os.environ.get("GATEWAY_HASHING_SLOTS", "0")) or max(1, (os.cpu_count() or 1) - 1)
+HASHING_SLOTS_DIR = os.environ.get("GATEWAY_HASHING_SLOTS_DIR") or os.path.join(
+    tempfile.gettempdir(), f"cultists-hashing-slots-{os.getuid()}"
+)
 
 
 def hash_password(password: str) -> str:
@@ -91,13 +106,48 @@ def lower_priority(nice: int = HASHING_NICE) -> None:
         pass
 
 
-def serve(lines: IO[bytes], out: IO[bytes]) -> None:
-    """Answer requests line by line until `lines` ends (the gateway worker is gone)."""
+@contextlib.contextmanager
+def hashing_slot(slots: int = HASHING_SLOTS, directory: str = HASHING_SLOTS_DIR) -> Iterator[int]:
+    """One of the host's `slots` hashing slots, held while the block runs (waiting for one
+    when all are taken); yields its number."""
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    files = [
+        os.open(os.path.join(directory, f"slot-{i}"), os.O_RDWR | os.O_CREAT, 0o600) for i in range(slots)
+    ]
+    try:
+        held = None
+        for i, fd in enumerate(files):  # a free one, if any
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                held = i
+                break
+            except BlockingIOError:
+                continue
+        if held is None:  # all taken: queue on one of them
+            held = os.getpid() % slots
+            fcntl.flock(files[held], fcntl.LOCK_EX)
+        try:
+            yield held
+        finally:
+            fcntl.flock(files[held], fcntl.LOCK_UN)
+    finally:
+        for fd in files:
+            os.close(fd)
+
+
+def serve(lines: IO[bytes], out: IO[bytes], slots: int = HASHING_SLOTS) -> None:
+    """Answer requests line by line until `lines` ends (the gateway worker is gone), each
+    hash inside one of the host's hashing slots."""
     for line in lines:
         try:
-            reply = answer(orjson.loads(line))
+            request = orjson.loads(line)
         except orjson.JSONDecodeError:
+            request = None
+        if request is None:
             reply = {"error": "a request is one line of JSON"}
+        else:
+            with hashing_slot(slots):
+                reply = answer(request)
         out.write(orjson.dumps(reply) + b"\n")
         out.flush()
 
