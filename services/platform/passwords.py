@@ -109,11 +109,19 @@ def lower_priority(nice: int = HASHING_NICE) -> None:
 @contextlib.contextmanager
 def hashing_slot(slots: int = HASHING_SLOTS, directory: str = HASHING_SLOTS_DIR) -> Iterator[int]:
     """One of the host's `slots` hashing slots, held while the block runs (waiting for one
-    when all are taken); yields its number."""
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    files = [
-        os.open(os.path.join(directory, f"slot-{i}"), os.O_RDWR | os.O_CREAT, 0o600) for i in range(slots)
-    ]
+    when all are taken); yields its number, or -1 when the slots' folder cannot be used
+    (a read-only file system): then it hashes unbounded rather than refuse every sign-in."""
+    files: list[int] = []
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        for i in range(slots):
+            files.append(os.open(os.path.join(directory, f"slot-{i}"), os.O_RDWR | os.O_CREAT, 0o600))
+    except OSError as exc:
+        for fd in files:
+            os.close(fd)
+        print(f"hashing slots unusable in {directory}: {exc}; hashing without a bound", file=sys.stderr)
+        yield -1
+        return
     try:
         held = None
         for i, fd in enumerate(files):  # a free one, if any

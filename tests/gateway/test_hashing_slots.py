@@ -42,3 +42,13 @@ def test_a_hash_waits_for_a_free_slot(tmp_path):
         os.close(held)
         child.kill()
         child.wait()
+
+
+def test_an_unusable_slots_folder_hashes_unbounded_rather_than_refusing(tmp_path, capsys):
+    from services.platform.passwords import hashing_slot
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    with hashing_slot(1, str(blocker / "slots")) as slot:
+        assert slot == -1
+    assert "hashing without a bound" in capsys.readouterr().err
