@@ -306,3 +306,56 @@ def test_live_panels_tell_their_own_version_during_bot_play(gunicorn, table_work
         assert told or (not lines and words == f"{names[seat]} decided"), (
             f"panel {version} says {words!r}: version {version} is {labels[version]!r} / {lines}"
         )
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as children:
+        return [int(child) for child in children.read().split()]
+
+
+def _nice(pid: int, tid: int | None = None) -> int:
+    """A thread's niceness (field 19 of /proc/<pid>/task/<tid>/stat)."""
+    with open(f"/proc/{pid}/task/{tid or pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[16])  # fields after the name start at 3
+
+
+def _sign_in(base: str, username: str, password: str) -> int:
+    request = urllib.request.Request(
+        f"{base}/api/sessions",
+        data=json.dumps({"username": username, "password": password}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_passwords_are_hashed_in_a_lower_priority_process_of_their_own(live_store, engines, tmp_path):
+    """A worker hashes in a child process of its own session at a lower priority, its own
+    threads all at the usual one, so a flood of bad sign-ins leaves the cores to other
+    requests (bench `logins`). Sign-ins are answered through it (201, 401), and a hashing
+    process that was killed is started again by the next sign-in."""
+    from services.platform.passwords import HASHING_NICE
+
+    with serve(live_store, engines, tmp_path, workers=1) as (base, proc):
+        (worker,) = _children(proc.pid)
+        guest = call(f"{base}/api/players/guest", "POST", {"device": "d" * 20, "name": "nia"})
+        password = "staple moon violet kettle"
+        call(
+            f"{base}/api/players/me/upgrade", "POST", {"username": "nia-nice", "password": password},
+            {"X-Player-Token": guest["token"]},
+        )  # fmt: skip
+        assert _sign_in(base, "nia-nice", password) == 201
+        assert _sign_in(base, "nia-nice", "not the password") == 401
+        (hashing,) = _children(worker)
+        assert _nice(hashing) == HASHING_NICE
+        assert os.getsid(hashing) == hashing != os.getsid(worker)  # a session of its own
+        threads = [int(tid) for tid in os.listdir(f"/proc/{worker}/task")]
+        assert {_nice(worker, tid) for tid in threads} == {0}, "a worker thread runs below the loop"
+        os.kill(hashing, signal.SIGKILL)
+        assert _sign_in(base, "nia-nice", password) == 201
+        (again,) = [child for child in _children(worker) if child != hashing]
+        assert _nice(again) == HASHING_NICE
