@@ -7,6 +7,7 @@ ad hoc sweep has barely begun. Its own Redis database keeps other tests' message
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Iterator
 
@@ -34,15 +35,23 @@ ADHOC = {
 NIGHTLY = {"game": "trash_cult", "seed": 2, "games": 20, "chunk": 10, "players": [2], "lineups": ["random"]}
 
 
-@pytest.fixture()
-def own(redis_url: str) -> Iterator[tuple[str, SweepStore, object]]:
-    url = redis_url.rsplit("/", 1)[0] + "/8"
+@contextlib.contextmanager
+def _own_db(redis_url: str, db: int) -> Iterator[tuple[str, SweepStore, object]]:
+    """A Redis database of the test's own (emptied before and after), its sweeps store,
+    and a Celery app that queues there."""
+    url = redis_url.rsplit("/", 1)[0] + f"/{db}"
     store = SweepStore.from_url(url)
     store.r.flushdb()
     with client_app(url) as app:
         yield url, store, app
     store.r.flushdb()
     store.r.close()
+
+
+@pytest.fixture()
+def own(redis_url: str) -> Iterator[tuple[str, SweepStore, object]]:
+    with _own_db(redis_url, 8) as owned:
+        yield owned
 
 
 def test_nightly_chunks_overtake_a_queued_ad_hoc_sweep(own):
@@ -75,13 +84,8 @@ NIGHTLY_BOUND_SECONDS = 45.0
 
 @pytest.fixture()
 def own_nine(redis_url: str) -> Iterator[tuple[str, SweepStore, object]]:
-    url = redis_url.rsplit("/", 1)[0] + "/9"
-    store = SweepStore.from_url(url)
-    store.r.flushdb()
-    with client_app(url) as app:
-        yield url, store, app
-    store.r.flushdb()
-    store.r.close()
+    with _own_db(redis_url, 9) as owned:
+        yield owned
 
 
 def test_long_ad_hoc_chunks_give_way_to_a_nightly_queued_while_they_run(own_nine):
