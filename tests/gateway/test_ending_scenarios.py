@@ -107,6 +107,7 @@ def test_a_tricky_draw_says_draw_and_ranks_nobody_ahead(client, app):
     total = _number(table["scores"][0]["parts"]["team_total"])
     assert f"the team totals are equal, {total} to {total}: a draw" in screen["why"]
     assert not re.search(r"\byou [a-z]+s\b", screen["why"]), screen["why"]
+    assert "round 1 scores: you " in screen["why"] and "[" not in screen["why"], "the round's scores by name"
 
 
 def test_a_tricky_team_win_ranks_the_partners_first_together(client, app):

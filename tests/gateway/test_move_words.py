@@ -58,6 +58,7 @@ def test_second_person_by_example():
         "You search the active deck and take a card"
     )
     assert name_seats("seat 0 gives seat 0 a Suspicion", NAMES, 0) == "You give yourself a Suspicion"
+    assert name_seats("seat 0's Black Spire falls", NAMES, 0) == "Your Black Spire falls"
     # Another seat's lines keep their verbs; "you" as an object changes nothing.
     assert (
         name_seats("seat 1 plays Infernal Inferno on seat 0", NAMES, 0)

@@ -9,6 +9,7 @@ the final move, and the ratings the settlement wrote. Nothing is recomputed from
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from services.engines.registry import load_game
@@ -41,6 +42,23 @@ def _number(value: float) -> str:
 
 def _ordinal(place: int) -> str:
     return f"{place}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(place if place < 20 else place % 10, 'th') }"
+
+
+_ROUND_SCORES = re.compile(r"^round (\d+) scores: \[([^\]]*)\]")
+
+
+def _round_scores(text: str, names: list[str], me: int) -> str | None:
+    """Tricky Cultists' "round 4 scores: [9, 5, 2, 6]" by name, as the page's log gives it
+    (common.js `logLines`); None for any other line."""
+    found = _ROUND_SCORES.match(text)
+    if not found:
+        return None
+    points = [p.strip() for p in found.group(2).split(",")]
+    named = [
+        f"{'you' if s == me else names[s] if s < len(names) else f'seat {s}'} {p}"
+        for s, p in enumerate(points)
+    ]
+    return f"round {found.group(1)} scores: {', '.join(named)}"
 
 
 def _deciding(score: dict[str, Any]) -> float:
@@ -122,7 +140,7 @@ def ending(gw: Platform, table: Table, names: list[str], me: int) -> dict[str, A
     final = [
         e for e in gw.store.log(table.id) if e.get("version") == table.version and e.get("kind") != "draw"
     ]
-    why = [name_seats(e["text"], names, me) for e in final]
+    why = [_round_scores(e["text"], names, me) or name_seats(e["text"], names, me) for e in final]
     team = _team_result(rows, load_game(table.game).team_seats(table.players), names, me, draw)
     if team is not None:
         why.append(team)

@@ -130,7 +130,7 @@ def name_seats(text: str, names: list[str], me: int) -> str:
         who = "you" if n == me else names[n] if n < len(names) else found.group(0)
         return ("your" if n == me else f"{who}'s") if found.group(2) else who
 
-    text = second_person(_SEAT.sub(named, text))
+    text = re.sub(r"^your\b", "Your", second_person(_SEAT.sub(named, text)))
     return _CARDS.sub(lambda m: f"{m.group(1)} card{'' if m.group(1) == '1' else 's'}", text)
 
 

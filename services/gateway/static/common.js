@@ -119,6 +119,7 @@ const Cultists = (() => {
           .replace(/\byou\b/g, "yourself");
         return `${lead}${lead ? "you" : "You"} ${baseVerb(verb)}${words.length ? " " + tail : ""}`;
       })
+      .replace(/^your\b/, "Your")
       .replace(/\b(\d+) card\(s\)/g, (all, n) => `${n} card${n === "1" ? "" : "s"}`);
   }
 
