@@ -44,3 +44,18 @@ def test_a_stay_within_the_timer_tolerance_counts_as_the_pace():
     assert figures["bot_moves_page_paced"] == 3
     assert figures["bot_moves_visible_for_pace"] == 2, "380 ms counts, 379 ms does not"
     assert figures["visible_share"] == round(2 / 3, 4)
+
+
+def test_at_the_default_pace_moves_are_also_counted_against_400_ms():
+    panels = [
+        _panel(0, 0, None),
+        _panel(1, 100, 1),  # a bot: up 900 ms, the pace
+        _panel(2, 1000, 2),  # a bot: up 500 ms, under the pace but not flashing past
+        _panel(3, 1500, 3),  # a bot: up 300 ms, flashing past
+        _panel(4, 1800, 1),
+    ]
+    figures = follow_figures(panels, 900)
+    assert figures["bot_moves_page_paced"] == 3
+    assert figures["bot_moves_visible_for_pace"] == 1
+    assert figures["bot_moves_visible_400ms"] == 2
+    assert figures["visible_400ms_share"] == round(2 / 3, 4)

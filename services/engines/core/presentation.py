@@ -55,6 +55,9 @@ class Presentation:
     # The hover text of a card a view gives as an object (a view's {name, suit, value}),
     # where it says more than the face's text (its worth); None: the face's text.
     card_text_of: Callable[[Mapping[str, Any]], str] | None = None
+    # What wins when final scores tie (the end screen's reason when a loser scored as much
+    # as a winner), as a clause: "a full Shrine wins only ..."; "" where no tie is possible.
+    tie_rule: str = ""
 
     def face(self, card: Any) -> Face | None:
         """The guide's face of a card as a view carries it (a name or an object)."""

@@ -42,6 +42,7 @@ PUBLIC_MOVES = frozenset(
 
 PRESENTATION = Presentation(
     guide=GUIDE,
+    tie_rule="a full Shrine wins only at the end of its owner's own turn, with a Cult Member kept (TC-17)",
     decisions=PENDING,
     public_moves=PUBLIC_MOVES,
     answer_cards={"protection_spell": "Protection Spell", "hide": "Hide"},

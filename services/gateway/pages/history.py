@@ -115,18 +115,58 @@ def sentence(label: str, seat: int, names: list[str], me: int) -> str:
         return f"{who}: {rest}"
     if seat != me:
         verb = verb + "es" if verb.endswith("ss") else verb + "s"
+    else:
+        tail = re.sub(r"\byou\b", "yourself", tail)  # "give seat 0 a Suspicion" by seat 0
     return f"{who} {verb} {tail}".strip()
 
 
 def name_seats(text: str, names: list[str], me: int) -> str:
-    """The engines' "seat 2" (and "seat 2's") as the seat's name, "you" ("your") for `me`."""
+    """The engines' "seat 2" (and "seat 2's") as the seat's name, "you" ("your") for `me`,
+    in the second person where "you" acts; "3 card(s)" as "3 cards". common.js's
+    `nameSeats` gives the page the same words (tests/browser/test_words.py)."""
 
     def named(found: re.Match[str]) -> str:
         n = int(found.group(1))
         who = "you" if n == me else names[n] if n < len(names) else found.group(0)
         return ("your" if n == me else f"{who}'s") if found.group(2) else who
 
-    return _SEAT.sub(named, text)
+    text = re.sub(r"^your\b", "Your", second_person(_SEAT.sub(named, text)))
+    return _CARDS.sub(lambda m: f"{m.group(1)} card{'' if m.group(1) == '1' else 's'}", text)
+
+
+_CARDS = re.compile(r"\b(\d+) card\(s\)")
+
+
+# A clause whose subject is "you": its verbs, third person in the engines' words ("seat 0
+# goes over 9 and loses the stack"), agree with "you" ("you go over 9 and lose the stack").
+_YOU_CLAUSE = re.compile(r"(^|[;:] )you ([^;:]*)")
+_AND_VERB = re.compile(r"\b(and|then) ([a-z]+s)\b")
+_IRREGULAR = {"is": "are", "has": "have", "goes": "go", "does": "do", "was": "were"}
+
+
+def _base(verb: str) -> str:
+    """A third-person verb's plain form: "passes" -> "pass", "wins" -> "win"."""
+    if verb in _IRREGULAR:
+        return _IRREGULAR[verb]
+    if re.search(r"(ch|sh|ss|x|zz)es$", verb):
+        return verb[:-2]
+    return verb[:-1] if verb.endswith("s") and not verb.endswith("ss") else verb
+
+
+def second_person(text: str) -> str:
+    """`text` with every clause whose subject is "you" in the second person: its first verb
+    and the verbs joined to it by "and", "their"/"its" for the subject's own things, and "yourself" as its object."""
+
+    def clause(found: re.Match[str]) -> str:
+        lead, rest = found.group(1), found.group(2)
+        verb, space, tail = rest.partition(" ")
+        tail = _AND_VERB.sub(lambda m: f"{m.group(1)} {_base(m.group(2))}", tail)
+        tail = re.sub(r"\b(their|its) (Codex|Stash|turn|hand|Shrine)\b", r"your \2", tail)
+        tail = re.sub(r"\byou\b", "yourself", tail)
+        you = "You" if lead == "" else "you"
+        return f"{lead}{you} {_base(verb)}{space}{tail}"
+
+    return _YOU_CLAUSE.sub(clause, text)
 
 
 def _target(before: State, action: int, labelled: bool) -> int | None:

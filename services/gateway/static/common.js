@@ -110,13 +110,25 @@ const Cultists = (() => {
       .replace(/^(.*) took seat (\d+)$/, (all, who, n) => (Number(n) === me ? "You sat down" : `${who} sat down`))
       .replace(/\bseat (\d+)'s\b/g, (all, n) => (Number(n) === me ? "your" : names[n] ? `${names[n]}'s` : all))
       .replace(/\bseat (\d+)\b/g, (all, n) => (Number(n) === me ? "you" : names[n] || all))
-      .replace(/\byou (draws|keeps|declines|takes|plays|stacks|discards|wins|adds|leads|passes|chooses|sets|gives|swaps|reveals|converts|snackrifices|resolves|trashes|holds|lights|loses|steals|has|can|is|ran|triggers)\b/g,
-        (all, verb) => `you ${verb === "has" ? "have" : verb === "is" ? "are" : verb === "can" ? "can" : verb === "ran" ? "ran" : verb.replace(/(ch|sh|ss|x)es$/, "$1").replace(/s$/, "")}`)
-      .replace(/\byou's\b/g, "your")
-      .replace(/^you (.*) and passes/, "you $1 and pass")
-      .replace(/^(you .*) their\b/, "$1 your")
-      .replace(/^you/, "You")
+      .replace(/(^|[;:] )you ([^;:]*)/g, (all, lead, rest) => {
+        // A clause whose subject is "you" (pages/history.py's second_person, the same rule).
+        const [verb, ...words] = rest.split(" ");
+        const tail = words.join(" ")
+          .replace(/\b(and|then) ([a-z]+s)\b/g, (m, join, v) => `${join} ${baseVerb(v)}`)
+          .replace(/\b(their|its) (Codex|Stash|turn|hand|Shrine)\b/g, "your $2")
+          .replace(/\byou\b/g, "yourself");
+        return `${lead}${lead ? "you" : "You"} ${baseVerb(verb)}${words.length ? " " + tail : ""}`;
+      })
+      .replace(/^your\b/, "Your")
       .replace(/\b(\d+) card\(s\)/g, (all, n) => `${n} card${n === "1" ? "" : "s"}`);
+  }
+
+  // A third-person verb's plain form: "passes" -> "pass", "wins" -> "win".
+  function baseVerb(verb) {
+    const irregular = { is: "are", has: "have", goes: "go", does: "do", was: "were" };
+    if (irregular[verb]) return irregular[verb];
+    if (/(ch|sh|ss|x|zz)es$/.test(verb)) return verb.slice(0, -2);
+    return /s$/.test(verb) && !/ss$/.test(verb) ? verb.slice(0, -1) : verb;
   }
 
   // Log entries as lines: the draws of one move (a deal, a draw-up) are grouped into one
