@@ -45,6 +45,9 @@ PENDING_LIMIT = 256 * 1024
 # trim at most: a crowd's peak is given back while it is still arriving, not minutes on.
 TRIM_AFTER_OPENED = 100
 TRIM_SECONDS = 1.0
+# Streams a pump or the ticker serves before it lets other greenlets run (a move's
+# request waits on no loop over thousands of sockets).
+SLICE = 100
 # How long a flusher waits for a full socket to take more before ending the stream.
 SEND_SECONDS = 30.0
 
@@ -121,7 +124,9 @@ class _Fanout:
                 if not batch:
                     return
                 cache: dict = {}  # this pass's events, built once for every stream here
-                for pushed in dict.fromkeys(batch):
+                for i, pushed in enumerate(dict.fromkeys(batch)):
+                    if i and not i % SLICE:
+                        gevent.sleep(0)
                     try:
                         self._serve(pushed, cache)
                     except Exception as exc:  # a store error: this stream ends and resumes
@@ -228,7 +233,11 @@ class _Fanout:
         while True:
             gevent.sleep(heartbeat)
             now = time.monotonic()
-            for pushed in list(self.streams):
+            for i, pushed in enumerate(list(self.streams)):
+                if i and not i % SLICE:
+                    gevent.sleep(0)
+                if pushed.closed:
+                    continue
                 if now > pushed.stream.stop_at:
                     self.close(pushed)  # the client reconnects with Last-Event-ID
                 elif pushed.quiet:
