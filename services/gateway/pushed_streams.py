@@ -28,14 +28,15 @@ import _socket
 import contextlib
 import logging
 import time
-from typing import Any
+from typing import Any, Protocol
 
 import gevent
 from gevent.socket import wait_write
 
+from services.platform.stream_hub import Subscription
 from services.runtime import heap
 
-from .table_stream import KEEPALIVE, TableStream
+KEEPALIVE = b": keepalive\n\n"
 
 log = logging.getLogger("cultists.gateway.pushed_streams")
 
@@ -50,6 +51,18 @@ TRIM_SECONDS = 1.0
 SLICE = 100
 # How long a flusher waits for a full socket to take more before ending the stream.
 SEND_SECONDS = 30.0
+
+
+class TableStream(Protocol):
+    """What the fan-out needs of a stream (services/gateway/table_stream.py's)."""
+
+    subscription: Subscription
+    heartbeat: float
+    stop_at: float
+
+    def first(self) -> tuple[bytes, bool]: ...
+
+    def after(self, message: bytes, since: float, cache: dict | None = None) -> tuple[bytes, bool]: ...
 
 
 class _Pushed:

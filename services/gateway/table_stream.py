@@ -26,10 +26,11 @@ import orjson
 from services.platform.stream_hub import StreamHub, Subscription
 from services.platform.tables import TableService
 
+from .pushed_streams import KEEPALIVE, push
+
 T = TypeVar("T")
 RETRY = b"retry: 1000\n\n"
 END = b"event: end\ndata: {}\n\n"
-KEEPALIVE = b": keepalive\n\n"
 
 
 class TableStream:
@@ -154,7 +155,5 @@ class TableStream:
     def hand_off(self, fd: int, chunked: bool) -> None:
         """Takes the connection `fd` (the response's headers already sent; `chunked`: its
         body is framed in chunks): sends the opening and leaves the rest to the fan-out."""
-        from .pushed_streams import push
-
         self.start_response = None  # it holds the server's request and response objects
         push(self, fd, chunked)
