@@ -97,20 +97,29 @@ class _Fanout:
         sock = _socket.socket(fileno=fd)
         sock.setblocking(False)
         pushed = _Pushed(stream, sock, chunked)
-        self.streams.add(pushed)
         self._opened += 1
         if self._opened >= TRIM_AFTER_OPENED and not self._trimming:
             self._trimming = True
             gevent.spawn_later(TRIM_SECONDS, self._trim)
         try:
             data, done = stream.first()
+            # In the connection's greenlet, which may wait: a resumed stream's opening can
+            # be a whole game's log, past any socket buffer and PENDING_LIMIT.
+            view = memoryview(b"%x\r\n%s\r\n" % (len(data), data) if chunked else data)
+            while view:
+                wait_write(fd, timeout=SEND_SECONDS)
+                with contextlib.suppress(BlockingIOError):
+                    view = view[sock.send(view) :]
+        except OSError:  # the client went away (or took nothing for SEND_SECONDS)
+            self.close(pushed)
+            return
         except Exception:
             self.close(pushed)
             raise
-        self.send(pushed, data)
         if done:
             self.close(pushed)
             return
+        self.streams.add(pushed)  # only now: the ticker's keep-alives come after the opening
         heartbeat = stream.heartbeat
         # A client that goes away is seen at once (its socket turns readable at EOF), so
         # its subscription is released then, not at the next send that fails.
