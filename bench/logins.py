@@ -4,10 +4,12 @@ while 8 clients send wrong passwords as fast as they can.
 The stack of `bench/gateway.py` (redis-server, one engine per game, gunicorn with gevent,
 deploy/gunicorn.conf.py). Each bad sign-in names a fresh username, so every one costs a
 full Argon2 verification (the dummy hash: the per-account throttle never answers for it)
-and none is refused by the write limits (switched off: the clients share 127.0.0.1). The
-hashing runs on the gateway's hashing threads (services/gateway/offload.py), so a probe
-of `/api/games` should not wait behind it: the target is its p99 under the bad sign-ins
-within 2x of its p99 alone.
+and none is refused by the write limits (switched off: the clients share 127.0.0.1, and
+stand for many addresses). The hashing runs in each gateway worker's low-priority hashing
+process (services/gateway/hashing.py), at most HASHING_SLOTS at once on the host, so a probe of `/api/games` should not wait behind
+it: the target is its p99 under the bad sign-ins within 2x of its p99 alone. A second
+target keeps that honest: the bad sign-ins must still be answered (401s, not only 503
+`busy` or timeouts), or the ratio would only say that hashing starved.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from services.engines.registry import available_games
+from services.platform.passwords import HASHING_SLOTS
 from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import free_port, wait_for_port
 
@@ -32,8 +35,10 @@ from .flood import _wait_ready
 from .gateway import _percentile, _start, _start_engines, _stop
 
 BAD_CLIENTS = 8
-MEASURE_SECONDS = 10.0
+MEASURE_SECONDS = 20.0  # each p99 from ~1,500 probes: at 10 s (~800) it moved 2x between runs
 TARGET_P99_RATIO = 2.0
+# Checked sign-ins (401) a second the flood must still get while it is measured.
+TARGET_CHECKED_PER_SECOND = 1.0
 
 
 def _probe(base: str, seconds: float) -> list[float]:
@@ -102,7 +107,9 @@ def run() -> dict[str, Any]:
         time.sleep(1.0)
         before = len(counts)
         loaded = _probe(base, MEASURE_SECONDS)
-        bad_per_second = (len(counts) - before) / MEASURE_SECONDS
+        during = counts[before:]
+        bad_per_second = len(during) / MEASURE_SECONDS
+        checked_per_second = during.count(401) / MEASURE_SECONDS
         stop.set()
         for client in clients:
             client.join(timeout=60)
@@ -120,11 +127,15 @@ def run() -> dict[str, Any]:
         "loaded_p99_ms": round(loaded_p99, 2),
         "loaded_p50_ms": round(_percentile(loaded, 0.5), 2),
         "bad_sign_ins_per_second": round(bad_per_second, 1),
+        "checked_sign_ins_per_second": round(checked_per_second, 1),
         "answers": {str(code): counts.count(code) for code in sorted(set(counts))},
         "p99_ratio": round(ratio, 2),
         "cpus": os.cpu_count(),
+        "hashing_slots": HASHING_SLOTS,  # hashes at once on the host (passwords.py)
         "targets": {
             f"GET /api/games p99 under {BAD_CLIENTS} bad sign-in clients <= {TARGET_P99_RATIO:g}x idle": ratio
             <= TARGET_P99_RATIO,
+            f"bad sign-ins still checked (401) >= {TARGET_CHECKED_PER_SECOND:g}/s": checked_per_second
+            >= TARGET_CHECKED_PER_SECOND,
         },
     }

@@ -7,6 +7,14 @@ of moves: `CONFIG RESETSTAT`, then moves, then `INFO commandstats` (calls and us
 command, Lua's inner calls counted separately from the EVALSHA that ran them) and `INFO
 cpu` (the server process's CPU, summed over the cluster's masters).
 
+A script's `usec` in commandstats already holds the time of the commands it ran, and those
+commands are counted again under their own names, so adding every command's `usec` counted
+a move's Lua time twice. The Redis CPU per move is the time of the commands the gateway
+sent (an EVALSHA with everything inside it, an HGETALL, ...): the gateway's client is
+tapped to count what it sends by name, and the rest of each name's calls (those run
+inside Lua) are left out of the time, at that name's mean time per call. The commands
+counted per move are all of them, those inside Lua included, as the target says.
+
 The moves are real: the gateway app (Flask's test client, no HTTP server: the commands
 are the same), real engines over gRPC, tables of humans only (no bot task, so no Celery
 traffic), each move sent with the legal actions the last move's answer carried (one
@@ -47,18 +55,32 @@ def _nodes(store: Any) -> list[redis.Redis]:
 READING = ("info", "config|resetstat", "config")
 
 
-def _stats(nodes: list[redis.Redis]) -> tuple[dict[str, int], float]:
-    """Calls per command and usec spent executing commands, over every node."""
+def _stats(nodes: list[redis.Redis]) -> tuple[dict[str, int], dict[str, float]]:
+    """Calls and usec per command, over every node."""
     calls: dict[str, int] = {}
-    usec = 0.0
+    usec: dict[str, float] = {}
     for node in nodes:
         for name, row in node.info("commandstats").items():
             command = name.removeprefix("cmdstat_")
             if command in READING:
                 continue
             calls[command] = calls.get(command, 0) + int(row["calls"])
-            usec += float(row["usec"])
+            usec[command] = usec.get(command, 0.0) + float(row["usec"])
     return calls, usec
+
+
+def _tap(client: Any) -> dict[str, int]:
+    """Count, by name, the commands `client` sends itself (not those its scripts run)."""
+    sent: dict[str, int] = {}
+    send = client.execute_command
+
+    def counted(*args: Any, **options: Any) -> Any:
+        name = str(args[0]).lower()
+        sent[name] = sent.get(name, 0) + 1
+        return send(*args, **options)
+
+    client.execute_command = counted
+    return sent
 
 
 def _cpu(nodes: list[redis.Redis]) -> float:
@@ -90,6 +112,7 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
         legal = client.get(f"/api/tables/{tid}/legal", headers={"Authorization": f"Bearer {tokens[seat]}"})
         seats.append((tid, tokens, legal.get_json()))
     nodes = _nodes(store)
+    sent = _tap(app.extensions["cultists"].redis)
     for node in nodes:
         node.config_resetstat()
     moves = 0
@@ -118,19 +141,25 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
             seat = legal["seat"]
             body = {"action": pick.choice(legal["legal_actions"])["id"], "version": legal["version"]}
             before = _stats(nodes)  # around the move only: the lookups above are not a move's
+            sent_before = dict(sent)
             reply = client.post(
                 f"/api/tables/{tid}/actions", json=body, headers={"Authorization": f"Bearer {tokens[seat]}"}
             )
+            sent_after = dict(sent)
             after = _stats(nodes)
             assert reply.status_code == 200, reply.get_json()
             seats[i] = (tid, tokens, reply.get_json())
             moves += 1
-            _add(before, after)
+            _add(before, after, {k: n - sent_before.get(k, 0) for k, n in sent_after.items()})
     seconds = time.perf_counter() - started
     server_cpu = _cpu(nodes) - cpu
     platform = app.extensions["cultists"]
+    # SAMPLES 0: every field and list entry measured (the default samples 5 of them and
+    # scales up, which swings by KBs where one field is the state and the rest are tiny).
     memory = [
-        sum(platform.redis.memory_usage(k) or 0 for k in (table_key(t), log_key(t), actions_key(t)))
+        sum(
+            platform.redis.memory_usage(k, samples=0) or 0 for k in (table_key(t), log_key(t), actions_key(t))
+        )
         for t, _, _ in seats
     ]
     platform.close()
@@ -140,19 +169,34 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
 _totals: dict[str, Any] = {}
 
 
-def _add(before: tuple[dict[str, int], float], after: tuple[dict[str, int], float]) -> None:
-    """One move's share: the difference of the readings around it."""
+def _add(
+    before: tuple[dict[str, int], dict[str, float]],
+    after: tuple[dict[str, int], dict[str, float]],
+    sent: dict[str, int],
+) -> None:
+    """One move's share: the difference of the readings around it; its time, only that of
+    the commands the gateway sent (module docstring: a script's time holds its inner ones)."""
     calls0, usec0 = before
     calls1, usec1 = after
     counted = _totals.setdefault("calls", {})
     for command, n in calls1.items():
-        counted[command] = counted.get(command, 0) + n - calls0.get(command, 0)
-    _totals["usec"] = _totals.get("usec", 0.0) + usec1 - usec0
+        calls = n - calls0.get(command, 0)
+        counted[command] = counted.get(command, 0) + calls
+        if calls:
+            direct = min(calls, sent.get(command, 0))
+            spent = usec1.get(command, 0.0) - usec0.get(command, 0.0)
+            _totals["usec"] = _totals.get("usec", 0.0) + spent * direct / calls
+            # What Redis's own sum says (every name's time, Lua's inner calls twice).
+            _totals["usec_all"] = _totals.get("usec_all", 0.0) + spent
+            by_name = _totals.setdefault("usec_by", {})
+            by_name[command] = by_name.get(command, 0.0) + spent
 
 
 def _summary(moves: int, seconds: float, server_cpu: float) -> dict[str, Any]:
     calls = {k: v for k, v in _totals.pop("calls", {}).items() if v}
     usec = _totals.pop("usec", 0.0)
+    usec_all = _totals.pop("usec_all", 0.0)
+    usec_by = _totals.pop("usec_by", {})
     total = sum(calls.values())
     return {
         "moves": moves,
@@ -160,6 +204,11 @@ def _summary(moves: int, seconds: float, server_cpu: float) -> dict[str, Any]:
         "by_command_per_move": {k: round(v / moves, 2) for k, v in sorted(calls.items())},
         # Time Redis spent executing the move's commands (commandstats' usec): its CPU for them.
         "redis_cpu_ms_per_move": round(usec / moves / 1000, 4),
+        # Every command name's usec added up, as this bench once reported it: a script's
+        # inner commands counted twice (inside their EVALSHA's time and under their names).
+        "usec_sum_all_names_ms_per_move": round(usec_all / moves / 1000, 4),
+        # Each name's time per move (an EVALSHA's holds those of the commands it ran).
+        "usec_per_move_by_command": {k: round(v / moves, 2) for k, v in sorted(usec_by.items()) if v},
         # The server process's whole CPU over the run, per move: also the lookups between
         # moves, the readings and the event loop, so an upper bound.
         "server_cpu_ms_per_move_upper_bound": round(1000 * server_cpu / moves, 4),

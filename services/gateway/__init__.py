@@ -18,7 +18,7 @@ from services.platform.context import Platform
 from services.platform.settings import Settings
 from services.runtime.task_client import task_client
 
-from . import cors, csrf, errors, guards, headers, idempotency, offload, request_bounds
+from . import cors, csrf, errors, guards, hashing, headers, idempotency, request_bounds
 from .json_provider import OrjsonProvider
 from .metrics import REQUEST_SECONDS
 from .openapi import document
@@ -57,7 +57,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         paths.update(module.OPENAPI_PATHS)
         schemas.update(getattr(module, "OPENAPI_SCHEMAS", {}))
     gw = app.extensions["cultists"]
-    gw.players.hashing = offload.run_hashing  # Argon2 off the event loop (offload.py)
+    gw.players.hasher = hashing.ProcessHasher()  # Argon2 in its own process (hashing.py)
     app.extensions["cultists.openapi"] = document(paths, schemas, gw.engines.games, gw.engines.messages)
     errors.register(app)
     csrf.install(app, settings.cors_origins)  # first: a forged write is refused before it counts

@@ -8,6 +8,7 @@ table's watchers, and a reconnecting client resumes from its Last-Event-ID witho
 
 from __future__ import annotations
 
+import time
 from typing import Annotated, Any, Literal, TypeVar
 
 from flask import Blueprint, Response, jsonify, request
@@ -38,24 +39,40 @@ class Move(Body):
     version: int = Field(ge=0, le=INT32, description="the table's version the action was chosen at")
 
 
+PAYLOAD = (
+    "its facts for programs, typed by game and kind (the `<Game>Event` schemas): "
+    "created {game, players}, joined {player, player_id}, left {}, timeout {bot, action, label}, "
+    "and each game's own kinds (its EventPayload message: `card` an object {id, name}, a "
+    "targeted seat `target`, a field that does not apply absent)"
+)
+
+
 class Event(Body):
-    """One line of the public event log: structured (`kind`, `seat`, `payload`) beside the
-    words (`text`). A move's answer carries its events before they are numbered (no `id`,
-    `version` or `at`)."""
+    """An event of a game: structured (`kind`, `seat`, `payload`) beside the words
+    (`text`); a table's log numbers its own (`LogEvent`), a replay's rebuilt step does not."""
 
     id: int | None = Field(None, description="its position in the log: the stream's event id")
     version: int | None = Field(None, description="the table's version it belongs to")
     at: float | None = Field(None, description="unix seconds it was written")
     kind: str = Field(description="created, joined, left, timeout, or the game's own kinds")
     seat: int = Field(description="-1 for the table itself")
-    payload: dict[str, Any] | None = Field(
-        None,
-        description="its facts for programs, typed by game and kind (the `<Game>Event` schemas): "
-        "created {game, players}, joined {player, player_id}, left {}, timeout {bot, action, label}, "
-        "and each game's own kinds (its EventPayload message: `card` an object {id, name}, a "
-        "targeted seat `target`, a field that does not apply absent)",
-    )
+    payload: dict[str, Any] | None = Field(None, description=PAYLOAD)
     text: str
+
+
+class LogEvent(Body):
+    """One line of a table's public event log: structured (`id`, `version`, `at`, `kind`,
+    `seat`, `payload`) beside the words (`text`). The same entry wherever it is sent: a
+    page of `GET .../events`, a move's answer, the stream's `log` events and each
+    `update`'s `events` (the `<Game>Event` schemas type it by game)."""
+
+    id: int = Field(ge=0, description="its position in the log: the stream's event id")
+    version: int = Field(ge=0, description="the table's version it belongs to")
+    at: float = Field(description="unix seconds it was written")
+    kind: str = Field(description="created, joined, left, timeout, or the game's own kinds")
+    seat: int = Field(description="-1 for the table itself")
+    payload: dict[str, Any] = Field(description=PAYLOAD)
+    text: str = Field(description="the same in words")
 
 
 class ActionCard(Body):
@@ -85,6 +102,7 @@ class MoveResult(Body):
     """What a move did; the move that ends the game also carries the final scores."""
 
     table: str
+    game: str = Field(description="the table's game: what the events' payloads are typed by")
     version: int
     status: Literal["playing", "finished"]
     to_act: list[int]
@@ -93,7 +111,9 @@ class MoveResult(Body):
     scores: list[SeatScore] | None = Field(
         None, description="the last move: each seat's final score and what made it"
     )
-    events: list[Event]
+    events: list[LogEvent] = Field(
+        description="what the move wrote to the log, as GET .../events gives it (the same ids)"
+    )
     seat: int = Field(description="the seat that moved")
     your_turn: bool = Field(description="that seat must decide again now")
     legal_actions: list[Action] = Field(
@@ -118,7 +138,7 @@ def act(table_id: str):
     table = gw.tables.get(table_id)
     seat = gw.tables.seat_of(table, bearer_token(), player_id())  # 401/403 before looking at the body
     # Moves are limited per seat and per decision, not by the write limits (guards.py).
-    tries = gw.move_limits.count(table.id, seat, table.version)
+    tries = gw.move_limits.count(table, seat, time.time())
     rate_limit_headers.note(tries.limit, tries.remaining, tries.reset_seconds, "decision")
     if tries.refused:
         raise PlatformError(
@@ -329,16 +349,18 @@ class Events(Body):
     pages, each event's payload typed by its kind: openapi.event_schemas)."""
 
     game: str = Field(description="the table's game: what the events' payloads are typed by")
-    events: list[Event]
+    events: list[LogEvent]
     last: int = Field(description="the id to pass as `after` for the next page")
     more: bool = Field(description="more events follow this page")
 
 
 class StreamState(Body):
     """A stream's `state` event (its first) and every `update`: the table as it is now.
-    A seat's stream also carries what `/legal` says for that seat, and its deadline."""
+    A seat's stream also carries what `/legal` says for that seat, and its deadline; an
+    update also the log entries it follows (`events`, typed by `game`)."""
 
     table: str
+    game: str = Field(description="the table's game: what the events' payloads are typed by")
     version: int
     status: Literal["waiting", "playing", "finished"]
     to_act: list[int]
@@ -350,6 +372,12 @@ class StreamState(Body):
     your_turn: bool | None = Field(None, description="a seat's stream: it must decide now")
     legal_actions: list[Action] | None = Field(None, description="a seat's stream: its choices now")
     deadline: float | None = Field(None, description="a seat's stream: when its decision is due")
+    events: list[LogEvent] | None = Field(
+        None,
+        description="an `update`: the log entries of the changes since the stream's previous state or "
+        "update, as GET .../events gives them, each also sent before it as a `log` event (none if an "
+        "earlier update carried them; the state is never older than they are)",
+    )
 
 
 class StreamTicket(Body):
@@ -360,7 +388,9 @@ class StreamTicket(Body):
     url: str = Field(description="the stream's URL with the ticket (also the Location)")
 
 
-OPENAPI_SCHEMAS = openapi_components(Move, MoveResult, View, Legal, Replay, Events, StreamState, StreamTicket)
+OPENAPI_SCHEMAS = openapi_components(
+    Move, MoveResult, LogEvent, View, Legal, Replay, Events, StreamState, StreamTicket
+)
 
 [AFTER, LIMIT] = query_parameters(EventsQuery)
 [_, TICKET] = query_parameters(SeatStreamQuery)
@@ -413,8 +443,9 @@ OPENAPI_PATHS = {
         "get": {
             "summary": "Server-sent events: first `state` (a StreamState: the table now, with a seat "
             "token also that seat's view, `your_turn`, `legal_actions` and deadline), then `log` (one "
-            "event, with id) and `update` (after every change: the StreamState after it, with the "
-            "change's own fields), and `end` once the game is over",
+            "LogEvent, as GET .../events gives it, typed by the state's `game`: its `<Game>Event`) and "
+            "`update` (after every change: the StreamState after it, with the change's own fields and "
+            "`events`, the log entries it follows), and `end` once the game is over",
             "security": [*TOKEN_OPTIONAL, *STREAM_TICKET],
             "parameters": [
                 TABLE_ID,
@@ -424,8 +455,15 @@ OPENAPI_PATHS = {
             ],
             "responses": {
                 "200": {
-                    "description": "the stream",
+                    "description": "the stream; each event's data is JSON, as `x-events` lists by name",
                     "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                    # OpenAPI 3.0 cannot type an event stream: each event's data by its name.
+                    "x-events": {
+                        "state": {"$ref": "#/components/schemas/StreamState"},
+                        "log": {"$ref": "#/components/schemas/LogEvent"},
+                        "update": {"$ref": "#/components/schemas/StreamState"},
+                        "end": {"type": "object", "additionalProperties": False},
+                    },
                 },
                 **errors(400, 404),
             },

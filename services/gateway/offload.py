@@ -35,16 +35,17 @@ _admitted = threading.BoundedSemaphore(MAX_ADMITTED)
 class Busy(PlatformError):
     """Every slot for long work is taken: try again shortly."""
 
-    def __init__(self) -> None:
+    def __init__(self, message: str | None = None, retry_after: int = RETRY_AFTER_SECONDS) -> None:
         super().__init__(
             503,
             "busy",
-            f"{MAX_ADMITTED} long computations are already running or waiting here; try again shortly",
-            retry_after=RETRY_AFTER_SECONDS,
+            message
+            or f"{MAX_ADMITTED} long computations are already running or waiting here; try again shortly",
+            retry_after=retry_after,
         )
 
 
-def _gevent_active() -> bool:
+def gevent_active() -> bool:
     try:
         from gevent import monkey
     except ImportError:
@@ -58,7 +59,7 @@ def run_cpu_bound(work: Callable[[], T]) -> T:
     if not _admitted.acquire(blocking=False):
         raise Busy()
     try:
-        if not _gevent_active():
+        if not gevent_active():
             return work()
         global _pool
         with _lock:  # gevent's lock once patched: held only to make the pool once
@@ -69,34 +70,3 @@ def run_cpu_bound(work: Callable[[], T]) -> T:
         return _pool.apply(work)
     finally:
         _admitted.release()
-
-
-# Password hashing (Argon2id: tens of milliseconds of CPU and 64 MiB a hash, by design)
-# has its own thread, so a flood of bad sign-ins never queues behind a replay rebuild or
-# stalls the event loop: argon2-cffi leaves the GIL while it hashes, so the hub keeps
-# serving. One thread per process, so hashing takes at most a core of each worker, and at
-# most HASHING_ADMITTED sign-ins wait for it: past that a sign-in is refused at once (503
-# `busy`, Retry-After) instead of queueing without end behind a flood.
-HASHING_THREADS = 1
-HASHING_ADMITTED = 4
-_hashing_pool: Any = None
-_hashing_admitted = threading.BoundedSemaphore(HASHING_ADMITTED)
-
-
-def run_hashing(work: Callable[[], T]) -> T:
-    """`work()` (one Argon2 hash or verification) on the hashing thread under gevent; in
-    the calling thread without it. Busy (503) when HASHING_ADMITTED are already waiting."""
-    if not _gevent_active():
-        return work()
-    if not _hashing_admitted.acquire(blocking=False):
-        raise Busy()
-    try:
-        global _hashing_pool
-        with _lock:
-            if _hashing_pool is None:
-                from gevent.threadpool import ThreadPool
-
-                _hashing_pool = ThreadPool(HASHING_THREADS)
-        return _hashing_pool.apply(work)
-    finally:
-        _hashing_admitted.release()

@@ -263,10 +263,11 @@ def _kind(kind: str, properties: dict[str, Any], always: tuple[str, ...]) -> dic
 
 def event_schemas(games: list[str], messages: list[GameMessages]) -> dict[str, Any]:
     """Each game's events typed by kind, from its EventPayload message: `<Game>Event` is a
-    log entry (`Event`) that is one of the game's kinds (or the platform's), each kind's
-    payload holding exactly the fields the game's proto.py lists for it (its `always`
-    ones required); and `Events`, a page of the log, one of the games' pages by `game`.
-    The kinds of one game are distinct, so exactly one alternative matches an event."""
+    log entry (`LogEvent`) that is one of the game's kinds (or the platform's), each
+    kind's payload holding exactly the fields the game's proto.py lists for it (its
+    `always` ones required); and `Events`, a page of the log, one of the games' pages by
+    `game`. The kinds of one game are distinct, so exactly one alternative matches an
+    event (the games share some kinds' names: which game's it is, a `game` beside says)."""
     out: dict[str, Any] = {}
     pages = []
     for game, found in zip(games, messages, strict=True):
@@ -283,7 +284,7 @@ def event_schemas(games: list[str], messages: list[GameMessages]) -> dict[str, A
         name = found.event.DESCRIPTOR.name.removesuffix("EventPayload") + "Event"
         out[name] = {
             "description": f"a log entry of a {game} table, its payload typed by its kind",
-            "allOf": [ref("Event"), {"oneOf": kinds}],
+            "allOf": [ref("LogEvent"), {"oneOf": kinds}],
         }
         pages.append(
             {
@@ -301,6 +302,42 @@ def event_schemas(games: list[str], messages: list[GameMessages]) -> dict[str, A
     if pages:
         out["Events"] = {"description": "a page of a table's log, typed by the table's game", "oneOf": pages}
     return out
+
+
+def events_by_game(base: dict[str, Any], games: dict[str, str], always: bool) -> dict[str, Any]:
+    """`base` (an object with `game` and `events`) with its events typed by its `game`:
+    all of `base`, and one of the games' alternatives (the game named, its `events` of its
+    `<Game>Event`). Exactly one matches, as the games differ; a generated client keeps one
+    model with `base`'s fields. `always`: `base` always carries its events."""
+    alternatives = []
+    for game, name in games.items():
+        alternative: dict[str, Any] = {
+            "type": "object",
+            "required": ["game", "events"] if always else ["game"],
+            "properties": {
+                "game": {"type": "string", "enum": [game]},
+                "events": {"type": "array", "items": ref(name)},
+            },
+        }
+        alternatives.append(alternative)
+    plain = {k: v for k, v in base.items() if k != "description"}
+    return {"description": base.get("description", ""), "allOf": [plain, {"oneOf": alternatives}]}
+
+
+def typed_events(components: dict[str, Any], games: list[str], messages: list[GameMessages]) -> None:
+    """Every place the API sends log entries besides a page types them as a page does, by
+    the `game` beside them: a move's answer (`MoveResult`) and a stream's state and updates
+    (`StreamState`, whose updates carry `events`)."""
+    names = {
+        game: found.event.DESCRIPTOR.name.removesuffix("EventPayload") + "Event"
+        for game, found in zip(games, messages, strict=True)
+        if found.event is not None
+    }
+    if not names:
+        return
+    for schema, always in (("MoveResult", True), ("StreamState", False)):
+        if schema in components:
+            components[schema] = events_by_game(components[schema], names, always)
 
 
 def document(
@@ -321,6 +358,7 @@ def document(
     typed = game_schemas(found)
     components = {**SCHEMAS, "GameName": game_name, "ErrorCode": error_code_schema(), **typed, **schemas}
     components.update(event_schemas(games, found))  # over the untyped `Events` of matches_api
+    typed_events(components, games, found)
     components["ErrorDetail"] = copy.deepcopy(components["ErrorDetail"])
     components["ErrorDetail"]["properties"]["code"] = ref("ErrorCode")
     return {

@@ -37,8 +37,8 @@ class TableStream:
     """One open stream of one table (a seat's, or a spectator's with `seat` None)."""
 
     __slots__ = (
-        "cursor", "finished", "heartbeat", "hub", "reads", "seat", "start_response", "stop_at",
-        "subscription", "table_id",
+        "cursor", "finished", "heartbeat", "hub", "pending", "reads", "seat", "start_response",
+        "stop_at", "subscription", "table_id",
     )  # fmt: skip
 
     def __init__(
@@ -59,6 +59,10 @@ class TableStream:
         self.seat = seat
         self.cursor = after  # the last log line sent (its event id)
         self.finished = False
+        # Log entries sent as `log` events that the next update carries too (its `events`):
+        # on connecting, those newer than the state sent; after that, every one. The
+        # shared entries themselves, never copies; a contiguous run of ids up to `cursor`.
+        self.pending: list[dict[str, Any]] = []
         self.stop_at = time.monotonic() + max_seconds  # then it ends; the client resumes
         self.heartbeat = heartbeat
         # Set by StreamResponse under a server that can take the connection over.
@@ -73,29 +77,43 @@ class TableStream:
             found = cache[(key, since)] = self.hub.shared(key, since, read)
         return found
 
-    def _state(self, prefix: bytes, message: bytes | None) -> tuple[bytes, bool] | None:
-        """The `state` (first) or `update` event's bytes and whether the game is over; None
-        once the table is gone."""
+    def _state(self) -> tuple[bytes, dict[str, Any]] | None:
+        """The `state` event's bytes and the state; None once the table is gone."""
         state = self.reads.stream_state(self.table_id, self.seat)
         if state is None:
             return None
-        body = state if message is None else {**orjson.loads(message), **state}
-        return prefix + orjson.dumps(body) + b"\n\n", state["status"] == "finished"
+        return b"event: state\ndata: " + orjson.dumps(state) + b"\n\n", state
 
-    def _log(self, start: int) -> tuple[bytes, int]:
-        """The log lines from `start` as `log` events (ids from `start`), and how many."""
+    def _update(self, message: bytes) -> tuple[bytes, bool] | None:
+        """The `update` event's bytes (the nudge, the state after it, read after the log
+        so it is never older than the events, and the pending entries) and whether the
+        game is over; None once the table is gone."""
+        state = self.reads.stream_state(self.table_id, self.seat)
+        if state is None:
+            return None
+        update = {**orjson.loads(message), **state, "events": self.pending}
+        return b"event: update\ndata: " + orjson.dumps(update) + b"\n\n", state["status"] == "finished"
+
+    def _log(self, start: int) -> tuple[bytes, list[dict[str, Any]]]:
+        """The log lines from `start` as `log` events, each entry as GET .../events gives it
+        (its id too), and those entries."""
         entries = self.reads.store.log(self.table_id, start)
-        parts = [
-            b"id: %d\nevent: log\ndata: %s\n\n" % (start + i, orjson.dumps(entry))
-            for i, entry in enumerate(entries)
-        ]
-        return b"".join(parts), len(parts)
+        events = [{"id": start + i, **entry} for i, entry in enumerate(entries)]
+        data = b"".join(b"id: %d\nevent: log\ndata: %s\n\n" % (e["id"], orjson.dumps(e)) for e in events)
+        return data, events
 
-    def _log_since_cursor(self, since: float, cache: dict | None) -> bytes:
+    def _log_since_cursor(self, since: float, cache: dict | None, newer_than: int | None = None) -> bytes:
+        """The new log lines; they join `pending` (on connecting only those newer than the
+        version `newer_than` the state showed)."""
         start = self.cursor + 1
-        data, count = self._shared(("log", self.table_id, start), since, lambda: self._log(start), cache)
-        self.cursor += count
-        return data + END if self.finished else data
+        data, events = self._shared(("log", self.table_id, start), since, lambda: self._log(start), cache)
+        if events:
+            self.cursor = events[-1]["id"]
+            if newer_than is None:
+                self.pending.extend(events)
+            else:
+                self.pending.extend(e for e in events if e["version"] > newer_than)
+        return data
 
     def first(self) -> tuple[bytes, bool]:
         """The opening: the table as it is now (read after subscribing, so a move made
@@ -103,30 +121,33 @@ class TableStream:
         reconnects, mid-turn learns at once whose turn it is and what it may do), then the
         log after the client's cursor. True: the stream is over after it."""
         since = self.subscription.since
-        found = self._shared(
-            ("state", self.table_id, self.seat),
-            since,
-            lambda: self._state(b"event: state\ndata: ", None),
-            None,
-        )
+        found = self._shared(("state", self.table_id, self.seat), since, self._state, None)
         if found is None:
             return RETRY + END, True
-        state, self.finished = found
-        return RETRY + state + self._log_since_cursor(since, None), self.finished
+        event, state = found
+        self.finished = state["status"] == "finished"
+        data = RETRY + event + self._log_since_cursor(since, None, newer_than=state["version"])
+        return (data + END, True) if self.finished else (data, False)
+
+    def catch_up(self, since: float) -> bytes:
+        """Log lines written since the last look (a keep-alive's round: a change whose
+        message is still on its way is sent now; the next update carries them too)."""
+        return self._log_since_cursor(since, None)
 
     def after(self, message: bytes, since: float, cache: dict | None = None) -> tuple[bytes, bool]:
-        """What a nudge (`message`, heard at `since`) sends: the `update` (the nudge with
-        the state after it), then any new log lines. True: the stream is over after it."""
-        found = self._shared(
-            ("update", self.table_id, self.seat, message),
-            since,
-            lambda: self._state(b"event: update\ndata: ", message),
-            cache,
-        )
+        """What a nudge (`message`, heard at `since`) sends: the new log lines, then the
+        `update` carrying them. True: the stream is over after it."""
+        log = self._log_since_cursor(since, cache)
+        # Streams with the same pending run of the log (most of them: every one in step)
+        # share the update's bytes.
+        first_pending = self.pending[0]["id"] if self.pending else self.cursor + 1
+        key = ("update", self.table_id, self.seat, message, first_pending, self.cursor)
+        found = self._shared(key, since, lambda: self._update(message), cache)
+        self.pending = []
         if found is None:
-            return END, True
+            return log + END, True
         update, self.finished = found
-        return update + self._log_since_cursor(since, cache), self.finished
+        return (log + update + END, True) if self.finished else (log + update, False)
 
     # -- sent as a WSGI body (a greenlet or thread per stream) ----------------------------
     def __iter__(self) -> Iterator[bytes]:
@@ -140,7 +161,7 @@ class TableStream:
                 if self.subscription.ended:
                     return  # shutdown, a lost subscription, or far behind: it resumes
                 if message is None:
-                    yield KEEPALIVE
+                    yield KEEPALIVE + self.catch_up(self.subscription.since)
                     continue
                 data, done = self.after(message, self.subscription.since)
                 yield data

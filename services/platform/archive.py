@@ -31,6 +31,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .keys import ARCHIVE_PLAN, INDEX_SHARDS, actions_key, index_key, log_key, shard_of, table_key
+from .packing import unpack_actions, unpack_log_line
 
 # Columns of an archived table: the record's fields as Redis held them (binary-safe), and
 # its log and action lists as JSON.
@@ -200,8 +201,13 @@ class Archiver:
                     "table": table_id,
                     "finished_at": float(record.get(b"finished_at") or record[b"created"]),
                     "record": _record_json(record),
-                    "log": b"[" + b",".join(log) + b"]",
-                    "actions": b"[" + b",".join(actions) + b"]",
+                    # The archive keeps plain JSON (packing.py is Redis's business).
+                    "log": b"[" + b",".join(unpack_log_line(line) for line in log) + b"]",
+                    "actions": (
+                        orjson.dumps(unpack_actions(record[b"acts"]))
+                        if b"acts" in record
+                        else b"[" + b",".join(actions) + b"]"
+                    ),
                 }
             )
         self.archive.write(batch_id, rows)

@@ -3,7 +3,7 @@
 A player is an id the server makes (`gw:{p:<id>}`), never a name anyone can type.
 Without friction a browser becomes a *guest*: it makes a random device id once, keeps it,
 and `guest(device)` gives that device's player (the same one every time) and a session.
-A guest may *upgrade* to a username and password (hashed with Argon2id, argon2-cffi);
+A guest may *upgrade* to a username and password (hashed with Argon2id, passwords.py);
 from then on the device id alone no longer signs in, the password does. The display name
 is a free label on the player, shown at tables; ratings, seats and tickets hold the id.
 
@@ -31,25 +31,21 @@ is listed on its player before it exists, so "sign out everywhere" always finds 
 
 from __future__ import annotations
 
-import functools
 import re
 import secrets
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
-from argon2 import PasswordHasher
-from argon2.exceptions import InvalidHashError, VerificationError
 from zxcvbn import zxcvbn
 
 from services.runtime.redis_types import RedisClient
 
 from .errors import PlatformError
 from .keys import device_key_of, failures_key, player_key, session_key_of, sessions_key, username_key
+from .passwords import Hasher, LocalHasher
 from .store import hash_token
 
-T = TypeVar("T")
 PLAYER_ID = re.compile(r"^[0-9a-f]{16}$")
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
 DEVICE_MIN, DEVICE_MAX = 16, 128
@@ -68,15 +64,6 @@ FAILURES_TTL = 24 * 3600
 SESSION_HEADER = "X-Player-Token"
 # Each role includes the ones after it: an operator may do what a designer may.
 ROLES = ("operator", "designer", "player")
-
-_HASHER = PasswordHasher()
-
-
-@functools.cache
-def _dummy_hash() -> str:
-    """Verified against when the username is unknown, so both failures take the same time
-    (made on first use: hashing costs tens of milliseconds, not to be paid at import)."""
-    return _HASHER.hash("not a password anyone has")
 
 
 def session_key(token: str) -> str:
@@ -158,16 +145,12 @@ def backoff_seconds(failures: int) -> float:
     return min(BACKOFF_MAX, BACKOFF_FIRST * 2 ** (failures - FAILURES_FREE))
 
 
-def _direct(work: Callable[[], T]) -> T:
-    return work()
-
-
 class PlayerBook:
     def __init__(
         self,
         client: RedisClient,
         session_ttl: int,
-        hashing: Callable[[Callable[[], Any]], Any] = _direct,
+        hasher: Hasher | None = None,
         guest_ttl: int = 30 * 24 * 3600,
     ) -> None:
         self.redis = client
@@ -175,22 +158,25 @@ class PlayerBook:
         # A guest's player and device keys expire this long after its last sign-in (each
         # sign-in renews them); an account's player key never does.
         self.guest_ttl = guest_ttl
-        # Runs each Argon2 hash and verification: the gateway hands in its thread pool
-        # (offload.run_hashing), so tens of milliseconds of hashing never stall the other
-        # requests of its event loop; elsewhere they run where they are called.
-        self.hashing = hashing
+        # Does each Argon2 hash and verification: the gateway hands in its worker's hashing
+        # process (services/gateway/hashing.py), so ~150 ms of hashing never stalls the
+        # other requests of its event loop nor takes their cores; elsewhere they run where
+        # they are called (passwords.LocalHasher).
+        self.hasher: Hasher = hasher or LocalHasher()
+        self._dummy: str | None = None
 
     def _hash(self, password: str) -> str:
-        return self.hashing(lambda: _HASHER.hash(password))
+        return self.hasher.hash(password)
 
     def _verify(self, digest: str, password: str) -> bool:
-        def verify() -> bool:
-            try:
-                return _HASHER.verify(digest, password)
-            except (VerificationError, InvalidHashError):
-                return False
+        return self.hasher.verify(digest, password)
 
-        return bool(self.hashing(verify))
+    def _dummy_hash(self) -> str:
+        """Verified against when the username is unknown, so both failures take the same
+        time (made on first use, by the hasher: not at import, not on the event loop)."""
+        if self._dummy is None:
+            self._dummy = self._hash("not a password anyone has")
+        return self._dummy
 
     # -- reading ---------------------------------------------------------------------------
     def get(self, player_id: str) -> Player | None:
@@ -347,7 +333,7 @@ class PlayerBook:
         found = self.redis.get(username_key(username)) if known else None
         stored = self.redis.hget(player_key(found.decode()), "password") if found is not None else None
         ok = (
-            self._verify(stored.decode() if stored is not None else _dummy_hash(), password)
+            self._verify(stored.decode() if stored is not None else self._dummy_hash(), password)
             and stored is not None
         )
         if not ok or found is None:

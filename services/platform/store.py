@@ -25,9 +25,11 @@ The record (`gw:{t:<id>}`): game, players, seed, config, status, version, state 
 bytes), to_act, due, and per seat i: kind:i (human|bot), bot:i, player:i, token:i (sha256
 of the seat token), away:i ('1' or empty), deadline:i (unix seconds or empty), legal:i
 (the seat's legal actions at this version, JSON; empty: ask View), pid:i (the player id a
-seat is bound to), left:i (its player left during play); seed_source; deal_key (hex, the
-deal's ChaCha20 key: server-side, in the replay record once finished); once finished,
-finished_at and scores.
+seat is bound to), left:i (its player left during play), tries:i (moves the seat sent at
+this decision, move_limits.py); seed_source; deal_key (hex, the deal's ChaCha20 key:
+server-side, in the replay record once finished); acts (the moves, packing.py; a table
+from before it has the `:actions` list instead); moved_at (when the version last moved);
+once finished, finished_at and scores. The state and the log lines are packed (packing.py).
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from services.runtime.redis_types import RedisClient
 
 from .archive import TableArchive
 from .keys import INDEX_SHARDS, actions_key, index_key, log_key, shard_of, table_key, updates_channel
+from .packing import pack_action, pack_log_line, pack_state, unpack_actions, unpack_log_line, unpack_state
 
 # A status's index (the lobby lists and the counts read these).
 STATUS_INDEX = {"waiting": "open", "playing": "live", "finished": "finished"}
@@ -87,6 +90,10 @@ class Seat:
     player_id: str | None = None
     # Its player left during play (a rated game: counts as a loss).
     left: bool = False
+    # Moves it sent at this decision (tries:i, reset by each commit) and when their window
+    # began (tries_at:i, set when a window ran out; move_limits.py).
+    tries: int = 0
+    tries_at: float | None = None
 
     @property
     def claimed(self) -> bool:
@@ -139,6 +146,8 @@ class Table:
     # generator (a chosen seed, or a table from before keyed deals). Never in `summary`:
     # it tells every card to come, so only the finished table's replay record holds it.
     deal_key: bytes | None = None
+    # When its version last moved (the commit's time; None before the first move).
+    moved_at: float | None = None
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -191,7 +200,19 @@ def final_scores(step: Any) -> list[dict[str, Any]]:
 def _seat_keys(i: int) -> tuple[bytes, ...]:
     return tuple(
         f"{name}:{i}".encode()
-        for name in ("kind", "bot", "player", "token", "away", "deadline", "legal", "pid", "left")
+        for name in (
+            "kind",
+            "bot",
+            "player",
+            "token",
+            "away",
+            "deadline",
+            "legal",
+            "pid",
+            "left",
+            "tries",
+            "tries_at",
+        )
     )
 
 
@@ -204,13 +225,14 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
     players = int(raw[b"players"])
     seats = []
     for i in range(players):
-        kind, bot, player, token, away, deadline, actions, pid, left = (
+        kind, bot, player, token, away, deadline, actions, pid, left, tries, tries_at = (
             _SEAT_KEYS[i] if i < len(_SEAT_KEYS) else _seat_keys(i)
         )
         owner = get(pid)
         name = get(player)
         token_hash = get(token)
         at = get(deadline)
+        began = get(tries_at)
         seats.append(
             Seat(
                 index=i,
@@ -223,6 +245,8 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
                 legal=get(actions),
                 player_id=owner.decode() if owner else None,
                 left=left in raw,
+                tries=int(get(tries) or 0),
+                tries_at=float(began) if began else None,
             )
         )
     return Table(
@@ -237,7 +261,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         created=float(raw[b"created"]),
         status=get(b"status", b"").decode(),
         version=int(raw[b"version"]),
-        state=raw[b"state"],
+        state=unpack_state(raw[b"state"]),
         to_act=orjson.loads(raw[b"to_act"]),
         winners=orjson.loads(get(b"winners", b"[]")),
         returns=orjson.loads(get(b"returns", b"[]")),
@@ -248,6 +272,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         scores=orjson.loads(get(b"scores", b"[]")),
         finished_at=float(raw[b"finished_at"]) if b"finished_at" in raw else None,
         deal_key=bytes.fromhex(raw[b"deal_key"].decode()) if b"deal_key" in raw else None,
+        moved_at=float(raw[b"moved_at"]) if b"moved_at" in raw else None,
     )
 
 
@@ -398,7 +423,7 @@ class TableStore:
             archived = self._archived(table_id)
             log = archived["log"] if archived else []
             return log[start:] if count is None else log[start : start + count]
-        return [orjson.loads(line) for line in lines]
+        return [orjson.loads(unpack_log_line(line)) for line in lines]
 
     def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
         """The newest `count` log entries (a page's last-trick line needs only those)."""
@@ -406,9 +431,14 @@ class TableStore:
         if not lines:
             archived = self._archived(table_id)
             return archived["log"][-count:] if archived else []
-        return [orjson.loads(line) for line in lines]
+        return [orjson.loads(unpack_log_line(line)) for line in lines]
 
     def actions(self, table_id: str) -> list[list[int]]:
+        """The moves as [seat, action] pairs: the record's `acts` field (packing.py), or
+        the `:actions` list of a table from before it, or the archive's."""
+        packed = self.redis.hget(table_key(table_id), "acts")
+        if packed is not None:
+            return unpack_actions(packed)
         lines = self.redis.lrange(actions_key(table_id), 0, -1)
         if not lines and not self.redis.exists(table_key(table_id)):  # gone from Redis: archived?
             archived = self._archived(table_id)
@@ -446,12 +476,16 @@ class TableStore:
         game = str(record["game"])  # a str: the record's type covers its bytes fields too
         index = f"{STATUS_INDEX[str(record['status'])]}:{game}"
         self.redis.zadd(index_key(shard, index), {table_id: now}, nx=True)
-        fields: list[Any] = [x for pair in record.items() for x in pair]
+        packed = {**record, "acts": ""}
+        state = record.get("state")
+        if isinstance(state, bytes):  # (a test's bare record may have none)
+            packed["state"] = pack_state(state)
+        fields: list[Any] = [x for pair in packed.items() for x in pair]
         due = self._create(
             keys=[table_key(table_id), log_key(table_id)],
             args=[
                 now, self.timing.bot_seconds, self.timing.away_seconds, expire or "",
-                orjson.dumps({**log_entry, "at": now}), *fields,
+                pack_log_line(orjson.dumps({**log_entry, "at": now})), *fields,
             ],
         )  # fmt: skip
         if due is None:
@@ -469,11 +503,12 @@ class TableStore:
         legal: list[bytes],
         now: float,
         mark_away: bool = False,
-    ) -> tuple[int, int]:
+    ) -> tuple[int, int, int]:
         """Apply an engine Step at `table.version`, with each seat's legal actions at it
-        (`legal`, as stored in legal:i). Returns (outcome, version): outcome 1
+        (`legal`, as stored in legal:i). Returns (outcome, version, first): outcome 1
         committed (version is the new one), 0 stale (the current version), -1 no table,
-        -2 not being played."""
+        -2 not being played; `first` the log id of the first of `events` (-1 if none was
+        written), so a move's answer numbers its events as the log does."""
         new_version = table.version + 1
         to_act = list(step.to_act)
         status = "finished" if step.terminal else "playing"
@@ -486,21 +521,21 @@ class TableStore:
             fields += [f"legal:{i}", actions]
         if step.terminal:
             fields += ["scores", orjson.dumps(final_scores(step))]
+        lines = (pack_log_line(orjson.dumps({**e, "version": new_version, "at": now})) for e in events)
         args: list[Any] = [
             table.version, now, self.timing.bot_seconds, self.timing.away_seconds, actor, int(mark_away),
-            step.state, orjson.dumps(to_act), int(step.terminal), orjson.dumps([actor, action]),
-            orjson.dumps(update), self.finished_ttl, table.players,
-            len(events), *(orjson.dumps({**e, "version": new_version, "at": now}) for e in events), *fields,
+            pack_state(step.state), orjson.dumps(to_act), int(step.terminal), pack_action(actor, action),
+            orjson.dumps(update), self.finished_ttl, table.players, len(events), *lines, *fields,
         ]  # fmt: skip
         keys = [table_key(table.id), log_key(table.id), actions_key(table.id), updates_channel(table.id)]
-        outcome, version, due, rated = self._commit(keys=keys, args=args)
+        outcome, version, due, rated, first = self._commit(keys=keys, args=args)
         if outcome == 1:
             shard = shard_of(table.id)
             if step.terminal:
                 self._file_finished(shard, table.id, table.game, now, bool(rated))
             else:
                 self._file_deadline(shard, table.id, due)
-        return int(outcome), int(version)
+        return int(outcome), int(version), int(first)
 
     def claim(
         self,
@@ -521,7 +556,7 @@ class TableStore:
         }  # fmt: skip
         args: list[Any] = [
             seat, token_hash, player or "", now, self.timing.bot_seconds, self.timing.away_seconds,
-            orjson.dumps({**entry, "version": table.version}), player_id or "", table.players,
+            pack_log_line(orjson.dumps({**entry, "version": table.version})), player_id or "", table.players,
         ]  # fmt: skip
         keys = [table_key(table.id), log_key(table.id), updates_channel(table.id)]
         outcome, due = self._claim(keys=keys, args=args)
@@ -542,8 +577,8 @@ class TableStore:
             "payload": {},
         }
         args: list[Any] = [
-            seat, token_hash, now, self.timing.bot_seconds, self.timing.away_seconds, orjson.dumps(entry),
-            table.players,
+            seat, token_hash, now, self.timing.bot_seconds, self.timing.away_seconds,
+            pack_log_line(orjson.dumps(entry)), table.players,
         ]  # fmt: skip
         keys = [table_key(table.id), log_key(table.id), updates_channel(table.id)]
         outcome, due = self._leave(keys=keys, args=args)

@@ -408,6 +408,7 @@ class TableService:
             return None
         out: dict[str, Any] = {
             "table": table.id,
+            "game": table.game,  # what the stream's events' payloads are typed by
             "version": table.version,
             "status": table.status,
             "to_act": table.to_act,
@@ -491,19 +492,22 @@ class TableService:
         self._check_state_size(step.state, "that move")
         events = _events(step, self.engines.messages(table.game))
         legal = self.engines.legal_json(table.game, step, table.players)
-        outcome, current = self.store.commit(table, seat, action, step, events, legal, time.time())
+        now = time.time()
+        outcome, current, first = self.store.commit(table, seat, action, step, events, legal, now)
         if outcome != 1:
             raise self._stale(current)
         self._after_commit(table, step)
         to_act = list(step.to_act)
         return {
             "table": table.id,
+            "game": table.game,  # what its events' payloads are typed by
             "version": current,
             "status": "finished" if step.terminal else "playing",
             "to_act": to_act,
             "winners": list(step.winners),
             **({"returns": list(step.returns), "scores": final_scores(step)} if step.terminal else {}),
-            "events": events,
+            # As the log numbers them (GET .../events gives the same entries at these ids).
+            "events": [{"id": first + i, **e, "version": current, "at": now} for i, e in enumerate(events)],
             # What `/legal` would now say for this seat, so a move is one request: the
             # engine made the list with the new position (Apply's with_legal).
             "seat": seat,
@@ -526,7 +530,7 @@ class TableService:
             payload = {"bot": bot, "action": suggestion.id, "label": suggestion.label}
             events.insert(0, {"kind": "timeout", "seat": seat, "text": text, "payload": payload})
         legal = self.engines.legal_json(table.game, step, table.players)
-        outcome, _ = self.store.commit(
+        outcome, _, _ = self.store.commit(
             table, seat, suggestion.id, step, events, legal, time.time(), mark_away=timed_out
         )
         if outcome != 1:

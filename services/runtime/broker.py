@@ -16,3 +16,10 @@ SEPARATOR = "\x06\x16"
 def queue_keys(queue: str) -> list[str]:
     """Every list a queue's waiting messages sit in, most urgent first."""
     return [f"{queue}{SEPARATOR}{step}" if step else queue for step in PRIORITY_STEPS]
+
+
+def priority_key(queue: str, step: int) -> str:
+    """The list where `queue`'s messages of priority `step` (one of PRIORITY_STEPS) wait."""
+    if step not in PRIORITY_STEPS:
+        raise ValueError(f"a priority step is one of {PRIORITY_STEPS}")
+    return f"{queue}{SEPARATOR}{step}" if step else queue

@@ -74,6 +74,10 @@ def redis_argv(port: int, directory: Path, persist: bool) -> list[str]:
         "--appendonly", "yes" if persist else "no",
         "--protected-mode", "no",
         "--loglevel", "warning",
+        # A live table's hash stays a listpack (about half the bytes of a hashtable) while
+        # its largest value, the packed state or its moves, is under 4 KB
+        # (services/platform/packing.py); the default 64 bytes made every table a hashtable.
+        "--hash-max-listpack-value", "4096",
     ]  # fmt: skip
 
 

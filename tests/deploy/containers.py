@@ -27,7 +27,8 @@ image's working directory, and (when the test runs as root) an unprivileged user
 `prometheus_image()` is the third-party prom/prometheus image as this machine can have
 it: Debian's `prometheus` binary as its entrypoint, its working directory and user. `Network` stands for the container network: each
 (service, container port) gets a free loopback port, and `name:port` references to other
-services, `0.0.0.0` binds and the service's own ports are rewritten accordingly.
+services, `0.0.0.0` binds and the service's own ports are rewritten accordingly; a
+Prometheus config's DNS discovery of a service name finds that one loopback address.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ import urllib.request
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import yaml
 
 from services.runtime.ports import free_port
 
@@ -400,6 +403,20 @@ class Network:
             self.ports[service, port] = free_port()
         return self.ports[service, port]
 
+    def resolve_dns_sd(self, text: str) -> str:
+        """A Prometheus config's DNS discovery as this network answers it: a service name's
+        A records are its one loopback address, given with the meta label DNS discovery
+        sets (`__meta_dns_name`), so the job's relabelling reads what it would in compose."""
+        config = yaml.safe_load(text)
+        for job in config.get("scrape_configs", []):
+            for dns in job.pop("dns_sd_configs", []):
+                assert dns.get("type", "SRV") == "A", f"only A-record discovery is stood in for: {dns}"
+                job.setdefault("static_configs", []).extend(
+                    {"targets": [f"127.0.0.1:{self.port(n, dns['port'])}"], "labels": {"__meta_dns_name": n}}
+                    for n in dns["names"]
+                )
+        return yaml.safe_dump(config, sort_keys=False)
+
     def rewrite(self, service: str, text: str, root: Path, paths: Iterable[str] = CONTAINER_PATHS) -> str:
         """`text` as seen from outside: other services' addresses, this one's own ports
         and binds, and container paths (`paths`, the longest first) mapped to where they
@@ -478,6 +495,8 @@ class Container:
             out = dest / file.relative_to(source)
             out.parent.mkdir(parents=True, exist_ok=True)
             text = file.read_text()
+            if file.suffix in (".yml", ".yaml") and "dns_sd_configs" in text:
+                text = self.network.resolve_dns_sd(text)
             out.write_text(self.network.rewrite(self.name, text, self.root, paths=()))
         subprocess.run(["chmod", "-R", "a+rX", str(dest)], check=True)
 

@@ -12,6 +12,7 @@ from cultists.v1 import engine_pb2, engine_pb2_grpc
 
 from services.engines.core.messages import load_messages, message_to_dict
 from services.platform.keys import table_key
+from services.platform.packing import unpack_state
 
 
 def two_player_config(game: str) -> dict[str, Any]:
@@ -39,9 +40,10 @@ class EngineProbe:
 
 
 def stored(redis_client, table_id: str) -> tuple[int, bytes]:
-    """The table's version and state bytes, read in one call, straight from Redis."""
+    """The table's version and state bytes, read in one call, straight from Redis (the
+    state unpacked: Redis holds it zlib-packed, packing.py)."""
     version, state = redis_client.hmget(table_key(table_id), "version", "state")
-    return int(version), state
+    return int(version), unpack_state(state)
 
 
 def flatten(value: Any, prefix: str = "") -> dict[str, Any]:

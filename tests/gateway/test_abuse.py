@@ -23,6 +23,7 @@ from cultists.v1 import engine_pb2
 from services.gateway import create_app, offload
 from services.gateway.metrics import WRITES_REFUSED
 from services.platform.keys import table_key
+from services.platform.packing import unpack_state
 from services.platform.settings import Settings
 from tests.support.staff import session_of
 
@@ -68,7 +69,7 @@ def _dealt(client, app, seats: list[dict], seed: int) -> tuple[dict, bytes, int]
         "/api/tables", json={"game": CRAZY, "seats": seats, "seed": seed, "config": TWO}
     ).get_json()
     raw_seed, state = app.extensions["cultists"].redis.hmget(table_key(table["table"]), "seed", "state")
-    return table, state, int(raw_seed)
+    return table, unpack_state(state), int(raw_seed)
 
 
 def _replayed_hand(client, seed: int, seat: int) -> dict:

@@ -7,7 +7,9 @@ only, matchmaking passes run in-process)."""
 
 from __future__ import annotations
 
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -302,6 +304,52 @@ def test_moves_are_limited_per_seat_and_decision_and_say_so(gateway_settings, cl
         second = limited.post("/api/v1/tables", json={"game": GAME})
         assert second.status_code == 429 and second.get_json()["error"]["code"] == "rate_limited"
         assert second.headers["RateLimit-Limit"] == "1" and int(second.headers["Retry-After"]) >= 1
+    finally:
+        app.extensions["cultists"].close()
+
+
+def _idle_try(client, tid: str, token: str, version: int):
+    return client.post(
+        f"/api/v1/tables/{tid}/actions", json={"action": 0, "version": version}, headers=bearer(token)
+    )
+
+
+def test_racing_tries_are_each_counted_and_no_more_than_the_limit_pass(gateway_settings, client):
+    """The count is one HINCRBY on the table's hash: tries sent at once each get their own
+    number, so exactly `limit` of them are looked at and the rest hear 429."""
+    app = _app(gateway_settings, move_tries_per_decision=3)
+    try:
+        tid, tokens = _two_seats(client)
+        idle = tokens[1 - tokens.index(_turn(client, tid, tokens))]
+        version = client.get(f"/api/v1/tables/{tid}").get_json()["version"]
+        with ThreadPoolExecutor(8) as pool:
+            replies = list(pool.map(lambda _: _idle_try(app.test_client(), tid, idle, version), range(8)))
+        assert sorted(r.status_code for r in replies) == [400] * 3 + [429] * 5
+        # The count is a field of the table's own record: no key per seat and version.
+        redis = app.extensions["cultists"].redis
+        assert not list(redis.scan_iter(match="*tries*")), "no key of its own"
+        assert _move(app.test_client(), tid, _turn(client, tid, tokens)).status_code == 200
+        after = _idle_try(app.test_client(), tid, idle, version + 1)
+        assert after.status_code == 400 and after.headers["RateLimit-Remaining"] == "2", "a new decision"
+    finally:
+        app.extensions["cultists"].close()
+
+
+def test_a_seat_over_its_limit_may_try_again_once_the_window_runs_out(gateway_settings, client):
+    app = _app(gateway_settings, move_tries_per_decision=2, move_window_seconds=1)
+    try:
+        limited = app.test_client()
+        tid, tokens = _two_seats(client)
+        idle = tokens[1 - tokens.index(_turn(client, tid, tokens))]
+        version = client.get(f"/api/v1/tables/{tid}").get_json()["version"]
+        assert [_idle_try(limited, tid, idle, version).status_code for _ in range(3)] == [400, 400, 429]
+        deadline = time.monotonic() + 30  # the window is 1 s; the bound is for a busy machine
+        while (again := _idle_try(limited, tid, idle, version)).status_code == 429:
+            assert time.monotonic() < deadline, "the window never ran out"
+            time.sleep(0.2)
+        assert again.status_code == 400 and again.headers["RateLimit-Remaining"] == "1", "counted from 1"
+        assert _idle_try(limited, tid, idle, version).status_code == 400
+        assert _idle_try(limited, tid, idle, version).status_code == 429, "the new window has its limit"
     finally:
         app.extensions["cultists"].close()
 

@@ -11,13 +11,19 @@ import pytest
 from werkzeug.serving import make_server
 
 from services.engines.registry import available_games
-from services.platform.store import actions_key
+from services.platform.keys import table_key
+from services.platform.packing import unpack_actions
 
 from .conftest import bearer
 from .support import stored, two_player_config
 
 GAME = available_games()[0]
 TWO = two_player_config(GAME)  # its tables here seat 2
+
+
+def _moves(redis, tid: str) -> list[list[int]]:
+    """The table's recorded actions, straight from its record's `acts` field."""
+    return unpack_actions(redis.hget(table_key(tid), "acts"))
 
 
 @pytest.fixture()
@@ -76,11 +82,11 @@ def test_two_moves_on_one_version_one_wins(server, client, app):
             "legal_actions"
         ]
         choices = [legal[0]["id"], legal[-1]["id"]]
-        moves_before = redis.llen(actions_key(tid))
+        moves_before = len(_moves(redis, tid))
         statuses = _race(f"{server}/api/tables/{tid}/actions", version, tokens[seat], choices)
         assert sorted(statuses) == [200, 409]
         assert stored(redis, tid)[0] == version + 1, "the state advanced exactly once"
-        assert redis.llen(actions_key(tid)) == moves_before + 1
+        assert len(_moves(redis, tid)) == moves_before + 1, "one action recorded"
 
 
 def test_commit_refuses_a_second_write_at_the_same_version(client, app):
@@ -99,8 +105,9 @@ def test_commit_refuses_a_second_write_at_the_same_version(client, app):
     first_legal = gw.engines.legal_json(GAME, first, 2)
     second_legal = [b"[]", b"[]"]  # anything else: a refused commit must not write it
     assert first_legal != second_legal
-    assert gw.store.commit(table, seat, legal[0].id, first, [], first_legal, 0.0) == (1, table.version + 1)
-    assert gw.store.commit(table, seat, legal[-1].id, second, [], second_legal, 0.0) == (0, table.version + 1)
+    moved = table.version + 1
+    assert gw.store.commit(table, seat, legal[0].id, first, [], first_legal, 0.0) == (1, moved, -1)
+    assert gw.store.commit(table, seat, legal[-1].id, second, [], second_legal, 0.0) == (0, moved, -1)
     after = gw.tables.get(tid)
     assert after.state == first.state and gw.store.actions(tid) == [[seat, legal[0].id]]
     assert [s.legal for s in after.seats] == first_legal, "the refused write left no legal lists"

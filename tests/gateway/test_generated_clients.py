@@ -143,6 +143,7 @@ def _play_seat(
     ticket_op = _api(gen, "matches", "create_table_stream_ticket")
     stream_state = _model(gen, "StreamState")
     move_model = _model(gen, "Move")
+    move_result, log_event = _model(gen, "MoveResult"), _model(gen, "LogEvent")
     rng = random.Random(seed)
     moves, last_moved = 0, -1
     ticket = ticket_op.sync(table_id=table, client=seat_client)
@@ -155,6 +156,8 @@ def _play_seat(
             if event not in ("state", "update"):
                 continue
             state = stream_state.from_dict(data)  # the document's own shape for it
+            if event == "update":  # the log's entries it follows, typed as the log's
+                assert all(isinstance(e, log_event) and e.version <= state.version for e in state.events)
             if state.your_turn and state.version > last_moved:
                 choice = rng.choice(state.legal_actions)
                 result = move_op.sync_detailed(
@@ -164,6 +167,9 @@ def _play_seat(
                     idempotency_key=str(uuid.uuid4()),
                 )
                 assert result.status_code == 200, result.content
+                answer = result.parsed
+                assert isinstance(answer, move_result) and answer.game == state.game
+                assert all(isinstance(e, log_event) and e.version == answer.version for e in answer.events)
                 last_moved, moves = state.version, moves + 1
                 if most is not None and moves >= most:
                     break

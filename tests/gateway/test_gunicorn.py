@@ -235,14 +235,24 @@ _WORDS = re.compile(r'data-testid="move-words" data-version="(\d+)" data-seat="(
 
 def test_live_panels_tell_their_own_version_during_bot_play(gunicorn, table_worker):
     """Issue 31's bug, over the production server: a live panel with data-version V told
-    version V+1's move. Live panels are fetched as fast as they come while four bots play
-    a whole game; each one's last move is then compared with the table's record and event
+    version V+1's move. Live panels are fetched as fast as they come while three bots and
+    the test's own seat play a whole game; each one's last move is then compared with the table's record and event
     log: the seat that made version V, its action's label (public moves) or the log's
     lines of version V, never another version's."""
     base, _ = gunicorn
     game, config = "crazy_cultists", {"variant": "beast"}
-    body = {"game": game, "seats": [{"kind": "bot", "bot": "random"}] * 4, "config": config}
+    # Seat 0 is the test's own, moving at its own pace: a four-random-bots game could end
+    # between two panels of a loaded machine, leaving no race to look at; here the three
+    # bots answer each of its moves at once, while the panels are fetched.
+    bot = {"kind": "bot", "bot": "random"}
+    body = {"game": game, "seats": [{"kind": "human"}, bot, bot, bot], "config": config}
+    # Both workers draw a panel first (templates compiled, modules loaded): on a loaded
+    # machine a cold first panel took longer than the bots' whole game.
+    idle = call(f"{base}/api/tables", "POST", {**body, "seats": [{"kind": "human"}] * 4})["table"]
+    for _ in range(6):
+        _get_text(f"{base}/tables/{idle}/panel")
     tid = call(f"{base}/api/tables", "POST", {**body, "decision_seconds": 60})["table"]
+    mine = bearer(call(f"{base}/api/tables/{tid}/seats/0", "POST", {})["token"])
     # (version, words' version, seat, words) of every live panel fetched: four fetchers at
     # once, so panels are read while moves land (the race the bug lost).
     seen: list[tuple[int, int, int, str]] = []
@@ -274,9 +284,13 @@ def test_live_panels_tell_their_own_version_during_bot_play(gunicorn, table_work
         t.start()
     deadline = time.monotonic() + 180
     try:
-        while call(f"{base}/api/tables/{tid}")["status"] != "finished":
-            assert time.monotonic() < deadline, "the bots finish the game"
-            time.sleep(0.2)
+        while (view := call(f"{base}/api/tables/{tid}/view", headers=mine))["status"] != "finished":
+            assert time.monotonic() < deadline, "the game finishes"
+            if view["legal_actions"]:
+                move = {"action": view["legal_actions"][0]["id"], "version": view["version"]}
+                with contextlib.suppress(urllib.error.HTTPError):  # 409: a bot moved first
+                    call(f"{base}/api/tables/{tid}/actions", "POST", move, mine)
+            time.sleep(0.1)
     finally:
         done.set()
         for t in fetchers:
@@ -301,3 +315,56 @@ def test_live_panels_tell_their_own_version_during_bot_play(gunicorn, table_work
         assert told or (not lines and words == f"{names[seat]} decided"), (
             f"panel {version} says {words!r}: version {version} is {labels[version]!r} / {lines}"
         )
+
+
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children") as children:
+        return [int(child) for child in children.read().split()]
+
+
+def _nice(pid: int, tid: int | None = None) -> int:
+    """A thread's niceness (field 19 of /proc/<pid>/task/<tid>/stat)."""
+    with open(f"/proc/{pid}/task/{tid or pid}/stat") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[16])  # fields after the name start at 3
+
+
+def _sign_in(base: str, username: str, password: str) -> int:
+    request = urllib.request.Request(
+        f"{base}/api/sessions",
+        data=json.dumps({"username": username, "password": password}).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_passwords_are_hashed_in_a_lower_priority_process_of_their_own(live_store, engines, tmp_path):
+    """A worker hashes in a child process of its own session at a lower priority, its own
+    threads all at the usual one, so a flood of bad sign-ins leaves the cores to other
+    requests (bench `logins`). Sign-ins are answered through it (201, 401), and a hashing
+    process that was killed is started again by the next sign-in."""
+    from services.platform.passwords import HASHING_NICE
+
+    with serve(live_store, engines, tmp_path, workers=1) as (base, proc):
+        (worker,) = _children(proc.pid)
+        guest = call(f"{base}/api/players/guest", "POST", {"device": "d" * 20, "name": "nia"})
+        password = "staple moon violet kettle"
+        call(
+            f"{base}/api/players/me/upgrade", "POST", {"username": "nia-nice", "password": password},
+            {"X-Player-Token": guest["token"]},
+        )  # fmt: skip
+        assert _sign_in(base, "nia-nice", password) == 201
+        assert _sign_in(base, "nia-nice", "not the password") == 401
+        (hashing,) = _children(worker)
+        assert _nice(hashing) == HASHING_NICE
+        assert os.getsid(hashing) == hashing != os.getsid(worker)  # a session of its own
+        threads = [int(tid) for tid in os.listdir(f"/proc/{worker}/task")]
+        assert {_nice(worker, tid) for tid in threads} == {0}, "a worker thread runs below the loop"
+        os.kill(hashing, signal.SIGKILL)
+        assert _sign_in(base, "nia-nice", password) == 201
+        (again,) = [child for child in _children(worker) if child != hashing]
+        assert _nice(again) == HASHING_NICE

@@ -21,6 +21,7 @@ import pytest
 from services.engines.core.rng import Rng
 from services.engines.core.serial import json_from_bytes, state_from_bytes, state_to_bytes
 from services.platform.keys import table_key
+from services.platform.packing import unpack_state
 
 from .conftest import bearer
 from .support import EngineProbe
@@ -55,7 +56,7 @@ def _check(
     client, app, probe: EngineProbe, game: str, tid: str, tokens: dict[int, str], rng: random.Random
 ) -> int:
     """Checks one position; how many viewers had hidden cards that the re-deal moved."""
-    raw = app.extensions["cultists"].redis.hget(table_key(tid), "state")
+    raw = unpack_state(app.extensions["cultists"].redis.hget(table_key(tid), "state"))
     moved = 0
     doc = json_from_bytes(raw)
     hands = doc.get("hands", [])

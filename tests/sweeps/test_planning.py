@@ -139,8 +139,9 @@ def _url(store: SweepStore) -> str:
 
 
 def test_a_cancel_stops_a_chunk_inside_one_long_game(own_url, store):
-    """One worker process, busy with the slow game: once the sweep is cancelled, a nightly
-    queued behind it is played at once, so the cancelled game let go of the worker."""
+    """One worker process, busy with the slow game: once the sweep is cancelled, another
+    ad hoc sweep queued behind it is played at once, so the cancelled game let go of the
+    worker. (Ad hoc: a nightly would not wait for the cancel, test_priority.py.)"""
     with client_app(own_url) as app:
         slow = control.submit(parse_spec(SLOW), store, app)
         worker = start_worker(
@@ -148,13 +149,13 @@ def test_a_cancel_stops_a_chunk_inside_one_long_game(own_url, store):
         )
         try:
             poll(lambda: store.leases(slow), timeout=120)  # its worker is playing the game
-            nightly = control.submit(parse_spec(QUICK), store, app, kind="nightly")
+            behind = control.submit(parse_spec(QUICK), store, app)
             time.sleep(3.0)
-            assert store.status(nightly) == "queued", "the only worker is inside the slow game"
+            assert store.status(behind) == "queued", "the only worker is inside the slow game"
             assert not store.has_chunk(slow, "0-0"), "the game is still running"
             cancelled = time.monotonic()
             assert control.cancel(store, slow)
-            assert wait_for(store, nightly, timeout=60) == "done"
+            assert wait_for(store, behind, timeout=60) == "done"
             assert time.monotonic() - cancelled < 30
             assert not store.has_chunk(slow, "0-0") and store.status(slow) == "cancelled"
         finally:

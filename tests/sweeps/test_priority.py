@@ -7,6 +7,8 @@ ad hoc sweep has barely begun. Its own Redis database keeps other tests' message
 
 from __future__ import annotations
 
+import contextlib
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -33,15 +35,23 @@ ADHOC = {
 NIGHTLY = {"game": "trash_cult", "seed": 2, "games": 20, "chunk": 10, "players": [2], "lineups": ["random"]}
 
 
-@pytest.fixture()
-def own(redis_url: str) -> Iterator[tuple[str, SweepStore, object]]:
-    url = redis_url.rsplit("/", 1)[0] + "/8"
+@contextlib.contextmanager
+def _own_db(redis_url: str, db: int) -> Iterator[tuple[str, SweepStore, object]]:
+    """A Redis database of the test's own (emptied before and after), its sweeps store,
+    and a Celery app that queues there."""
+    url = redis_url.rsplit("/", 1)[0] + f"/{db}"
     store = SweepStore.from_url(url)
     store.r.flushdb()
     with client_app(url) as app:
         yield url, store, app
     store.r.flushdb()
     store.r.close()
+
+
+@pytest.fixture()
+def own(redis_url: str) -> Iterator[tuple[str, SweepStore, object]]:
+    with _own_db(redis_url, 8) as owned:
+        yield owned
 
 
 def test_nightly_chunks_overtake_a_queued_ad_hoc_sweep(own):
@@ -53,6 +63,58 @@ def test_nightly_chunks_overtake_a_queued_ad_hoc_sweep(own):
         assert wait_for(store, nightly, timeout=120) == "done"
         # One process, prefetch 1: at most the chunk it held when the nightly's came first.
         assert int(store.meta(adhoc)["chunks_done"]) <= 2, store.meta(adhoc)
+    finally:
+        control.cancel(store, adhoc)
+        stop_worker(worker)
+
+
+# Chunks of many slow search-bot games: each would hold its process for minutes.
+LONG_ADHOC = {
+    "game": "trash_cult",
+    "seed": 3,
+    "games": 240,
+    "chunk": 60,
+    "players": [2],
+    "lineups": ["ismcts:iterations=1000"],
+}
+# The bound on how long the nightly may wait: a stop poll and one decision of a search
+# bot, plus a busy machine's slack; far under one LONG_ADHOC chunk.
+NIGHTLY_BOUND_SECONDS = 45.0
+
+
+@pytest.fixture()
+def own_nine(redis_url: str) -> Iterator[tuple[str, SweepStore, object]]:
+    with _own_db(redis_url, 9) as owned:
+        yield owned
+
+
+def test_long_ad_hoc_chunks_give_way_to_a_nightly_queued_while_they_run(own_nine):
+    """Both processes of a worker are deep in long ad hoc chunks when a nightly is queued:
+    the chunks stop part-way, queue themselves again and free the processes, so the
+    nightly is done within NIGHTLY_BOUND_SECONDS, while no ad hoc chunk had finished."""
+    url, store, app = own_nine
+    adhoc = control.submit(parse_spec(LONG_ADHOC), store, app)  # 4 chunks
+    worker = start_worker(url, queues="sweeps", concurrency=2, name="sweeps-yield", point_shared=False)
+    try:
+        deadline = time.monotonic() + 120
+        while len(store.leases(adhoc)) < 2:  # both processes hold an ad hoc chunk
+            assert time.monotonic() < deadline, f"the ad hoc chunks never started: {store.meta(adhoc)}"
+            time.sleep(0.2)
+        time.sleep(2.0)  # well inside their games
+        queued = time.monotonic()
+        nightly = control.submit(parse_spec(NIGHTLY), store, app, kind="nightly")
+        assert wait_for(store, nightly, timeout=NIGHTLY_BOUND_SECONDS) == "done"
+        waited = time.monotonic() - queued
+        meta = store.meta(adhoc)
+        assert int(meta["chunks_done"]) == 0, (meta, waited)  # it did not wait for one to end
+        assert int(meta.get("chunks_yielded", 0)) >= 1, meta
+        # The yielded chunks come back: their processes take them up again.
+        deadline = time.monotonic() + 60
+        while len(store.leases(adhoc)) < 2:
+            assert time.monotonic() < deadline, (
+                f"the yielded chunks were not played again: {store.meta(adhoc)}"
+            )
+            time.sleep(0.2)
     finally:
         control.cancel(store, adhoc)
         stop_worker(worker)

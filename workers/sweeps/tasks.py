@@ -40,8 +40,11 @@ def _broker() -> redis.Redis:
     max_retries=8,
 )
 def run_chunk(sweep_id: str, chunk_id: str) -> str:
-    """Simulate one chunk and store its result once; queue the finish when it was the last."""
-    return jobs.play_chunk(_store(), current_app, sweep_id, chunk_id)
+    """Simulate one chunk and store its result once; queue the finish when it was the last.
+    An ad hoc chunk gives way part-way when nightly chunks wait in the broker (control.py)."""
+    return jobs.play_chunk(
+        _store(), current_app, sweep_id, chunk_id, nightly_waiting=lambda: control.nightly_waiting(_broker())
+    )
 
 
 @shared_task(

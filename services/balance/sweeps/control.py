@@ -20,6 +20,14 @@ keeps one list per priority step and a worker always pops the most urgent non-em
 (0 first). Control tasks (finish, reconcile, the nightly's start) go at 0, nightly chunks
 at 3, ad hoc chunks at 6: a 10M-game ad hoc sweep queued first still lets tonight's suite
 through, chunk by chunk, as soon as a worker process frees up.
+
+Priority alone waits for a process to free up, and an ad hoc chunk of search bots can
+hold one for hours. So a running ad hoc chunk also *yields*: where it asks whether it was
+cancelled (between decisions, every STOP_POLL_SECONDS: simulate.py) it asks too whether
+nightly chunks are waiting in the broker (`nightly_waiting`), and if so it stops, queues
+itself again at its own priority (`yield_chunk`, played from its start later: results are
+idempotent by chunk id) and frees the process, which then pops the nightly's chunk. The
+nightly thus waits at most a poll and one decision behind ad hoc work, not a chunk.
 """
 
 from __future__ import annotations
@@ -33,6 +41,8 @@ from typing import Any, Protocol
 
 import orjson
 import redis
+
+from services.runtime.broker import priority_key
 
 from . import metrics
 from .leases import LEASE_SECONDS, AggregationHeartbeat
@@ -70,6 +80,19 @@ class TaskSender(Protocol):
 
 def chunk_priority(kind: str) -> int:
     return PRIORITY["nightly"] if kind == "nightly" else PRIORITY["adhoc"]
+
+
+def nightly_waiting(broker: Any) -> bool:
+    """Whether nightly chunks wait in the broker (Redis client `broker`) for a process."""
+    return bool(broker.llen(priority_key(QUEUE, PRIORITY["nightly"])))
+
+
+def yield_chunk(store: SweepStore, celery_app: TaskSender, sweep_id: str, chunk_id: str, kind: str) -> None:
+    """Queue a chunk that stopped part-way for the nightly again, to be played from its
+    start; the sweep counts how often its chunks gave way (`chunks_yielded`)."""
+    _send_chunks(celery_app, sweep_id, [chunk_id], kind, attempt=f"-y{time.time_ns()}")
+    store.r.hincrby(key(sweep_id, "meta"), "chunks_yielded", 1)
+    metrics.YIELDED.inc()
 
 
 def _send_chunks(

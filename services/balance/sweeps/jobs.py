@@ -24,6 +24,7 @@ import logging
 import os
 import time
 import traceback
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -66,10 +67,20 @@ def _spec(store: SweepStore, sweep_id: str) -> SweepSpec:
     return _specs[sweep_id]
 
 
-def play_chunk(store: SweepStore, sender: TaskSender, sweep_id: str, chunk_id: str) -> str:
+def play_chunk(
+    store: SweepStore,
+    sender: TaskSender,
+    sweep_id: str,
+    chunk_id: str,
+    nightly_waiting: Callable[[], bool] | None = None,
+) -> str:
     """Simulate one chunk and store its result once; queue the finish when it was the last.
     Raises redis.ConnectionError/TimeoutError only when Redis stayed away past our
-    patience (the task retries); anything else the chunk raises fails the sweep."""
+    patience (the task retries); anything else the chunk raises fails the sweep.
+
+    A chunk of any sweep but a nightly one also stops when `nightly_waiting()` says yes
+    (asked with the cancel check), queues itself again and frees the process for the
+    nightly (control.py: "yields")."""
     status = store.mark_started(sweep_id)
     if status is None or status in FINISHED:
         return f"skipped ({status})"
@@ -89,10 +100,16 @@ def play_chunk(store: SweepStore, sender: TaskSender, sweep_id: str, chunk_id: s
         metrics.CHUNKS.labels(game, "duplicate").inc()
         control.nudge(store, sender, sweep_id)
         return "duplicate"
+    kind = store.meta_field(sweep_id, "kind") or "adhoc"
+    gives_way = nightly_waiting is not None and kind != "nightly"
+
+    def should_stop() -> bool:
+        return _cancelled(store, sweep_id) or (gives_way and _asked(nightly_waiting))
+
     started = time.perf_counter()
     try:
         with Heartbeat(store, sweep_id, chunk_id):
-            result = simulate_chunk(spec, chunk, should_stop=lambda: _cancelled(store, sweep_id))
+            result = simulate_chunk(spec, chunk, should_stop=should_stop)
             if result is not None:
                 # The chunk's partial aggregate is folded here, in parallel on the workers,
                 # so the finish only merges small partials (partial.py).
@@ -109,6 +126,11 @@ def play_chunk(store: SweepStore, sender: TaskSender, sweep_id: str, chunk_id: s
         store.record_failure(sweep_id, chunk_id, error)
         return "failed"
     if result is None:
+        if not _cancelled(store, sweep_id):  # it stopped for the nightly: play it later
+            control.yield_chunk(store, sender, sweep_id, chunk_id, kind)
+            metrics.CHUNKS.labels(game, "yielded").inc()
+            log.info("sweep %s chunk %s gave way to waiting nightly chunks", sweep_id, chunk_id)
+            return "yielded"
         metrics.CHUNKS.labels(game, "cancelled").inc()
         return "cancelled"
     metrics.CHUNK_SECONDS.labels(game).observe(time.perf_counter() - started)
@@ -126,6 +148,14 @@ def _cancelled(store: SweepStore, sweep_id: str) -> bool:
     """The cancel check between games; Redis away (a restart) is not a cancel: play on."""
     try:
         return store.status(sweep_id) in FINISHED
+    except (redis.ConnectionError, redis.TimeoutError):
+        return False
+
+
+def _asked(check: Callable[[], bool] | None) -> bool:
+    """`check()`, with Redis away (a restart) taken as no: play on."""
+    try:
+        return check is not None and bool(check())
     except (redis.ConnectionError, redis.TimeoutError):
         return False
 

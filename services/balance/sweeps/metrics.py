@@ -37,7 +37,8 @@ log = logging.getLogger(__name__)
 GAMES = Counter("cultists_sweep_games_simulated_total", "Bot games simulated by sweep chunks", ["game"])
 CHUNKS = Counter(
     "cultists_sweep_chunks_total",
-    "Sweep chunks by outcome: done, duplicate (a redelivered chunk already stored), failed, cancelled",
+    "Sweep chunks by outcome: done, duplicate (a redelivered chunk already stored), failed, cancelled, "
+    "yielded (stopped for waiting nightly chunks, queued again)",
     ["game", "outcome"],
 )
 CHUNK_SECONDS = Histogram(
@@ -49,6 +50,10 @@ CHUNK_SECONDS = Histogram(
 REQUEUED = Counter(
     "cultists_sweep_chunks_requeued_total",
     "Chunks queued again by the reconciler: their lease ran out or their message was lost",
+)
+YIELDED = Counter(
+    "cultists_sweep_chunks_yielded_total",
+    "Ad hoc chunks stopped part-way and queued again because nightly chunks were waiting",
 )
 SWEEP_SECONDS = Histogram(
     "cultists_sweep_duration_seconds",

@@ -163,6 +163,11 @@ class SweepStore:
             raise KeyError(sweep_id)
         return orjson.loads(raw)
 
+    def meta_field(self, sweep_id: str, field: str) -> str | None:
+        """One field of the sweep's meta, without reading its spec along."""
+        raw = self.r.hget(key(sweep_id, "meta"), field)
+        return raw.decode() if raw is not None else None
+
     def status(self, sweep_id: str) -> str | None:
         raw = self.r.hget(key(sweep_id, "meta"), "status")
         return raw.decode() if raw is not None else None

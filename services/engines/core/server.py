@@ -423,14 +423,21 @@ def serve_forever(
 ) -> None:
     """Run until SIGTERM or SIGINT, then drain gracefully (what `cultists serve` does).
 
-    The stop signals are blocked in every thread (gRPC's and the metrics server's inherit
-    the mask, so they are blocked before those start) and taken by `sigwait`. A Python-level
-    handler would run only when the interpreter checks for signals, which this module,
-    compiled by Cython, need never do between two sleeps: a SIGTERM landing there was lost
-    and the engine never drained (seen in the grpc bench)."""
-    stop_signals = {signal.SIGTERM, signal.SIGINT}
+    The signal is taken through Python's wakeup fd: whichever thread the kernel hands it
+    to, the C-level handler writes its number to the pipe at once, and the main thread,
+    blocked reading that pipe, wakes. Two simpler ways lose signals here. A Python-level
+    handler runs only when the main thread checks for signals, which this module, compiled
+    by Cython, need never do between two sleeps (a SIGTERM was lost and the engine never
+    drained, seen in the grpc bench). Blocking the signals and taking them with `sigwait`
+    misses one the kernel gives a thread started before the block: numpy's BLAS starts
+    such a thread at import, and a Ctrl-C delivered to it never reached `sigwait`."""
+    stop_signals = (signal.SIGTERM, signal.SIGINT)
     grace = _grace_seconds()  # a bad setting is refused before anything starts
-    signal.pthread_sigmask(signal.SIG_BLOCK, stop_signals)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_write, False)
+    for stop_signal in stop_signals:
+        signal.signal(stop_signal, lambda _number, _frame: None)  # the wakeup fd does the work
+    signal.set_wakeup_fd(wake_write, warn_on_full_buffer=False)
     engine = start_engine(game, port=port, host=host, metrics_port=metrics_port, reuse_port=reuse_port)
     # What is loaded now (gRPC, protobuf, the rules) lives as long as the process: keep it
     # out of the garbage collector's full passes, which otherwise walk it again and again.
@@ -438,7 +445,8 @@ def serve_forever(
     log.info(
         "%s engine serving on %s:%d (metrics on %s)", game, host, engine.port, engine.metrics_port or "-"
     )
-    signal.sigwait(stop_signals)
+    while not set(os.read(wake_read, 16)) & set(stop_signals):
+        pass  # another signal's wakeup (none is handled here): keep serving
     log.info("%s engine draining (grace %gs)", game, grace)
     engine.stop(grace)
     log.info("%s engine stopped", game)

@@ -1,12 +1,14 @@
 // A browser client's loop, written against the types openapi-typescript generates from the
 // served document (api.d.ts, made by tests/gateway/test_generated_clients.py). `tsc --strict`
 // checking this file is the proof that the document types what a publisher's client needs:
-// the stream ticket, the stream's state, the move and its answer, and the error shape.
+// the stream ticket, the stream's state and log, the move and its answer (its events typed by
+// the game beside them), and the error shape.
 import type { components, operations, paths } from "./api";
 
 type Schemas = components["schemas"];
 type StreamState = Schemas["StreamState"];
 type MoveResult = Schemas["MoveResult"];
+type LogEvent = Schemas["LogEvent"];
 type ApiError = Schemas["Error"];
 type ErrorCode = Schemas["ErrorCode"];
 
@@ -32,6 +34,14 @@ async function move(base: string, table: string, token: string, body: MoveBody):
   return (await reply.json()) as MoveResult | ApiError;
 }
 
+// A move's answer types its events by the game beside them: a Tricky Cultists `trick`
+// names its card as an object, with no per-game code.
+function tricksPlayed(answer: MoveResult): string[] {
+  if (answer.game !== "tricky_cultists") return [];
+  const events: Schemas["TrickyCultistsEvent"][] = answer.events; // what `game` narrowed it to
+  return events.flatMap((e) => (e.kind === "trick" ? [`${e.payload.card.name} (${e.payload.suit})`] : []));
+}
+
 export async function follow(base: string, table: string, token: string, choose: (s: StreamState) => number): Promise<void> {
   const made = await fetch(base + TICKET.replace("{table_id}", table), {
     method: "POST",
@@ -40,14 +50,23 @@ export async function follow(base: string, table: string, token: string, choose:
   const ticket = (await made.json()) as Schemas["StreamTicket"];
   const source = new EventSource(base + ticket.url);
   let lastMoved = -1;
+  const seen: LogEvent[] = []; // the log, from the stream's `log` events
+  const played: string[] = [];
+  let lastEvent = -1; // the newest log entry an update carried
   const onState = async (event: MessageEvent<string>): Promise<void> => {
     const state = JSON.parse(event.data) as StreamState;
+    lastEvent = state.events?.at(-1)?.id ?? lastEvent;
     if (!state.your_turn || state.version <= lastMoved) return;
     lastMoved = state.version;
     const answer = await move(base, table, token, { action: choose(state), version: state.version });
-    if ("error" in answer && !retryable(answer.error.code)) source.close();
+    if ("error" in answer) {
+      if (!retryable(answer.error.code)) source.close();
+      return;
+    }
+    played.push(...tricksPlayed(answer));
   };
   source.addEventListener("state", (e) => void onState(e as MessageEvent<string>));
   source.addEventListener("update", (e) => void onState(e as MessageEvent<string>));
+  source.addEventListener("log", (e) => seen.push(JSON.parse((e as MessageEvent<string>).data) as LogEvent));
   source.addEventListener("end", () => source.close());
 }
