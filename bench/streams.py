@@ -8,7 +8,7 @@ while they are open; every stream's `update` events are counted against the move
 its table. Reported: the worker's Redis connections and memory per stream, move p99 with
 and without the streams (issue 29's target: within 1.2x), whether every stream received
 every move, and how the engine calls split between the two replicas (target 40-60%).
-A short run (about a minute): the streams are opened once and the moves are few.
+A short run (about 20 s on 2 cores): the streams are opened once and the moves are few.
 """
 
 from __future__ import annotations

@@ -9,10 +9,8 @@ table's watchers, and a reconnecting client resumes from its Last-Event-ID witho
 from __future__ import annotations
 
 import time
-from functools import partial
 from typing import Annotated, Any, Literal, TypeVar
 
-import orjson
 from flask import Blueprint, Response, jsonify, request
 from pydantic import ConfigDict, Field
 
@@ -26,6 +24,7 @@ from .auth import player_id
 from .errors import bearer_token
 from .openapi import STREAM_TICKET, TABLE_ID, TOKEN_OPTIONAL, TOKEN_REQUIRED, errors, json_body, ok
 from .schemas import Body, SeatScore, component, openapi_components, parse_body, query_parameters, validate
+from .table_stream import TableStream
 from .versions import created, url
 
 bp = Blueprint("matches", __name__, url_prefix="/api")
@@ -256,74 +255,37 @@ def stream(table_id: str):
     # confirmed before anything is read, so nothing falls between (stream_hub.py).
     subscription = gw.streams.subscribe(updates_channel(table_id))
     settings = gw.settings
-    hub = gw.streams
-
-    # Uses only what is captured above, never the request context: the body is streamed
-    # after this view has returned.
-    def read_state() -> dict[str, Any] | None:
-        return reads.stream_state(table_id, seat)
-
-    def generate():
-        cursor = after
-        stop_at = time.monotonic() + settings.stream_max_seconds
-        try:
-            yield "retry: 1000\n\n"
-            # First the table as it is now (read after subscribing, so a move made
-            # meanwhile is in it or still comes as an update): a client that connects, or
-            # reconnects, mid-turn learns at once whose turn it is and what it may do.
-            state = hub.shared(("state", table_id, seat), subscription.since, read_state)
-            if state is None:
-                yield "event: end\ndata: {}\n\n"
-                return
-            yield f"event: state\ndata: {orjson.dumps(state).decode()}\n\n"
-            finished = state["status"] == "finished"
-            shown = state["version"]
-            message: bytes | None = None
-            # Log entries sent as `log` events that the next update carries too: every one
-            # read after the replay on connecting, and of that only what is newer than the state.
-            pending: list[dict[str, Any]] = []
-            replayed = False
-            while True:
-                # The log after the cursor, each entry as GET .../events gives it (its id
-                # too); after a change, before the update that carries the same entries.
-                start = cursor + 1
-                entries = hub.shared(
-                    ("log", table_id, start), subscription.since, partial(reads.store.log, table_id, start)
-                )
-                for i, entry in enumerate(entries):
-                    event = {"id": start + i, **entry}
-                    cursor = event["id"]
-                    if replayed or event["version"] > shown:
-                        pending.append(event)
-                    yield f"id: {cursor}\nevent: log\ndata: {orjson.dumps(event).decode()}\n\n"
-                if message is not None:
-                    # Every change (a move, a seat taken or left) carries the state after it,
-                    # read after the log, so the state is never older than the events.
-                    state = hub.shared(("state", table_id, seat), subscription.since, read_state)
-                    if state is None:
-                        yield "event: end\ndata: {}\n\n"
-                        return
-                    update = {**orjson.loads(message), **state, "events": pending}
-                    pending, shown = [], state["version"]
-                    finished = state["status"] == "finished"
-                    yield f"event: update\ndata: {orjson.dumps(update).decode()}\n\n"
-                if finished:
-                    yield "event: end\ndata: {}\n\n"
-                    return
-                replayed = True
-                if time.monotonic() > stop_at:
-                    return  # the client reconnects with Last-Event-ID
-                message = subscription.get(timeout=settings.stream_heartbeat_seconds)
-                if subscription.ended:
-                    return  # shutdown, a lost subscription, or far behind: it resumes
-                if message is None:
-                    yield ": keepalive\n\n"
-                    # and round again: a change whose message is still on its way is sent now
-        finally:
-            subscription.close()
-
+    # Uses only what is captured here, never the request context: the body is sent after
+    # this view has returned (table_stream.py; pushed by the process's fan-out under
+    # gunicorn, pushed_streams.py).
+    body = TableStream(
+        gw.streams, reads, subscription, table_id, seat, after,
+        settings.stream_max_seconds, settings.stream_heartbeat_seconds,
+    )  # fmt: skip
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(generate(), mimetype="text/event-stream", headers=headers)
+    return StreamResponse(body, mimetype="text/event-stream", headers=headers)
+
+
+class StreamResponse(Response):
+    """An event stream's response: its body is the TableStream itself, not werkzeug's
+    encoding iterator around it, so a server that can take the connection over finds
+    `hand_off` on it (services/runtime/gunicorn_worker.py) along with the server's own
+    `start_response`; any other server iterates it as bytes."""
+
+    def get_app_iter(self, environ: Any) -> Any:
+        stream = self.response
+        if not isinstance(stream, TableStream):
+            return super().get_app_iter(environ)
+        if environ["REQUEST_METHOD"] == "HEAD":  # no body: its subscription is let go now
+            stream.close()
+            return ()
+        return stream
+
+    def __call__(self, environ: Any, start_response: Any) -> Any:
+        app_iter = super().__call__(environ, start_response)
+        if isinstance(app_iter, TableStream):
+            app_iter.start_response = start_response
+        return app_iter
 
 
 @bp.get("/tables/<table_id>/replay")

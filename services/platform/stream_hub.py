@@ -23,7 +23,6 @@ misses nothing, since every stream reads what it sends from the table's log.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import logging
 import threading
@@ -58,24 +57,37 @@ class Subscription:
     once, and a Queue's three conditions cost memory and stack depth at every waiting
     stream. One reader appends, one stream takes."""
 
-    __slots__ = ("_hub", "_items", "_reader", "_wake", "channel", "ended", "since")
+    __slots__ = ("_hub", "_items", "_reader", "_wake", "channel", "ended", "on_message", "since")
 
     def __init__(self, hub: StreamHub, reader: _Reader, channel: str) -> None:
         self._hub = hub
         self._reader = reader
         self.channel = channel
-        self._items: collections.deque[tuple[bytes, float]] = collections.deque()
+        # A list, not a deque: a deque's first block is 64 slots (~600 bytes) at every
+        # one of thousands of mostly empty mailboxes; this one holds a few at most.
+        self._items: list[tuple[bytes, float]] = []
         self._wake = threading.Event()
         self.ended = False  # the hub closed, its connection broke, or it fell behind
         # When the last message returned by get() reached this process (at first: when
         # the subscription was confirmed): a read that began after it sees that change.
         self.since = time.monotonic()
+        # A pushed stream (no greenlet waits in get()): called by the reader after each
+        # message, and once when it ends; it must only schedule work, never block.
+        self.on_message: Callable[[], None] | None = None
+
+    def take(self) -> tuple[bytes, float] | None:
+        """The next message and when it arrived, without waiting (a pushed stream)."""
+        if self._items:
+            item = self._items.pop(0)
+            self.since = item[1]
+            return item
+        return None
 
     def get(self, timeout: float) -> bytes | None:
         """The next message's data, or None after `timeout` (or once ended: check `ended`)."""
         while not self.ended:
             if self._items:
-                data, self.since = self._items.popleft()
+                data, self.since = self._items.pop(0)
                 return data
             self._wake.clear()
             if self._items or self.ended:  # came between the look and the clear
@@ -90,10 +102,14 @@ class Subscription:
             return
         self._items.append((data, arrived))
         self._wake.set()
+        if self.on_message is not None:
+            self.on_message()
 
     def _end(self) -> None:
         self.ended = True
         self._wake.set()  # wakes a stream waiting in get()
+        if self.on_message is not None:
+            self.on_message()
 
     def close(self) -> None:
         self._hub._release(self)

@@ -19,6 +19,7 @@ is for heads past even those.
 from __future__ import annotations
 
 import json
+import os
 
 from gunicorn.http.errors import (
     InvalidHeader,
@@ -69,6 +70,24 @@ def error_bytes(status: int, code: str, message: str) -> bytes:
 
 class JsonErrorsGeventWorker(GeventWorker):
     """`worker_class` of deploy/gunicorn.conf.py."""
+
+    def is_already_handled(self, respiter):
+        """Hands an event stream's connection over to the app once its headers are sent.
+
+        An app body with `hand_off` (services/gateway/table_stream.py) takes the socket
+        and pushes its events from the process's fan-out, so the connection's greenlet,
+        gunicorn's request, response and environ are not kept for the stream's minutes.
+        The headers are the app's, sent as gunicorn sends any (chunked for HTTP/1.1, so a
+        client sees the same framing as from a body gunicorn writes); the app gets its
+        own descriptor (a dup) and whether to frame chunks, and gunicorn closes its own as
+        for any connection that is done."""
+        hand_off = getattr(respiter, "hand_off", None)
+        resp = getattr(getattr(respiter, "start_response", None), "__self__", None)
+        if hand_off is None or resp is None or not hasattr(resp, "send_headers"):
+            return super().is_already_handled(respiter)
+        resp.send_headers()
+        hand_off(os.dup(resp.sock.fileno()), resp.chunked)
+        raise StopIteration  # gunicorn's way to end a connection without a word more
 
     def handle_error(self, req, client, addr, exc):
         found = client_error(exc)

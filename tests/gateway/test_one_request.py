@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import random
 
-import orjson
 import pytest
 
 from services.engines.registry import available_games
 
 from .conftest import bearer
+from .support import sse_events
 
 GAMES = available_games()
 MOVES = 60  # enough for turns to pass around the table many times, in a few seconds
@@ -59,11 +59,11 @@ def test_a_moves_answer_says_what_legal_says_next(client, game):
 
 
 def _updates(stream) -> dict:
-    """The next `update` event's data from a test client's streamed response."""
-    for chunk in stream.response:
-        text = chunk.decode() if isinstance(chunk, bytes) else chunk
-        if text.startswith("event: update"):
-            return orjson.loads(text.split("data: ", 1)[1])
+    """The next `update` event's data from a test client's streamed response (read as
+    events: a body chunk may carry several, an update and the log lines after it)."""
+    for event, data in sse_events(stream):
+        if event == "update":
+            return data
     raise AssertionError("the stream ended without an update")
 
 

@@ -255,3 +255,40 @@ def test_streams_share_a_read_only_if_it_began_after_the_change_they_heard(live_
     assert sorted(results) == [1, 1, 2]
     hub.close()
     client.close()
+
+
+def test_a_pushed_stream_resumes_from_its_cursor_and_keeps_alive_in_chunks(live_store, engines, tmp_path):
+    """Under gunicorn the worker hands an open stream to the process's fan-out
+    (services/gateway/pushed_streams.py). Its body is still HTTP/1.1 chunks, it resumes
+    from Last-Event-ID with the log after it (no gap, nothing twice), it carries a move
+    made after it opened, and with nothing happening it sends keep-alives (0.5 s
+    heartbeats here)."""
+    with serve(live_store, engines, tmp_path, workers=1) as (base, _proc):
+        tid, tokens = open_table(base)
+        first_move(base, tid, tokens)
+        log = call(f"{base}/api/tables/{tid}/events?after=-1&limit=1000")["events"]
+        assert len(log) >= 2
+        url = urlparse(base)
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=30)
+        conn.request("GET", f"/api/tables/{tid}/events/stream", headers={"Last-Event-ID": str(log[0]["id"])})
+        reply = conn.getresponse()
+        assert reply.status == 200 and reply.getheader("Transfer-Encoding") == "chunked"
+        lines: list[bytes] = []
+        reader = threading.Thread(target=lambda: [lines.append(raw) for raw in reply], daemon=True)
+        reader.start()
+
+        def ids() -> list[int]:
+            return [int(raw[4:]) for raw in list(lines) if raw.startswith(b"id: ")]
+
+        try:
+            wait_for(lambda: b"event: state\n" in lines, timeout=30, what="the stream's state")
+            wait_for(lambda: ids()[-1:] == [log[-1]["id"]], timeout=30, what="the log after the cursor")
+            assert ids() == [e["id"] for e in log[1:]], "resumed after Last-Event-ID, no gap, none twice"
+            version = call(f"{base}/api/tables/{tid}")["version"]
+            wait_for(lambda: b": keepalive\n" in lines, timeout=30, what="a keep-alive while nothing moves")
+            first_move(base, tid, tokens)  # the other seat's turn now, or the next round's
+            wait_for(lambda: b"event: update\n" in lines, timeout=30, what="the move's update")
+            assert call(f"{base}/api/tables/{tid}")["version"] > version
+        finally:
+            conn.close()
+            reply.close()
