@@ -45,16 +45,28 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--teacher", default="heuristic", help="the bot imitated (default: heuristic)")
     p.add_argument("--hidden", type=positive_int, default=64, help="hidden units")
+    p.add_argument(
+        "--players",
+        type=positive_int,
+        default=None,
+        metavar="N",
+        help="seats per teacher game (default: the game's most); train at the seat count you play",
+    )
     p.add_argument("--seed", type=int, default=0, help="game i uses seed SEED+i")
     p.add_argument("--checkpoint", type=Path, default=None, help="checkpoint file (default .train/GAME.pkl)")
     p.add_argument("--out", type=Path, default=None, help="weights file (default: the shipped one)")
     p.set_defaults(func=run)
 
 
-def examples(game: str, teacher: str, seed: int, table: ActionTable) -> tuple[list[np.ndarray], list[int]]:
-    """One teacher game at the default config's most seats: (views, action columns)."""
+def examples(
+    game: str, teacher: str, seed: int, table: ActionTable, players: int | None = None
+) -> tuple[list[np.ndarray], list[int]]:
+    """One teacher game at `players` seats (default the config's most): (views, action columns).
+
+    The seat count matters: a net taught only at the most seats meets other situations in
+    the 2-seat ladders it is judged by (fewer rivals, longer turns of its own)."""
     spec = load_game(game)
-    players = spec.max_players
+    players = players or spec.max_players
     state = spec.new_state(None, players, seed)
     bots = [make_bot(spec, teacher, seed * 31 + s) for s in range(players)]
     xs, ys = [], []
@@ -76,6 +88,10 @@ def run(args: argparse.Namespace) -> int:
         raise BadConfig("cultists train needs the rl extra: pip install -e '.[rl]'") from None
     spec = load_game(args.game)
     make_bot(spec, args.teacher, 0)
+    if args.players is not None and not spec.min_players <= args.players <= spec.max_players:
+        raise BadConfig(
+            f"--players {args.players}: {spec.title} seats {spec.min_players} to {spec.max_players}"
+        )
     table = ActionTable(args.game, spec.make_config(), spec.max_players)
     checkpoint = args.checkpoint or Path(".train") / f"{args.game}.pkl"
     out = args.out or weights_path(args.game)
@@ -98,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
             xs: list[np.ndarray] = []
             ys: list[int] = []
             for g in range(done, min(done + args.chunk, args.games)):
-                gx, gy = examples(args.game, args.teacher, args.seed + g, table)
+                gx, gy = examples(args.game, args.teacher, args.seed + g, table, args.players)
                 xs += gx
                 ys += gy
                 progress.update(task, advance=1)

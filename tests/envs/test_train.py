@@ -38,3 +38,12 @@ def test_train_resumes_from_its_checkpoint_and_writes_weights_the_bot_loads(
     )  # a refused input (docs/cli.md, exit status)
     assert "unknown bot 'nobody'" in capsys.readouterr().err
     assert pickle.loads(ckpt.read_bytes())["games_done"] == 3  # the refusal changed nothing
+
+
+def test_train_refuses_a_seat_count_the_game_does_not_seat(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ckpt = tmp_path / "tc.pkl"
+    assert main(["train", "trash_cult", "--players", "99", "--checkpoint", str(ckpt)]) == 2
+    assert "--players 99" in capsys.readouterr().err
+    assert not ckpt.exists()  # the refusal changed nothing
