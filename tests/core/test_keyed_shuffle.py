@@ -10,10 +10,10 @@ from services.engines.core.deal_rng import DealRng
 from services.engines.core.errors import BadConfig, BadState
 from services.engines.core.game import SHUFFLES
 from services.engines.core.play import play_game, replay
-from services.engines.core.rng import Rng, card_tags
+from services.engines.core.rng import Rng, card_tags, tie_key
 from services.engines.trash_cult import GAME as TRASH
 from services.engines.trash_cult.cards import FOOD, RAT
-from tests.support.fairness import SEEDS, assert_uniform_positions
+from tests.support.fairness import SEEDS, assert_uniform_cells, assert_uniform_positions
 
 DONUT = FOOD + RAT  # the Rat cult's food
 # A deck of 40 cards in 7 kinds, some with one copy, one with many.
@@ -184,3 +184,20 @@ def test_a_coupled_deal_with_holes_is_uniform() -> None:
         assert sorted(deck) == list(range(len(fewer)))
         orders.append(deck)
     assert_uniform_positions("core.coupled_deal", orders, range(len(fewer)))
+
+
+def test_a_keyed_tie_break_picks_each_tied_action_equally_often_and_is_coupled() -> None:
+    """The heuristic bots' tie-break in keyed games (rng.tie_key): among tied actions each
+    wins equally often (chi-square over which action won), and a decision offering one
+    action fewer, under the same salt, picks the same action unless that one was the
+    winner: one card more in a hand does not re-randomise the tie."""
+    actions = list(range(7))
+    winners = []
+    rng = Rng(5)
+    for _ in range(SEEDS):
+        salt = rng.next_u64()
+        won = max(actions, key=lambda a: tie_key(salt, a))
+        winners.append(won)
+        fewer = max((a for a in actions if a != 3), key=lambda a: tie_key(salt, a))
+        assert won == 3 or fewer == won
+    assert_uniform_cells("core.keyed_tie_break", [winners], [1 / len(actions)] * len(actions))

@@ -59,6 +59,7 @@ CHECKS = (
     "crazy_cultists.keyed_main_deck_setup",
     "crazy_cultists.keyed_dark_deck_setup",
     "tricky_cultists.keyed_cult_deck_deal",
+    "core.keyed_tie_break",  # the heuristic bots' tie-break in keyed games
 )
 
 

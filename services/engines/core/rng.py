@@ -205,6 +205,17 @@ def _coupled_fill(items: list[int], tags: tuple[int, ...], ids: tuple[int, ...],
         items[size - 1 - place] = c
 
 
+def tie_key(salt: int, action: int) -> int:
+    """A heuristic bot's tie-break for `action` in a keyed game (fairness.md, "Coupled
+    deals"): one salt a decision, whatever the number of legal actions, so two coupled games
+    whose hands differ by one card keep drawing the same salts, and an action both offer
+    gets the same key in both. A drawn float per legal action instead would shift the bot's
+    stream by one for every card of difference, and uncouple every later tie. Keys of
+    distinct actions are distinct (`_mix` is a bijection), uniform under a uniform salt:
+    ties are still broken uniformly at random."""
+    return _mix((salt ^ action) & _MASK)
+
+
 class Rng:
     """SplitMix64: the whole generator state is `self.state`, a 64-bit integer."""
 

@@ -18,6 +18,7 @@ import random
 from typing import Any, cast
 
 from services.engines.core.game import GameSpec, State
+from services.engines.core.rng import tie_key
 
 from .cards import (
     BEELZE_BEATDOWN,
@@ -102,6 +103,9 @@ class HeuristicBot:
         if len(legal) == 1:
             return legal[0]
         table = Table(state.view(seat), state.config)
+        if state.shuffle:  # a keyed game: couple the tie-breaks too (rng.tie_key)
+            salt = self.rng.getrandbits(64)
+            return max(legal, key=lambda a: (table.score(a), tie_key(salt, a)))
         return max(legal, key=lambda a: (table.score(a), self.rng.random()))
 
 

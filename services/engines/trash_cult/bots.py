@@ -17,6 +17,7 @@ import random
 from typing import Any, ClassVar
 
 from ..core.game import GameSpec, State
+from ..core.rng import tie_key
 from .cards import (
     CONVERT_HOSTAGE,
     CULT_BY_NAME,
@@ -56,6 +57,9 @@ class HeuristicBot:
         if len(legal) == 1:
             return legal[0]
         table = _Table(state.view(seat), seat, state.config)
+        if state.shuffle:  # a keyed game: couple the tie-breaks too (rng.tie_key)
+            salt = self.rng.getrandbits(64)
+            return max((table.score(a), tie_key(salt, a), a) for a in legal)[2]
         best = max((table.score(a), self.rng.random(), a) for a in legal)
         return best[2]
 
