@@ -5,13 +5,9 @@ are drawn from real series before axe looks; test_a11y.py checks the page withou
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
-from services.gateway import create_app
-from services.gateway.ops_dashboards import CACHE_PREFIX
-from tests.gateway.test_ops_dashboards import _play, dead_target, prometheus  # noqa: F401 - fixtures
+from tests.gateway.test_ops_dashboards import _play, dead_target, ops_app, prometheus  # noqa: F401 - fixtures
 
 from .support import sign_in_as
 from .test_a11y import SIZES, _page_checks
@@ -23,13 +19,8 @@ DRAWN = """() => {
 
 
 @pytest.fixture()
-def app(gateway_settings, prometheus):  # noqa: F811 - the browser server serves this app
-    app = create_app(dataclasses.replace(gateway_settings, prometheus_url=prometheus))
-    gw = app.extensions["cultists"]
-    for key in gw.redis.scan_iter(f"{CACHE_PREFIX}*"):
-        gw.redis.delete(key)
-    yield app
-    gw.close()
+def app(ops_app):  # noqa: F811 - the browser server serves this app: the dashboards test's own
+    return ops_app
 
 
 @pytest.mark.parametrize("size", sorted(SIZES))
