@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import os
+import platform
 import signal
 import subprocess
 import sys
@@ -75,9 +78,6 @@ def _keep_calling(port: int, busy: threading.Event, halt: threading.Event) -> No
 
 def _tgkill(pid: int, tid: int, sig: int) -> None:
     """A signal to one thread of another process (Linux's tgkill; Python has none)."""
-    import ctypes
-    import os
-
     libc = ctypes.CDLL(None, use_errno=True)
     sys_tgkill = 234  # x86-64
     if libc.syscall(sys_tgkill, pid, tid, sig) != 0:
@@ -91,7 +91,7 @@ def _thread_blocks(pid: int, tid: int, sig: int) -> bool:
 
 
 @pytest.mark.skipif(
-    not sys.platform.startswith("linux") or __import__("platform").machine() != "x86_64",
+    not sys.platform.startswith("linux") or platform.machine() != "x86_64",
     reason="sends the signal to one thread with Linux x86-64's tgkill",
 )
 def test_a_stop_signal_taken_by_any_thread_drains_the_engine():
@@ -111,7 +111,7 @@ def test_a_stop_signal_taken_by_any_thread_drains_the_engine():
             wait_for_port(port, timeout=60)  # a busy 2-core machine's start
             takers = sorted(
                 int(t)
-                for t in __import__("os").listdir(f"/proc/{proc.pid}/task")
+                for t in os.listdir(f"/proc/{proc.pid}/task")
                 if int(t) != proc.pid and not _thread_blocks(proc.pid, int(t), signal.SIGTERM)
             )
             if attempt >= len(takers):
