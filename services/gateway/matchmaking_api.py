@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any, Literal
+from typing import Literal
 
 import orjson
 from flask import Blueprint, Response, jsonify, request
@@ -23,6 +23,7 @@ from .auth import current_player, player_id
 from .errors import bearer_token
 from .openapi import GAME_PARAM, SESSION, STREAM_TICKET, TICKET, errors, json_body, ok
 from .schemas import Body, DisplayName, GameName, openapi_components, parse_body, query_parameters, validate
+from .sse import KEEPALIVE, RETRY, frame
 from .versions import created, url
 
 bp = Blueprint("matchmaking", __name__, url_prefix="/api/matchmaking")
@@ -100,22 +101,18 @@ def _redeem_ticket_pass(ticket_id: str, ticket: str) -> None:
         )
 
 
-def _sse(event: str, data: Any) -> str:
-    return f"event: {event}\ndata: {orjson.dumps(data).decode()}\n\n"
-
-
-def ticket_events(gw: Platform, ticket_id: str, subscription: Subscription) -> Iterator[str]:
+def ticket_events(gw: Platform, ticket_id: str, subscription: Subscription) -> Iterator[bytes]:
     """A matchmaking ticket's stream, from the subscription opened before the first read.
     Uses only what it is given, never the request context (it runs after the view)."""
     settings = gw.settings
     stop_at = time.monotonic() + settings.stream_max_seconds
     try:
-        yield "retry: 1000\n\n"
+        yield RETRY
         ticket = gw.matchmaking.current(ticket_id)
         if ticket is None:
-            yield _sse("end", {})
+            yield frame("end", {})
             return
-        yield _sse("state", ticket)
+        yield frame("state", ticket)
         while ticket["status"] == "queued":
             if time.monotonic() > stop_at:
                 return  # the client reconnects; its first event is the state again
@@ -123,16 +120,16 @@ def ticket_events(gw: Platform, ticket_id: str, subscription: Subscription) -> I
             if subscription.ended:
                 return  # shutdown or a lost subscription: the client reconnects
             if message is None:
-                yield ": keepalive\n\n"
+                yield KEEPALIVE
                 continue
             ticket = orjson.loads(message)
         if ticket["status"] == "matched":
             if ticket.get("bots"):
-                yield _sse("bots_filled", ticket)
-            yield _sse("matched", ticket)
+                yield frame("bots_filled", ticket)
+            yield frame("matched", ticket)
         else:
-            yield _sse("cancelled", ticket)
-        yield _sse("end", {})
+            yield frame("cancelled", ticket)
+        yield frame("end", {})
     finally:
         subscription.close()
 

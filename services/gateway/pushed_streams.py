@@ -36,7 +36,7 @@ from gevent.socket import wait_write
 from services.platform.stream_hub import Subscription
 from services.runtime import heap
 
-KEEPALIVE = b": keepalive\n\n"
+from .sse import KEEPALIVE
 
 log = logging.getLogger("cultists.gateway.pushed_streams")
 

@@ -26,11 +26,11 @@ import orjson
 from services.platform.stream_hub import StreamHub, Subscription
 from services.platform.tables import TableService
 
-from .pushed_streams import KEEPALIVE, push
+from .pushed_streams import push
+from .sse import KEEPALIVE, RETRY, frame
 
 T = TypeVar("T")
-RETRY = b"retry: 1000\n\n"
-END = b"event: end\ndata: {}\n\n"
+END = frame("end", {})
 
 
 class TableStream:
@@ -82,7 +82,7 @@ class TableStream:
         state = self.reads.stream_state(self.table_id, self.seat)
         if state is None:
             return None
-        return b"event: state\ndata: " + orjson.dumps(state) + b"\n\n", state
+        return frame("state", state), state
 
     def _update(self, message: bytes) -> tuple[bytes, bool] | None:
         """The `update` event's bytes (the nudge, the state after it, read after the log
@@ -92,14 +92,14 @@ class TableStream:
         if state is None:
             return None
         update = {**orjson.loads(message), **state, "events": self.pending}
-        return b"event: update\ndata: " + orjson.dumps(update) + b"\n\n", state["status"] == "finished"
+        return frame("update", update), state["status"] == "finished"
 
     def _log(self, start: int) -> tuple[bytes, list[dict[str, Any]]]:
         """The log lines from `start` as `log` events, each entry as GET .../events gives it
         (its id too), and those entries."""
         entries = self.reads.store.log(self.table_id, start)
         events = [{"id": start + i, **entry} for i, entry in enumerate(entries)]
-        data = b"".join(b"id: %d\nevent: log\ndata: %s\n\n" % (e["id"], orjson.dumps(e)) for e in events)
+        data = b"".join(frame("log", e, e["id"]) for e in events)
         return data, events
 
     def _log_since_cursor(self, since: float, cache: dict | None, newer_than: int | None = None) -> bytes:
