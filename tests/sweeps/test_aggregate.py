@@ -124,6 +124,37 @@ def test_chunk_results_pack_and_local_pool_matches_single_process():
     assert simulate_chunk(spec, chunks(spec)[0], should_stop=lambda: True) is None
 
 
+@pytest.mark.parametrize("game", ["tricky_cultists", "trash_cult"])
+def test_a_chunk_stopped_part_way_plays_on_from_the_games_it_kept(game):
+    """A chunk that gave way to the nightly keeps its finished games (`progress`, stored
+    packed by jobs.play_chunk) and its next run plays only the rest: the result equals an
+    unbroken run's, and the games kept are not played again. Trash Cult's chunks are
+    played with their hands watched (cards.py), Tricky Cultists' with facts only."""
+    spec = parse_spec({"game": game, "games": 9, "chunk": 9, "seed": 4, "lineups": ["heuristic"]})
+    (chunk,) = chunks(spec)
+    whole = simulate_chunk(spec, chunk)
+    assert whole is not None
+    progress: dict = {}
+    # Stops once three games are in (asked before each game and between decisions).
+    assert simulate_chunk(spec, chunk, should_stop=lambda: len(progress["winners"]) >= 3,
+                          poll_seconds=0, progress=progress) is None  # fmt: skip
+    assert len(progress["winners"]) == 3
+    kept = unpack(pack(progress))  # as it comes back from Redis
+    assert kept["winners"] == whole["winners"][:3] and kept["facts"] == whole["facts"][:3]
+    asked: list[int] = []
+
+    def count_games() -> bool:  # records how many games were in each time it is asked
+        asked.append(len(kept["winners"]))
+        return False
+
+    resumed = simulate_chunk(spec, chunk, should_stop=count_games, poll_seconds=0, progress=kept)
+    assert resumed is not None
+    assert {k: v for k, v in resumed.items() if k != "seconds"} == {
+        k: v for k, v in whole.items() if k != "seconds"
+    }
+    assert min(asked) == 3, "the kept games were played again"
+
+
 def test_tricky_cultists_sweeps_report_agenda_success_rates():
     """Per agenda: rounds kept, rounds met, a Wilson interval; Lead First Trick is always met."""
     spec = parse_spec(

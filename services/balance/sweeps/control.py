@@ -25,9 +25,10 @@ Priority alone waits for a process to free up, and an ad hoc chunk of search bot
 hold one for hours. So a running ad hoc chunk also *yields*: where it asks whether it was
 cancelled (between decisions, every STOP_POLL_SECONDS: simulate.py) it asks too whether
 nightly chunks are waiting in the broker (`nightly_waiting`), and if so it stops, queues
-itself again at its own priority (`yield_chunk`, played from its start later: results are
-idempotent by chunk id) and frees the process, which then pops the nightly's chunk. The
-nightly thus waits at most a poll and one decision behind ad hoc work, not a chunk.
+itself again at its own priority (`yield_chunk`; the games it finished are kept and its
+next run plays on from the first one left, so giving way loses at most the game under
+way) and frees the process, which then pops the nightly's chunk. The nightly thus waits at
+most a poll and one decision behind ad hoc work, not a chunk.
 """
 
 from __future__ import annotations
@@ -88,8 +89,8 @@ def nightly_waiting(broker: Any) -> bool:
 
 
 def yield_chunk(store: SweepStore, celery_app: TaskSender, sweep_id: str, chunk_id: str, kind: str) -> None:
-    """Queue a chunk that stopped part-way for the nightly again, to be played from its
-    start; the sweep counts how often its chunks gave way (`chunks_yielded`)."""
+    """Queue a chunk that stopped part-way for the nightly again, to play on from the
+    games it kept (jobs.play_chunk); the sweep counts how often its chunks gave way (`chunks_yielded`)."""
     _send_chunks(celery_app, sweep_id, [chunk_id], kind, attempt=f"-y{time.time_ns()}")
     store.r.hincrby(key(sweep_id, "meta"), "chunks_yielded", 1)
     metrics.YIELDED.inc()

@@ -36,7 +36,7 @@ from .leases import Heartbeat
 from .partial import of_chunk
 from .plan import chunk_by_id
 from .reconcile import reconcile
-from .simulate import pack, simulate_chunk
+from .simulate import pack, simulate_chunk, unpack
 from .spec import SweepSpec, parse_stored_spec
 from .store import FINISHED, SweepStore
 
@@ -79,8 +79,9 @@ def play_chunk(
     patience (the task retries); anything else the chunk raises fails the sweep.
 
     A chunk of any sweep but a nightly one also stops when `nightly_waiting()` says yes
-    (asked with the cancel check), queues itself again and frees the process for the
-    nightly (control.py: "yields")."""
+    (asked with the cancel check), keeps the games it finished (`keep_progress`), queues
+    itself again and frees the process for the nightly (control.py: "yields"); its next
+    run plays on from there."""
     status = store.mark_started(sweep_id)
     if status is None or status in FINISHED:
         return f"skipped ({status})"
@@ -106,10 +107,12 @@ def play_chunk(
     def should_stop() -> bool:
         return _cancelled(store, sweep_id) or (gives_way and _asked(nightly_waiting))
 
+    kept = store.progress_of(sweep_id, chunk_id)
+    progress: dict[str, Any] = unpack(kept) if kept is not None else {}
     started = time.perf_counter()
     try:
         with Heartbeat(store, sweep_id, chunk_id):
-            result = simulate_chunk(spec, chunk, should_stop=should_stop)
+            result = simulate_chunk(spec, chunk, should_stop=should_stop, progress=progress)
             if result is not None:
                 # The chunk's partial aggregate is folded here, in parallel on the workers,
                 # so the finish only merges small partials (partial.py).
@@ -126,13 +129,16 @@ def play_chunk(
         store.record_failure(sweep_id, chunk_id, error)
         return "failed"
     if result is None:
-        if not _cancelled(store, sweep_id):  # it stopped for the nightly: play it later
+        if not _cancelled(store, sweep_id):  # it stopped for the nightly: play on later
+            store.keep_progress(sweep_id, chunk_id, pack(progress))
             control.yield_chunk(store, sender, sweep_id, chunk_id, kind)
             metrics.CHUNKS.labels(game, "yielded").inc()
             log.info("sweep %s chunk %s gave way to waiting nightly chunks", sweep_id, chunk_id)
             return "yielded"
         metrics.CHUNKS.labels(game, "cancelled").inc()
         return "cancelled"
+    if kept is not None:
+        store.drop_progress(sweep_id, chunk_id)
     metrics.CHUNK_SECONDS.labels(game).observe(time.perf_counter() - started)
     if not stored:
         metrics.CHUNKS.labels(game, "duplicate").inc()

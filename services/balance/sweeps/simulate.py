@@ -58,10 +58,16 @@ def simulate_chunk(
     chunk: Chunk,
     should_stop: Callable[[], bool] | None = None,
     poll_seconds: float | None = None,
+    progress: dict[str, Any] | None = None,
 ) -> dict[str, Any] | None:
     """Play every game of `chunk`; None if `should_stop()` said so part-way (a cancel),
     asked before each game and between the decisions of a game, at most every
-    `poll_seconds` (STOP_POLL_SECONDS)."""
+    `poll_seconds` (STOP_POLL_SECONDS).
+
+    `progress`, when given, holds the columns of the games finished so far and is kept up
+    to date game by game: a chunk stopped part-way (it gave way to the nightly) hands it
+    to its next run, which plays on from the first game not in it. Games are
+    deterministic by index (rulings G-2), so the result is the one an unbroken run makes."""
     stop = None
     if should_stop is not None:
         stop = throttled(should_stop, STOP_POLL_SECONDS if poll_seconds is None else poll_seconds)
@@ -72,13 +78,16 @@ def simulate_chunk(
     # A game with a card catalogue is played with its hands watched (cards.py): who drew,
     # held and opened with which card, beside the facts' plays.
     tracked = catalogue(spec.game) is not None
-    winners: list[list[int]] = []
-    turns: list[int] = []
-    decisions: list[int] = []
-    capped: list[int] = []
-    facts: list[dict[str, Any]] = []
+    kept: dict[str, Any] = progress if progress is not None else {}
+    winners: list[list[int]] = kept.setdefault("winners", [])
+    turns: list[int] = kept.setdefault("turns", [])
+    decisions: list[int] = kept.setdefault("decisions", [])
+    capped: list[int] = kept.setdefault("capped", [])
+    facts: list[dict[str, Any]] = kept.setdefault("facts", [])
+    earlier = float(kept.get("seconds", 0.0))  # spent by the runs before this one
+    finished = len(winners)
     started = time.perf_counter()
-    for index in chunk.indices():
+    for index in chunk.indices()[finished:]:
         if stop is not None and stop():
             return None
         bots = cell.seat_bots(index)
@@ -119,6 +128,7 @@ def simulate_chunk(
             if tracked:
                 fact["cards"] = cards
             facts.append(fact)
+        kept["seconds"] = earlier + time.perf_counter() - started
     return {
         "chunk": chunk.id,
         "cell": chunk.cell,
@@ -129,7 +139,7 @@ def simulate_chunk(
         "decisions": decisions,
         "capped": capped,
         "facts": facts,
-        "seconds": round(time.perf_counter() - started, 4),
+        "seconds": round(earlier + time.perf_counter() - started, 4),
     }
 
 

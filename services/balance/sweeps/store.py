@@ -219,6 +219,17 @@ class SweepStore:
     def chunk_blob(self, sweep_id: str, chunk_id: str) -> bytes | None:
         return self.r.hget(key(sweep_id, "chunks"), chunk_id)
 
+    # --- progress of chunks that gave way to the nightly ----------------------------------
+    def keep_progress(self, sweep_id: str, chunk_id: str, blob: bytes) -> None:
+        """The games a chunk finished before it gave way (simulate.py `progress`), packed."""
+        self.r.hset(key(sweep_id, "progress"), chunk_id, blob)
+
+    def progress_of(self, sweep_id: str, chunk_id: str) -> bytes | None:
+        return self.r.hget(key(sweep_id, "progress"), chunk_id)
+
+    def drop_progress(self, sweep_id: str, chunk_id: str) -> None:
+        self.r.hdel(key(sweep_id, "progress"), chunk_id)
+
     # --- leases (who is playing which chunk) --------------------------------------------
     def renew_lease(self, sweep_id: str, chunk_id: str, seconds: float) -> None:
         """A worker is playing `chunk_id` and will say so again within `seconds`."""
@@ -285,6 +296,7 @@ class SweepStore:
             pipe.hset(key(sweep_id, "replays"), mapping={str(c): orjson.dumps(r) for c, r in replays.items()})
         pipe.hset(key(sweep_id, "meta"), mapping={"status": "done", "finished": repr(finished)})
         pipe.delete(key(sweep_id, "leases"))
+        pipe.delete(key(sweep_id, "progress"))
         pipe.execute()
         self.r.srem(ACTIVE_SET, sweep_id)
 
@@ -306,6 +318,7 @@ class SweepStore:
         pipe.expire(key(sweep_id, "chunks"), min(chunk_seconds, seconds))
         pipe.expire(key(sweep_id, "partials"), min(chunk_seconds, seconds))
         pipe.delete(key(sweep_id, "leases"))
+        pipe.delete(key(sweep_id, "progress"))
         pipe.execute()
 
     # --- nightly -------------------------------------------------------------------------
