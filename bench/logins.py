@@ -6,8 +6,8 @@ deploy/gunicorn.conf.py). Each bad sign-in names a fresh username, so every one 
 full Argon2 verification (the dummy hash: the per-account throttle never answers for it)
 and none is refused by the write limits (switched off: the clients share 127.0.0.1, and
 stand for many addresses). The hashing runs in each gateway worker's low-priority hashing
-process (services/gateway/hashing.py), at most HASHING_SLOTS at once on the host, so a probe of `/api/games` should not wait behind
-it: the target is its p99 under the bad sign-ins within 2x of its p99 alone. A second
+process (services/gateway/hashing.py), at most HASHING_SLOTS at once on the host and on
+HASHING_SLOTS of its cores, so a probe of `/api/games` should not wait behind it: the target is its p99 under the bad sign-ins within 2x of its p99 alone. A second
 target keeps that honest: the bad sign-ins must still be answered (401s, not only 503
 `busy` or timeouts), or the ratio would only say that hashing starved.
 """

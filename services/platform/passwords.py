@@ -8,8 +8,12 @@ that reads one request a line on stdin and answers one a line on stdout. The pro
 in a session of its own at a lower niceness (HASHING_NICE), so the kernel hands the cores
 to the gateway's event loops the moment they have a request, and hashing gets what is left.
 And however many workers a host runs, at most HASHING_SLOTS hashes (one less than the
-cores) run on it at once (`hashing_slot`, lock files every hashing process shares), so a
-flood of sign-ins never has every core, whatever the scheduler makes of niceness.
+cores) run on it at once (`hashing_slot`, lock files every hashing process shares), and the
+process runs only on HASHING_SLOTS of the cores it may use (`confine`), so a flood of
+sign-ins never has every core, whatever the scheduler makes of niceness. The slots alone
+did not bound that: argon2-cffi verifies with as many threads as the hash has lanes (4),
+so one hash ran on both cores of a 2-core host and the event loops met it on either
+(bench `logins`: 2.14x before, docs/security.md).
 
 A lower-priority *thread* inside the worker was not enough (bench `logins`, docs/security.md):
 where the kernel groups a session's threads and weighs the group against other sessions
@@ -106,6 +110,27 @@ def lower_priority(nice: int = HASHING_NICE) -> None:
         pass
 
 
+def hashing_cores(allowed: set[int], slots: int = HASHING_SLOTS) -> set[int]:
+    """The cores of `allowed` a hashing process runs on: the last `slots` of them, so the
+    first stays to the event loops; all of them when there are no more than `slots`."""
+    if len(allowed) <= slots:
+        return set(allowed)
+    return set(sorted(allowed)[-slots:])
+
+
+def confine(slots: int = HASHING_SLOTS) -> None:
+    """This process (and the threads it starts later: Argon2's lanes) on hashing_cores.
+    Set before any thread starts, as the affinity is per thread and inherited; where it
+    cannot be set (no sched_setaffinity) the slots and niceness still bound the hashing."""
+    try:
+        allowed = os.sched_getaffinity(0)
+        cores = hashing_cores(allowed, slots)
+        if cores != allowed:
+            os.sched_setaffinity(0, cores)
+    except (AttributeError, OSError):
+        pass
+
+
 @contextlib.contextmanager
 def hashing_slot(slots: int = HASHING_SLOTS, directory: str = HASHING_SLOTS_DIR) -> Iterator[int]:
     """One of the host's `slots` hashing slots, held while the block runs (waiting for one
@@ -162,4 +187,5 @@ def serve(lines: IO[bytes], out: IO[bytes], slots: int = HASHING_SLOTS) -> None:
 
 if __name__ == "__main__":
     lower_priority()
+    confine()
     serve(sys.stdin.buffer, sys.stdout.buffer)

@@ -347,11 +347,11 @@ def _sign_in(base: str, username: str, password: str) -> int:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_passwords_are_hashed_in_a_lower_priority_process_of_their_own(live_store, engines, tmp_path):
-    """A worker hashes in a child process of its own session at a lower priority, its own
-    threads all at the usual one, so a flood of bad sign-ins leaves the cores to other
+    """A worker hashes in a child process of its own session at a lower priority and on
+    fewer cores than the worker may use, its own threads all at the usual one, so a flood of bad sign-ins leaves the cores to other
     requests (bench `logins`). Sign-ins are answered through it (201, 401), and a hashing
     process that was killed is started again by the next sign-in."""
-    from services.platform.passwords import HASHING_NICE
+    from services.platform.passwords import HASHING_NICE, HASHING_SLOTS, hashing_cores
 
     with serve(live_store, engines, tmp_path, workers=1) as (base, proc):
         (worker,) = _children(proc.pid)
@@ -366,6 +366,12 @@ def test_passwords_are_hashed_in_a_lower_priority_process_of_their_own(live_stor
         (hashing,) = _children(worker)
         assert _nice(hashing) == HASHING_NICE
         assert os.getsid(hashing) == hashing != os.getsid(worker)  # a session of its own
+        # On HASHING_SLOTS of the worker's cores (Argon2's lane threads inherit it), so a
+        # core is left to the event loops wherever there are two or more.
+        cores = os.sched_getaffinity(worker)
+        assert os.sched_getaffinity(hashing) == hashing_cores(cores)
+        if len(cores) > HASHING_SLOTS:
+            assert len(os.sched_getaffinity(hashing)) == HASHING_SLOTS < len(cores)
         threads = [int(tid) for tid in os.listdir(f"/proc/{worker}/task")]
         assert {_nice(worker, tid) for tid in threads} == {0}, "a worker thread runs below the loop"
         os.kill(hashing, signal.SIGKILL)

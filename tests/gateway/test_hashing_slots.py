@@ -52,3 +52,15 @@ def test_an_unusable_slots_folder_hashes_unbounded_rather_than_refusing(tmp_path
     with hashing_slot(1, str(blocker / "slots")) as slot:
         assert slot == -1
     assert "hashing without a bound" in capsys.readouterr().err
+
+
+def test_hashing_cores_leave_the_first_core_to_the_event_loops():
+    """Argon2 verifies with a thread per lane (4), so the slots alone would let one hash
+    spread over every core; a hashing process runs on its slots' count of cores only."""
+    from services.platform.passwords import hashing_cores
+
+    assert hashing_cores({0, 1}, slots=1) == {1}
+    assert hashing_cores({0, 1, 2, 3}, slots=3) == {1, 2, 3}
+    assert hashing_cores({2, 5, 7}, slots=1) == {7}
+    assert hashing_cores({3}, slots=1) == {3}  # one core: nothing to leave
+    assert hashing_cores({0, 1}, slots=4) == {0, 1}  # more slots than cores
