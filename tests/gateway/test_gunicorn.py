@@ -4,6 +4,7 @@ gevent workers, metrics in multiprocess mode, live event streams over real socke
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import html
 import json
 import os
@@ -378,3 +379,52 @@ def test_passwords_are_hashed_in_a_lower_priority_process_of_their_own(live_stor
         assert _sign_in(base, "nia-nice", password) == 201
         (again,) = [child for child in _children(worker) if child != hashing]
         assert _nice(again) == HASHING_NICE
+
+
+def test_sign_ins_past_the_waiting_bound_are_refused_busy_at_once(live_store, engines, tmp_path):
+    """With the host's only hashing slot held elsewhere, HASHING_ADMITTED sign-ins of a
+    worker wait for it and the next are answered 503 `busy` with Retry-After at once
+    (not queued behind them); once the slot is free the waiting ones are checked (401)."""
+    from services.gateway.hashing import HASHING_ADMITTED
+
+    slots = tmp_path / "slots"
+    slots.mkdir()
+    held = os.open(slots / "slot-0", os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(held, fcntl.LOCK_EX)  # the one slot, taken by "another worker"
+    env = {
+        "GATEWAY_HASHING_SLOTS": "1", "GATEWAY_HASHING_SLOTS_DIR": str(slots),
+        "GATEWAY_RATE_LIMIT_ADDRESS": "", "GATEWAY_RATE_LIMIT_PLAYER": "", "GATEWAY_RATE_LIMIT_GUEST": "",
+    }  # fmt: skip
+    answers: dict[int, tuple[int, str | None]] = {}
+
+    def sign_in(n: int) -> None:
+        body = json.dumps({"username": f"nobody-{n}", "password": "not the password"}).encode()
+        request = urllib.request.Request(
+            f"{base}/api/sessions", data=body, headers={"Content-Type": "application/json"}
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as reply:
+                answers[n] = (reply.status, None)
+        except urllib.error.HTTPError as exc:
+            code = json.loads(exc.read())["error"]["code"]
+            answers[n] = (exc.code, exc.headers.get("Retry-After") and code)
+
+    try:
+        with serve(live_store, engines, tmp_path, workers=1, extra_env=env) as (base, _proc):
+            clients: list[threading.Thread] = []
+            # One at a time until one is refused: each that is still waiting after 3 s was
+            # admitted (the slot is held), and a refusal comes back at once.
+            while not any(status == 503 for status, _ in answers.values()):
+                assert len(clients) <= HASHING_ADMITTED + 5, f"never refused: {answers}"
+                clients.append(threading.Thread(target=sign_in, args=(len(clients),)))
+                clients[-1].start()
+                clients[-1].join(timeout=3.0)
+            fcntl.flock(held, fcntl.LOCK_UN)
+            for client in clients:
+                client.join(timeout=120)  # each waiting one is one Argon2 check once freed
+            statuses = sorted(answers.values())
+            assert len(statuses) == len(clients), answers
+            assert [a for a in statuses if a[0] == 401] == [(401, None)] * HASHING_ADMITTED, answers
+            assert {a for a in statuses if a[0] != 401} == {(503, "busy")}, answers
+    finally:
+        os.close(held)
