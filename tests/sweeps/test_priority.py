@@ -118,3 +118,52 @@ def test_long_ad_hoc_chunks_give_way_to_a_nightly_queued_while_they_run(own_nine
     finally:
         control.cancel(store, adhoc)
         stop_worker(worker)
+
+
+def test_a_chunk_that_gave_way_keeps_its_games_in_redis_and_plays_on(own, monkeypatch):
+    """jobs.play_chunk over real Redis: a chunk told a nightly waits part-way stores the
+    games it finished, is queued again, and its next run plays only the rest; the stored
+    chunk is the one an unbroken run makes, and the kept games are dropped with it.
+    Asked at every decision (poll 0), so where it stops is fixed by the seed."""
+    from services.balance.sweeps import jobs, simulate
+    from services.balance.sweeps.plan import chunks
+    from services.balance.sweeps.simulate import simulate_chunk, unpack
+
+    monkeypatch.setattr(simulate, "STOP_POLL_SECONDS", 0.0)
+    _url, store, app = own
+    spec = parse_spec({"game": "trash_cult", "seed": 5, "games": 12, "chunk": 12, "players": [2],
+                       "lineups": ["random"]})  # fmt: skip
+    sweep = control.submit(spec, store, app)
+    (chunk,) = chunks(spec)
+    asked = {"n": 0}
+
+    def nightly_after_a_while() -> bool:  # a nightly arrives after some games are in
+        asked["n"] += 1
+        return asked["n"] > 5000  # about four games in (~1,300 decisions each)
+
+    assert jobs.play_chunk(store, app, sweep, chunk.id, nightly_waiting=nightly_after_a_while) == "yielded"
+    kept = store.progress_of(sweep, chunk.id)
+    assert kept is not None and 0 < len(unpack(kept)["winners"]) < chunk.games, "stopped mid-chunk"
+    assert int(store.meta(sweep)["chunks_yielded"]) == 1 and not store.has_chunk(sweep, chunk.id)
+    again = {"n": 0}
+
+    def no_nightly() -> bool:
+        again["n"] += 1
+        return False
+
+    assert jobs.play_chunk(store, app, sweep, chunk.id, nightly_waiting=no_nightly) == "stored"
+    unbroken = {"n": 0}
+
+    def counted() -> bool:
+        unbroken["n"] += 1
+        return False
+
+    whole = simulate_chunk(spec, chunk, should_stop=counted, poll_seconds=0)
+    assert whole is not None
+    # The second run asked only for the games left: the kept ones were not played again.
+    assert again["n"] < unbroken["n"] - 1000, (again, unbroken)
+    stored = unpack(store.chunk_blob(sweep, chunk.id))
+    assert {k: v for k, v in stored.items() if k != "seconds"} == {
+        k: v for k, v in whole.items() if k != "seconds"
+    }
+    assert store.progress_of(sweep, chunk.id) is None
