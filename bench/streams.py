@@ -2,24 +2,36 @@
 
 On loopback: a real redis-server, two `cultists serve` replicas of one game behind one
 ENGINE_ADDR (comma-separated, round_robin), and the gateway under gunicorn with
-deploy/gunicorn.conf.py and one gevent worker. Moves are timed with no stream open, then
-STREAMS public event streams are opened over TABLES tables and the same moves timed again
-while they are open; every stream's `update` events are counted against the moves made at
-its table. Reported: the worker's Redis connections and memory per stream, move p99 with
-and without the streams (issue 29's target: within 1.2x), whether every stream received
-every move, and how the engine calls split between the two replicas (target 40-60%).
-A short run (about 20 s on 2 cores): the streams are opened once and the moves are few.
+deploy/gunicorn.conf.py and one gevent worker. Reported: the worker's Redis connections
+and memory per stream, move p99 with and without STREAMS public event streams open over
+TABLES tables (issue 29's target: within 1.2x), whether every stream received every move,
+and how the engine calls split between the two replicas (target 40-60%).
+
+The p99 ratio is a few milliseconds of tail on a shared machine, so it is measured so
+that load cannot decide it: ROUNDS rounds, each a no-streams phase then a with-streams
+phase of MOVES timed moves (the streams opened before and closed, and seen closed by the
+worker, after), so the two conditions alternate a few seconds apart; the ratio is given
+pooled over every round's moves and per round (its spread), and the target is checked
+both ways. Beside each phase: the load
+average and the CPU the machine spent on work that is not this bench's (other processes),
+so a phase measured while something else ran is visible. The streams are read by a
+child process of their own: read in the loop that times the moves, their 5,000 sockets'
+updates would delay the move's answer being read and count as the gateway's latency.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import multiprocessing
 import os
 import re
+import statistics
 import sys
 import tempfile
 import time
 import urllib.request
+from multiprocessing.connection import Connection as Pipe
 from pathlib import Path
 from typing import Any
 
@@ -33,17 +45,27 @@ from .gateway import Connection, _gunicorn, _percentile, _start, _stop
 GAME = "trash_cult"
 STREAMS = 5000
 TABLES = 100
-MOVES = 300  # timed moves per phase, spread over the tables
+ROUNDS = 3
+MOVES = 600  # timed moves per phase, spread over the tables: a p99 is the 6th slowest
 TARGET_P99_RATIO = 1.2
 TARGET_CONNECTIONS = 10
 TARGET_KB_PER_STREAM = 20.0
 
 
 def _redis_connections(pid: int, port: int) -> int:
+    return _connections(pid, lambda c: c.raddr and c.raddr.port == port)
+
+
+def _client_connections(pid: int, port: int) -> int:
+    """Connections the worker holds from clients (streams included) on the gateway's port."""
+    return _connections(pid, lambda c: c.laddr and c.laddr.port == port)
+
+
+def _connections(pid: int, match: Any) -> int:
     return sum(
         1
         for c in psutil.Process(pid).net_connections(kind="tcp")
-        if c.raddr and c.raddr.port == port and c.status == psutil.CONN_ESTABLISHED
+        if match(c) and c.status == psutil.CONN_ESTABLISHED
     )
 
 
@@ -69,16 +91,20 @@ async def _table(port: int) -> tuple[str, list[str]]:
 async def _moves(
     port: int, tables: list[tuple[str, list[str]]], count: int, made: dict[str, int]
 ) -> list[float]:
-    """`count` moves round the tables, one at a time, each timed (the POST's round trip)."""
+    """`count` moves round the tables, one at a time, each timed (the POST's round trip).
+    A finished table is replaced by a new one in `tables` (its streams, if any, hear no
+    more; the count check compares each stream with its own table's moves)."""
     conn = Connection(port)
     times: list[float] = []
     try:
         i = 0
         while len(times) < count:
-            tid, tokens = tables[i % len(tables)]
+            slot = i % len(tables)
+            tid, tokens = tables[slot]
             i += 1
             _, view = await conn.request("GET", f"/api/tables/{tid}/view")
             if view["terminal"]:
+                tables[slot] = await _table(port)
                 continue
             seat = view["to_act"][0]
             _, legal = await conn.request("GET", f"/api/tables/{tid}/legal", token=tokens[seat])
@@ -122,17 +148,15 @@ class _Stream:
             writer.close()
 
 
-async def _measure(port: int, worker: psutil.Process, redis_port: int, metrics: list[int]) -> dict[str, Any]:
-    tables = [await _table(port) for _ in range(TABLES)]
-    made_before: dict[str, int] = {}
-    await _moves(port, tables, 20, made_before)  # warm the process up
-    calls_before = [_engine_calls(m) for m in metrics]
-    quiet = await _moves(port, tables, MOVES, made_before)
-    idle_connections = _redis_connections(worker.pid, redis_port)
-    rss_before = worker.memory_info().rss
+def _watchers(port: int, tables: list[str], pipe: Pipe) -> None:
+    """The child process's streams: opens them, says so, then answers "counts" with
+    (table, status, updates) of each stream until told "stop"."""
+    asyncio.run(_watch(port, tables, pipe))
 
+
+async def _watch(port: int, tables: list[str], pipe: Pipe) -> None:
     stop = asyncio.Event()
-    streams = [_Stream(tables[i % TABLES][0]) for i in range(STREAMS)]
+    streams = [_Stream(tables[i % len(tables)]) for i in range(STREAMS)]
     opening = time.monotonic()
     tasks = []
     for i, s in enumerate(streams):
@@ -140,44 +164,168 @@ async def _measure(port: int, worker: psutil.Process, redis_port: int, metrics: 
         if i % 200 == 199:
             await asyncio.sleep(0.05)  # a crowd arriving, not one burst of SYNs
     await asyncio.wait_for(asyncio.gather(*(s.opened.wait() for s in streams)), timeout=180)
-    open_seconds = time.monotonic() - opening
-    opened = sum(s.status == 200 for s in streams)
-    held = _redis_connections(worker.pid, redis_port) - idle_connections
-    rss_streams = worker.memory_info().rss
-
-    made: dict[str, int] = {}
-    busy = await _moves(port, tables, MOVES, made)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and any(
-        s.updates < made.get(s.table, 0) for s in streams if s.status == 200
-    ):
-        await asyncio.sleep(0.2)
-    missed = sum(s.updates < made.get(s.table, 0) for s in streams if s.status == 200)
-    calls_after = [_engine_calls(m) for m in metrics]
+    pipe.send(("opened", sum(s.status == 200 for s in streams), time.monotonic() - opening))
+    while True:
+        while not pipe.poll():
+            await asyncio.sleep(0.1)
+        command = pipe.recv()
+        if command == "stop":
+            break
+        pipe.send([(s.table, s.status, s.updates) for s in streams])
     stop.set()
     for task in tasks:
         task.cancel()
     await asyncio.gather(*tasks, return_exceptions=True)
+    pipe.send("stopped")
 
-    split = [a - b for a, b in zip(calls_after, calls_before, strict=True)]
-    p99_quiet, p99_busy = _percentile(quiet, 0.99) * 1000, _percentile(busy, 0.99) * 1000
-    kb_per_stream = (rss_streams - rss_before) / 1024 / max(opened, 1)
+
+class _Load:
+    """The load average, and the CPU the machine spent outside `ours` (this bench's
+    processes and their children), over one phase."""
+
+    def __init__(self, ours: list[int]) -> None:
+        self.ours = ours
+
+    def _sample(self) -> tuple[float, float, float]:
+        times = psutil.cpu_times()
+        busy = sum(times) - times.idle - getattr(times, "iowait", 0.0)
+        procs: dict[int, psutil.Process] = {}
+        for pid in self.ours:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                proc = psutil.Process(pid)
+                procs.update((p.pid, p) for p in [proc, *proc.children(recursive=True)])
+        own = 0.0
+        for proc in procs.values():
+            with contextlib.suppress(psutil.NoSuchProcess):
+                t = proc.cpu_times()
+                own += t.user + t.system
+        return time.monotonic(), busy, own
+
+    def __enter__(self) -> _Load:
+        self.start = self._sample()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        end = self._sample()
+        wall = end[0] - self.start[0]
+        other = (end[1] - self.start[1]) - (end[2] - self.start[2])
+        self.figures = {
+            "load_average_1min": round(os.getloadavg()[0], 2),
+            "other_cpu_cores": round(max(other, 0.0) / wall, 2),
+        }
+
+
+async def _round(port: int, worker: psutil.Process, redis_port: int, ours: list[int]) -> dict[str, Any]:
+    """One no-streams phase then one with-streams phase, each on tables of its own."""
+    quiet_tables = [await _table(port) for _ in range(TABLES)]
+    busy_tables = [await _table(port) for _ in range(TABLES)]
+    with _Load(ours) as quiet_load:
+        quiet = await _moves(port, quiet_tables, MOVES, {})
+    idle_connections = _redis_connections(worker.pid, redis_port)
+    idle_clients = _client_connections(worker.pid, port)
+    rss_before = worker.memory_info().rss
+
+    ctx = multiprocessing.get_context("spawn")
+    pipe, child_end = ctx.Pipe()
+    watcher = ctx.Process(target=_watchers, args=(port, [t for t, _ in busy_tables], child_end))
+    watcher.start()
+    ours.append(watcher.pid)  # type: ignore[arg-type]
+    try:
+        if not pipe.poll(240):
+            raise RuntimeError("the streams did not open within 240 s")
+        _, opened, open_seconds = pipe.recv()
+        held = _redis_connections(worker.pid, redis_port) - idle_connections
+        rss_streams = worker.memory_info().rss
+
+        made: dict[str, int] = {}
+        with _Load(ours) as busy_load:
+            busy = await _moves(port, busy_tables, MOVES, made)
+        deadline = time.monotonic() + 60  # 5,000 streams' last updates on a loaded machine
+        while True:
+            pipe.send("counts")
+            counts = pipe.recv()
+            missed = sum(u < made.get(t, 0) for t, status, u in counts if status == 200)
+            if missed == 0 or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.5)
+        pipe.send("stop")
+        pipe.recv()
+    finally:
+        watcher.join(timeout=60)
+        if watcher.is_alive():
+            watcher.kill()
+        ours.remove(watcher.pid)  # type: ignore[arg-type]
+    # The next round's no-streams phase starts once the worker holds no stream.
+    deadline = time.monotonic() + 60
+    while _client_connections(worker.pid, port) > idle_clients and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
     return {
-        "streams": STREAMS,
+        "quiet": quiet,
+        "busy": busy,
         "streams_open": opened,
         "open_seconds": round(open_seconds, 1),
         "redis_connections_for_streams": held,
-        "kb_per_stream": round(kb_per_stream, 1),
+        "kb_per_stream": round((rss_streams - rss_before) / 1024 / max(opened, 1), 1),
+        "streams_missing_a_move": missed,
+        "load_no_streams": quiet_load.figures,
+        "load_with_streams": busy_load.figures,
+    }
+
+
+async def _measure(
+    port: int, worker: psutil.Process, redis_port: int, metrics: list[int], ours: list[int]
+) -> dict[str, Any]:
+    warm = [await _table(port) for _ in range(10)]
+    await _moves(port, warm, 20, {})  # warm the process up
+    calls_before = [_engine_calls(m) for m in metrics]
+    rounds = [await _round(port, worker, redis_port, ours) for _ in range(ROUNDS)]
+    calls_after = [_engine_calls(m) for m in metrics]
+
+    split = [a - b for a, b in zip(calls_after, calls_before, strict=True)]
+    quiet = [t for r in rounds for t in r["quiet"]]
+    busy = [t for r in rounds for t in r["busy"]]
+    p99_quiet, p99_busy = _percentile(quiet, 0.99) * 1000, _percentile(busy, 0.99) * 1000
+    per_round = [
+        {
+            "move_p99_ms_no_streams": round(_percentile(r["quiet"], 0.99) * 1000, 1),
+            "move_p99_ms_with_streams": round(_percentile(r["busy"], 0.99) * 1000, 1),
+            "p99_ratio": round(_percentile(r["busy"], 0.99) / _percentile(r["quiet"], 0.99), 2),
+            **{k: v for k, v in r.items() if k not in ("quiet", "busy")},
+        }
+        for r in rounds
+    ]
+    ratios = [r["p99_ratio"] for r in per_round]
+    held = max(r["redis_connections_for_streams"] for r in per_round)
+    # Memory per stream from the first round: later rounds open into pages the first freed.
+    kb_per_stream = per_round[0]["kb_per_stream"]
+    missed = sum(r["streams_missing_a_move"] for r in per_round)
+    every_open = all(r["streams_open"] == STREAMS for r in per_round)
+    return {
+        "streams": STREAMS,
+        "rounds": ROUNDS,
+        "moves_per_phase": MOVES,
+        "streams_open": min(r["streams_open"] for r in per_round),
+        "open_seconds": per_round[0]["open_seconds"],
+        "redis_connections_for_streams": held,
+        "kb_per_stream": kb_per_stream,
         "move_p99_ms_no_streams": round(p99_quiet, 1),
         "move_p99_ms_with_streams": round(p99_busy, 1),
         "p99_ratio": round(p99_busy / p99_quiet, 2),
+        "p99_ratio_per_round": {"min": min(ratios), "median": statistics.median(ratios), "max": max(ratios)},
+        "rounds_over_target": sum(r > TARGET_P99_RATIO for r in ratios),
+        "move_p50_ms_no_streams": round(_percentile(quiet, 0.5) * 1000, 1),
+        "move_p50_ms_with_streams": round(_percentile(busy, 0.5) * 1000, 1),
         "streams_missing_a_move": missed,
         "engine_split": [round(c / max(sum(split), 1), 3) for c in split],
+        "per_round": per_round,
         "targets": {
             "redis_connections": held <= TARGET_CONNECTIONS,
             "kb_per_stream": kb_per_stream <= TARGET_KB_PER_STREAM,
+            # Pooled over the rounds (ROUNDS * MOVES moves a side); the spread is beside it.
             "p99_ratio": p99_busy <= TARGET_P99_RATIO * p99_quiet,
-            "every_stream_every_move": missed == 0 and opened == STREAMS,
+            # And in each round: a pooled pass with one round far over it is not a reliable one.
+            "p99_ratio_every_round": all(r <= TARGET_P99_RATIO for r in ratios),
+            "every_stream_every_move": missed == 0 and every_open,
             "engine_split": all(0.4 <= c / max(sum(split), 1) <= 0.6 for c in split),
         },
     }
@@ -207,6 +355,7 @@ def run() -> dict[str, Any]:
             "GATEWAY_STREAM_CAP": str(STREAMS + 100),
             "GATEWAY_RATE_LIMIT_ADDRESS": "",
             "GATEWAY_RATE_LIMIT_PLAYER": "",
+            "GATEWAY_MAX_WAITING_TABLES": "0",
             "PROMETHEUS_MULTIPROC_DIR": str(logs / "metrics"),
         }
         gateway, port = _gunicorn("services.gateway:create_app()", env, logs / "gateway.log")
@@ -221,7 +370,8 @@ def run() -> dict[str, Any]:
                 break
             except OSError:
                 time.sleep(0.2)
-        return asyncio.run(_measure(port, worker, redis.port, metrics))
+        ours = [os.getpid(), redis.process.pid, *(p.pid for p in procs)]
+        return asyncio.run(_measure(port, worker, redis.port, metrics, ours))
     finally:
         for proc in reversed(procs):
             _stop(proc)
