@@ -105,7 +105,7 @@ def test_a_forced_answer_taken_for_you_waits_out_the_bot_move_it_answers(new_con
     """With forced answers taken by the page (the default), the page's own answer never
     cuts short the bot move on screen: every bot move not ended by a click of the player's
     stays up for the pace, the ones the page answered for the player included."""
-    pace = 400
+    pace = 1600  # slow: longer than any of the forced answer's own 0.6-1.5 s delays
     page = new_context(settings={"cultists:pace": str(pace), "cultists:auto-pass": "1"}).new_page()
     open_table(page, "crazy_cultists", BOTS3, SHORT["crazy_cultists"], seed=11)
     page.evaluate(RECORD)
