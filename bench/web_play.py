@@ -18,8 +18,9 @@ Per game and size, three figures:
   31: a bot move must never flash past; at the default pace every one should last 900 ms): every panel the page draws is
   timed by a MutationObserver in the page (its `data-version`, its mover, performance.now()
   when drawn), and a bot move's time on screen is until the next version replaced it. A bot
-  move followed by the player's own move is ended by the player's click, never by the page,
-  so those are counted apart (the bench clicks at once; a person takes longer);
+  move the bench's own click ended (the moment of every click is noted in the page) is
+  counted apart (the bench clicks at once; a person takes longer); one the page ended by
+  itself, a forced answer it took for the player included, is held to the pace;
 - the time from clicking Play to the first playable panel (an enabled action button).
 """
 
@@ -60,6 +61,7 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-b
 # drawn (version, who moved, whether replayed) with the moment each went up.
 RECORD = """(() => {
   window.__panels = [];
+  window.__clicks = [];
   const start = () => {
     const box = document.getElementById('panel-box');
     if (!box) return;
@@ -106,13 +108,25 @@ def on_screen(panels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def follow_figures(panels: list[dict[str, Any]], pace_ms: int) -> dict[str, Any]:
+def follow_figures(
+    panels: list[dict[str, Any]], pace_ms: int, clicks: list[float] | None = None
+) -> dict[str, Any]:
     """Bot moves the page itself replaced, how many stayed up for the pace, and the
-    shortest stay; the bot moves the player's own next move ended are counted apart."""
+    shortest stay; the bot moves a click ended (the player's own move next, clicked while
+    the bot's move was up) are counted apart. Without the clicks' moments, every bot move
+    followed by the player's own move counts as ended by the player."""
     shown = on_screen(panels)
     me = shown[-1]["seat"] if shown else 0
     bot = [p for p in shown if p["mover"] is not None and p["mover"] != me and "stayed" in p]
-    held = [p for p in bot if p["next_mover"] != me]
+
+    def clicked_away(p: dict[str, Any]) -> bool:
+        if p["next_mover"] != me:
+            return False
+        if clicks is None:
+            return True
+        return any(p["at"] <= c <= p["at"] + p["stayed"] for c in clicks)
+
+    held = [p for p in bot if not clicked_away(p)]
     visible = [p for p in held if p["stayed"] >= pace_ms - TOLERANCE_MS]
     seen = [p for p in held if p["stayed"] >= MIN_VISIBLE_MS - TOLERANCE_MS]
     versions = [p["version"] for p in shown]
@@ -158,11 +172,13 @@ def play_one(browser, base: str, game: str, size: str, pace_ms: int) -> dict[str
                 break
             if clicks > MAX_CLICKS:
                 raise RuntimeError(f"{game} at {size}: no end after {MAX_CLICKS} clicks")
+            page.evaluate("() => window.__clicks.push(performance.now())")
             page.locator("[data-testid=panel] button[data-action]:not([disabled])").first.click()
             clicks += 1
             page.wait_for_function(PANEL_MOVED, arg=facts["version"], timeout=180_000)
         seconds = time.perf_counter() - start
         panels = page.evaluate("() => window.__panels")
+        clicked = page.evaluate("() => window.__clicks")
     finally:
         context.close()
     figures = {
@@ -170,7 +186,7 @@ def play_one(browser, base: str, game: str, size: str, pace_ms: int) -> dict[str
         "first_playable_seconds": round(first_playable, 3),
         "game_seconds": round(seconds, 1),
         "js_errors": len(errors),
-        **follow_figures(panels, pace_ms),
+        **follow_figures(panels, pace_ms, clicked),
     }
     share = figures["visible_share"]
     print(

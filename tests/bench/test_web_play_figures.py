@@ -1,6 +1,7 @@
 """How bench/web_play.py turns the panels a page drew into its figures: a version drawn
 twice is one position, a bot move is timed until the next version, and a bot move ended by
-the player's own move is counted apart from those the page paced."""
+the player's own click is counted apart from those the page paced (a forced answer the page
+took itself included)."""
 
 from __future__ import annotations
 
@@ -59,3 +60,22 @@ def test_at_the_default_pace_moves_are_also_counted_against_400_ms():
     assert figures["bot_moves_visible_for_pace"] == 1
     assert figures["bot_moves_visible_400ms"] == 2
     assert figures["visible_400ms_share"] == round(2 / 3, 4)
+
+
+def test_a_bot_move_ended_by_the_page_s_own_answer_is_held_to_the_pace():
+    """The page takes a forced answer for the player (no click): the bot move that answer
+    replaced was ended by the page, so it counts against the pace like any other."""
+    panels = [
+        _panel(0, 0, None),
+        _panel(1, 100, 1),  # a bot: the bench clicked 300 ms in, its move next
+        _panel(2, 400, 0),
+        _panel(3, 500, 2),  # a bot: the page answered for the player after 200 ms
+        _panel(4, 700, 0),
+        _panel(5, 800, 3),
+    ]
+    figures = follow_figures(panels, 400, clicks=[395.0])
+    assert figures["bot_moves_before_own_move"] == 1
+    assert figures["bot_moves_page_paced"] == 1
+    assert figures["shortest_bot_move_ms"] == 200
+    assert figures["visible_share"] == 0.0
+    assert follow_figures(panels, 400)["bot_moves_page_paced"] == 0, "without clicks: both counted apart"

@@ -3,7 +3,8 @@ gateway (real Redis, engines and a Celery worker playing the bots).
 
 A whole game against three Steady bots at the fast pace: the page shows the versions in
 order, none skipped, each move made by another seat on screen for at least the pace (the
-moves the player answers are cut short by the player, never by the page); the event log
+moves the player answers are cut short by the player, never by the page, not even by a
+forced answer the page takes for the player); the event log
 never holds a line of a version the board does not show yet; the last move is told in a
 sentence with names and "you", and a move aimed at a seat marks that seat. At the step pace
 a bot's move waits for the *Next move* click.
@@ -12,6 +13,8 @@ a bot's move waits for the *Next move* click.
 from __future__ import annotations
 
 import re
+
+import pytest
 
 from .support import PANEL_MOVED, PANEL_READY, SHORT, open_table, wait_ready
 
@@ -60,10 +63,14 @@ def _on_screen(panels: list[dict]) -> list[dict]:
     return out
 
 
-def test_every_bot_move_stays_up_for_the_pace(new_context):
+# Both games where other seats can move while the player has a choice on screen (Crazy
+# Cultists' out-of-turn windows, Tricky Cultists' agenda draft): a click while a bot's move
+# is held must not put up the next bot move before its time (the bench's 810 ms move).
+@pytest.mark.parametrize("game", ["crazy_cultists", "tricky_cultists"])
+def test_every_bot_move_stays_up_for_the_pace(new_context, game):
     pace = 400
     page = new_context(settings={"cultists:pace": str(pace), "cultists:auto-pass": "0"}).new_page()
-    open_table(page, "crazy_cultists", BOTS3, SHORT["crazy_cultists"], seed=3)
+    open_table(page, game, BOTS3, SHORT[game], seed=3)
     page.evaluate(RECORD)
     clicks = 0
     while True:
@@ -98,6 +105,39 @@ def test_every_bot_move_stays_up_for_the_pace(new_context):
     assert plays and all(re.match(r"^Steady bot \d plays ", line) for line in plays), plays
     aimed_at_me = [p["line"] for p in bot_moves if p["target"] == me]
     assert all(re.search(r"\byou\b", line) for line in aimed_at_me), aimed_at_me
+
+
+def test_a_forced_answer_taken_for_you_waits_out_the_bot_move_it_answers(new_context):
+    """With forced answers taken by the page (the default), the page's own answer never
+    cuts short the bot move on screen: every bot move not ended by a click of the player's
+    stays up for the pace, the ones the page answered for the player included."""
+    pace = 1600  # slow: longer than any of the forced answer's own 0.6-1.5 s delays
+    page = new_context(settings={"cultists:pace": str(pace), "cultists:auto-pass": "1"}).new_page()
+    open_table(page, "crazy_cultists", BOTS3, SHORT["crazy_cultists"], seed=11)
+    page.evaluate(RECORD)
+    page.evaluate("() => { window.__clicks = []; }")
+    clicks = 0
+    while True:  # a player who clicks only when there is something to choose
+        facts = wait_ready(page, timeout=120_000)
+        if facts["terminal"]:
+            break
+        if facts["legal"] > 1:
+            page.evaluate("() => window.__clicks.push(performance.now())")
+            page.locator("[data-testid=panel] button[data-action]:not([disabled])").first.click()
+            clicks += 1
+        page.wait_for_function(PANEL_MOVED, arg=str(facts["version"]), timeout=60_000)
+        assert clicks < 200, "the game ends"
+    panels = page.evaluate("() => window.__panels")
+    moments = page.evaluate("() => window.__clicks")
+    shown = _on_screen([p for p in panels if p["version"] >= 0])
+    me = shown[-1]["seat"]
+    bot_moves = [p for p in shown if p["mover"] is not None and p["mover"] != me and "stayed" in p]
+    clicked = [p for p in bot_moves if any(p["at"] <= c <= p["at"] + p["stayed"] for c in moments)]
+    by_page = [p for p in bot_moves if p not in clicked]
+    answered_for_you = [p for p in by_page if p["next_mover"] == me]
+    assert answered_for_you, "the page answered some bot move for the player (a forced answer)"
+    short = [(p["version"], round(p["stayed"])) for p in by_page if p["stayed"] < pace - 20]
+    assert not short, f"bot moves the page itself cut short of {pace} ms: {short}"
 
 
 def test_step_pace_waits_for_a_click(new_context):

@@ -122,11 +122,16 @@
   // Waits until the move on screen has been seen: the pace's duration since it was shown,
   // or, at the "step" pace, a click on "Next move". Skip to now ends the wait.
   async function hold() {
-    if (!holding || skipping || pace() === 0) return;
-    const left = stepping() ? Infinity : shownAt + pace() - performance.now();
-    if (left <= 0) return;
+    if (heldLeft() <= 0) return;
     await new Promise((resolve) => {
-      const timer = Number.isFinite(left) ? setTimeout(done, left) : null;
+      let timer = null;
+      // The mark is looked at again when the timer fires: the first paint of the panel may
+      // have come after the wait began and moved the pace's start later (see show()).
+      const arm = () => {
+        const left = heldLeft();
+        if (left <= 0) done();
+        else if (Number.isFinite(left)) timer = setTimeout(arm, left);
+      };
       function done() {
         clearTimeout(timer);
         wake = null;
@@ -135,11 +140,19 @@
         resolve();
       }
       wake = done;
-      if (stepping()) {
+      arm();
+      if (stepping() && wake) {
         nextButton.hidden = false;
         announce("Next move: press the Next move button");
       }
     });
+  }
+
+  // How long the move on screen is still to stay up: 0 when it has been seen (or is the
+  // player's own), Infinity at the step pace until the click.
+  function heldLeft() {
+    if (!holding || skipping || pace() === 0) return 0;
+    return stepping() ? Infinity : Math.max(0, shownAt + pace() - performance.now());
   }
   nextButton.addEventListener("click", () => wake && wake());
   paceSelect.addEventListener("change", () => wake && wake());
@@ -167,6 +180,7 @@
             skipButton.hidden = false;
             const reply = await fetchPanel(shown + 1);
             if (!reply.ok) {
+              await hold(); // the move on screen still gets its pace before the jump
               skipping = true; // an earlier position we cannot have: go to the live one
               break;
             }
@@ -299,11 +313,19 @@
     turnSignals(panel);
     setUpCards(panel);
     tick();
-    considerAuto();
     // Told synchronously, so what others lay out on a new panel (learn.js fans the hand) is
     // done before the pace starts counting: a move is held for the pace once it can be seen.
     document.dispatchEvent(new CustomEvent("cultists:panel-shown", { detail: { panel } }));
-    if (moved) shownAt = performance.now(); // on screen from now: the pace counts from here
+    if (moved) {
+      // On screen from now: the pace counts from here, and from the frame that paints the
+      // panel when that comes later (a busy page paints late; the move must be seen for the
+      // whole pace, not part of it spent waiting for the paint).
+      shownAt = performance.now();
+      requestAnimationFrame(() => {
+        if (shown === version) shownAt = Math.max(shownAt, performance.now());
+      });
+    }
+    considerAuto(); // after the pace's start is known: a forced answer waits it out
   }
 
   function markMoved(panel, oldZones) {
@@ -479,16 +501,25 @@
     if (!actions || buttons.length !== 1) return;
     note.hidden = false;
     note.textContent = `Only one choice ("${buttons[0].textContent}"): taking it for you…`;
-    const delay = 600 + Math.random() * 900;
+    // Never before another seat's move on screen has stayed up for the pace: the page's
+    // own answer must not cut short the move it answers. (At the step pace the click on
+    // *Next move* ends a wait for a newer move; with none waiting, the answer is the next.)
+    const left = heldLeft();
+    if (!Number.isFinite(left) && wake) {
+      autoTimer = setTimeout(considerAuto, 250); // looked at again once Next move is clicked
+      return;
+    }
+    const delay = Math.max(600 + Math.random() * 900, Number.isFinite(left) ? left : 0);
     autoTimer = setTimeout(() => {
+      if (Number.isFinite(heldLeft()) && heldLeft() > 0) return considerAuto(); // painted late
       if (document.body.contains(buttons[0]) && !buttons[0].disabled) act(buttons[0]);
+      return undefined;
     }, delay);
   }
 
   async function act(button) {
     clearTimeout(autoTimer);
-    holding = false; // you have seen the position you answered: your move shows at once
-    if (wake) wake();
+    const answered = Number(button.dataset.version) === shown; // the position on screen
     const panel = box.querySelector("[data-testid=panel]");
     panel.dataset.busy = "1";
     for (const b of box.querySelectorAll("button[data-action]")) b.disabled = true;
@@ -501,6 +532,13 @@
       );
       latest = Math.max(latest, done.version);
       say("");
+      // You have seen the position you answered, and your move is the next one: it shows at
+      // once. Had another seat moved first (a 409, or a move already waiting to be shown),
+      // the move on screen keeps its pace: your click does not cut a bot's move short.
+      if (answered && done.version === shown + 1) {
+        holding = false;
+        if (wake) wake();
+      }
       // The move's own stream update may have come first and asked for the panel at this
       // version already: one move, one panel.
       if (done.version <= asked) return;
