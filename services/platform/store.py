@@ -160,6 +160,8 @@ class Table:
     # (lua/present, leave, reschedule): the commit checks it with the version
     # (seat_deadlines.py). '' until the first such change.
     seats_v: str = ""
+    # Its earliest seat deadline as the record keeps it ('' none): where its index entry is.
+    due: str = ""
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -286,6 +288,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         deal_key=bytes.fromhex(raw[b"deal_key"].decode()) if b"deal_key" in raw else None,
         moved_at=float(raw[b"moved_at"]) if b"moved_at" in raw else None,
         seats_v=get(b"seats_v", b"").decode(),
+        due=get(b"due", b"").decode(),
     )
 
 
@@ -556,14 +559,17 @@ class TableStore:
             fresh = self.load(table.id)
             if fresh is None:
                 return -1, 0, -1
-            table = dataclasses.replace(table, seats=fresh.seats, seats_v=fresh.seats_v)
+            table = dataclasses.replace(table, seats=fresh.seats, seats_v=fresh.seats_v, due=fresh.due)
         else:
             return 0, int(version), -1  # seats changing faster than a move commits: stale
         if outcome == 1:
             shard = shard_of(table.id)
             if step.terminal:
                 self._file_finished(shard, table.id, table.game, now, table.rated)
-            else:
+            elif due != table.due:
+                # Filed already when the move leaves the earliest deadline where it was
+                # (another seat's, kept): no command. A filing lost to a crash before this
+                # move is the reconciler's, as ever.
                 self._file_deadline(shard, table.id, due)
         return int(outcome), int(version), int(first)
 
