@@ -531,13 +531,28 @@ class TableStore:
         update = {"version": new_version, "to_act": to_act, "status": status}
         fields: list[Any] = [
             "version", new_version, "state", pack_state(step.state), "to_act", orjson.dumps(to_act),
-            "away:" + str(actor), "1" if mark_away else "", "moved_at", now,
-            "turn", step.turn, "decisions", step.decisions,
-            "winners", orjson.dumps(list(step.winners)), "returns", orjson.dumps(list(step.returns)),
+            "moved_at", now,
         ]  # fmt: skip
-        # A new decision for every seat: their tries start again (move_limits.py).
-        for i in range(table.players):
-            fields += [f"tries:{i}", 0]
+        # Only what the move changes: a field left as the table held it at this version
+        # (which the script checks) costs the HSET a field's search and rewrite for nothing.
+        if step.turn != table.turn:
+            fields += ["turn", step.turn]
+        if step.decisions != table.decisions:
+            fields += ["decisions", step.decisions]
+        for name, now_value, was in (
+            ("winners", step.winners, table.winners),
+            ("returns", step.returns, table.returns),
+        ):
+            packed = orjson.dumps(list(now_value))
+            if packed != orjson.dumps(was):
+                fields += [name, packed]
+        # A new decision for every seat: their tries start again (move_limits.py). A seat
+        # that had sent none when the table was read is left at its 0; a try of its own
+        # that lands between that read and this commit is then counted at the new
+        # decision: one try too many there, never one too few.
+        for seat in table.seats:
+            if seat.tries or seat.index == actor:
+                fields += [f"tries:{seat.index}", 0]
         for i, actions in enumerate(legal):
             fields += [f"legal:{i}", actions]
         if step.terminal:
@@ -576,10 +591,13 @@ class TableStore:
     def _deadlines(
         self, table: Table, actor: int, mark_away: bool, to_act: list[int], terminal: bool, now: float
     ) -> tuple[str, list[Any]]:
-        """The move's `deadline:i` fields and earliest deadline (seat_deadlines.py), from
-        the seats as `table` holds them, the actor's away flag as this move leaves it."""
+        """The move's seat fields (the actor's away flag as this move leaves it, when that
+        changes it, and the `deadline:i` that change) and earliest deadline
+        (seat_deadlines.py), from the seats as `table` holds them."""
         seats = [(s.kind, mark_away if s.index == actor else s.away, s.deadline) for s in table.seats]
         out: list[Any] = []
+        if table.seats[actor].away != mark_away:  # the actor's away flag as this move leaves it
+            out += [f"away:{actor}", "1" if mark_away else ""]
         if terminal:
             schedule(seats, [], 0, 0, 0, 0, -1, out)
             return "", out
