@@ -29,11 +29,14 @@ seat is bound to), left:i (its player left during play), tries:i (moves the seat
 this decision, move_limits.py); seed_source; deal_key (hex, the deal's ChaCha20 key:
 server-side, in the replay record once finished); acts (the moves, packing.py; a table
 from before it has the `:actions` list instead); moved_at (when the version last moved);
+seats_v (bumped by each change to a seat's kind, away flag or deadline outside a move:
+the commit checks it, seat_deadlines.py);
 once finished, finished_at and scores. The state and the log lines are packed (packing.py).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import heapq
@@ -50,8 +53,13 @@ from services.runtime.redis_types import RedisClient
 from .archive import TableArchive
 from .keys import INDEX_SHARDS, actions_key, index_key, log_key, shard_of, table_key, updates_channel
 from .packing import pack_action, pack_log_line, pack_state, unpack_actions, unpack_log_line, unpack_state
+from .seat_deadlines import schedule
 
 # A status's index (the lobby lists and the counts read these).
+# Commits tried again when only `seats_v` moved (a seat came back, left...) before one
+# gives up as stale: each such change is a person's action, never a loop.
+_SEAT_RETRIES = 5
+
 STATUS_INDEX = {"waiting": "open", "playing": "live", "finished": "finished"}
 
 LUA = Path(__file__).with_name("lua")
@@ -148,6 +156,12 @@ class Table:
     deal_key: bytes | None = None
     # When its version last moved (the commit's time; None before the first move).
     moved_at: float | None = None
+    # Bumped by every change to a seat's kind, away flag or deadline outside a move
+    # (lua/present, leave, reschedule): the commit checks it with the version
+    # (seat_deadlines.py). '' until the first such change.
+    seats_v: str = ""
+    # Its earliest seat deadline as the record keeps it ('' none): where its index entry is.
+    due: str = ""
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -273,6 +287,8 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         finished_at=float(raw[b"finished_at"]) if b"finished_at" in raw else None,
         deal_key=bytes.fromhex(raw[b"deal_key"].decode()) if b"deal_key" in raw else None,
         moved_at=float(raw[b"moved_at"]) if b"moved_at" in raw else None,
+        seats_v=get(b"seats_v", b"").decode(),
+        due=get(b"due", b"").decode(),
     )
 
 
@@ -311,7 +327,7 @@ class TableStore:
         # game reads that game's lists only.
         self.games = list(games)
         self._create = client.register_script(lua_script("create"))
-        self._commit = client.register_script(lua_script("commit"))
+        self._commit = client.register_script(lua_source("commit"))
         self._claim = client.register_script(lua_script("claim"))
         self._leave = client.register_script(lua_script("leave"))
         self._present = client.register_script(lua_script("present"))
@@ -514,28 +530,82 @@ class TableStore:
         status = "finished" if step.terminal else "playing"
         update = {"version": new_version, "to_act": to_act, "status": status}
         fields: list[Any] = [
-            "turn", step.turn, "decisions", step.decisions,
-            "winners", orjson.dumps(list(step.winners)), "returns", orjson.dumps(list(step.returns)),
+            "version", new_version, "state", pack_state(step.state), "to_act", orjson.dumps(to_act),
+            "moved_at", now,
         ]  # fmt: skip
+        # Only what the move changes: a field left as the table held it at this version
+        # (which the script checks) costs the HSET a field's search and rewrite for nothing.
+        if step.turn != table.turn:
+            fields += ["turn", step.turn]
+        if step.decisions != table.decisions:
+            fields += ["decisions", step.decisions]
+        for name, now_value, was in (
+            ("winners", step.winners, table.winners),
+            ("returns", step.returns, table.returns),
+        ):
+            packed = orjson.dumps(list(now_value))
+            if packed != orjson.dumps(was):
+                fields += [name, packed]
+        # A new decision for every seat: their tries start again (move_limits.py). A seat
+        # that had sent none when the table was read is left at its 0; a try of its own
+        # that lands between that read and this commit is then counted at the new
+        # decision: one try too many there, never one too few.
+        for seat in table.seats:
+            if seat.tries or seat.index == actor:
+                fields += [f"tries:{seat.index}", 0]
         for i, actions in enumerate(legal):
             fields += [f"legal:{i}", actions]
         if step.terminal:
-            fields += ["scores", orjson.dumps(final_scores(step))]
-        lines = (pack_log_line(orjson.dumps({**e, "version": new_version, "at": now})) for e in events)
-        args: list[Any] = [
-            table.version, now, self.timing.bot_seconds, self.timing.away_seconds, actor, int(mark_away),
-            pack_state(step.state), orjson.dumps(to_act), int(step.terminal), pack_action(actor, action),
-            orjson.dumps(update), self.finished_ttl, table.players, len(events), *lines, *fields,
+            fields += ["scores", orjson.dumps(final_scores(step)), "status", "finished", "finished_at", now]
+        lines = [pack_log_line(orjson.dumps({**e, "version": new_version, "at": now})) for e in events]
+        head: list[Any] = [
+            int(step.terminal), pack_action(actor, action), orjson.dumps(update), self.finished_ttl, len(events),
+            *lines, *fields,
         ]  # fmt: skip
         keys = [table_key(table.id), log_key(table.id), actions_key(table.id), updates_channel(table.id)]
-        outcome, version, due, rated, first = self._commit(keys=keys, args=args)
+        for _ in range(_SEAT_RETRIES):
+            due, times = self._deadlines(table, actor, mark_away, to_act, step.terminal, now)
+            args = [table.version, table.seats_v, *head, *times, "due", due]
+            outcome, version, first = self._commit(keys=keys, args=args)
+            if outcome != -3:
+                break
+            # A seat changed (came back, left, rescheduled) since the table was read: its
+            # deadlines again from the seats as they are now, at the same version.
+            fresh = self.load(table.id)
+            if fresh is None:
+                return -1, 0, -1
+            table = dataclasses.replace(table, seats=fresh.seats, seats_v=fresh.seats_v, due=fresh.due)
+        else:
+            return 0, int(version), -1  # seats changing faster than a move commits: stale
         if outcome == 1:
             shard = shard_of(table.id)
             if step.terminal:
-                self._file_finished(shard, table.id, table.game, now, bool(rated))
-            else:
+                self._file_finished(shard, table.id, table.game, now, table.rated)
+            elif due != table.due:
+                # Filed already when the move leaves the earliest deadline where it was
+                # (another seat's, kept): no command. A filing lost to a crash before this
+                # move is the reconciler's, as ever.
                 self._file_deadline(shard, table.id, due)
         return int(outcome), int(version), int(first)
+
+    def _deadlines(
+        self, table: Table, actor: int, mark_away: bool, to_act: list[int], terminal: bool, now: float
+    ) -> tuple[str, list[Any]]:
+        """The move's seat fields (the actor's away flag as this move leaves it, when that
+        changes it, and the `deadline:i` that change) and earliest deadline
+        (seat_deadlines.py), from the seats as `table` holds them."""
+        seats = [(s.kind, mark_away if s.index == actor else s.away, s.deadline) for s in table.seats]
+        out: list[Any] = []
+        if table.seats[actor].away != mark_away:  # the actor's away flag as this move leaves it
+            out += [f"away:{actor}", "1" if mark_away else ""]
+        if terminal:
+            schedule(seats, [], 0, 0, 0, 0, -1, out)
+            return "", out
+        timing = self.timing
+        due = schedule(
+            seats, to_act, table.decision_seconds, now, timing.bot_seconds, timing.away_seconds, actor, out
+        )
+        return due, out
 
     def claim(
         self,

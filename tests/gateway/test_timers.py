@@ -117,3 +117,28 @@ def test_a_lost_bot_task_is_made_up_by_the_deadline_sweep(client, app, table_wor
     finally:
         nowhere.close()
         gw.redis.delete("gateway-test-nobody-listens")
+
+
+def test_a_move_read_before_a_seat_changed_commits_with_that_seats_deadlines(client, app):
+    """The gateway works out a move's deadlines from the seats it read (store.py,
+    seat_deadlines.py); a seat that leaves between that read and the commit (its kind now
+    a bot's) must not be scheduled as the human it was: the commit sees `seats_v` moved,
+    computes again from the seats as they are, and the move still goes through, once."""
+    gw = app.extensions["cultists"]
+    tid = client.post(
+        "/api/tables", json={"game": GAME, "players": 2, "config": TWO, "decision_seconds": 600}
+    ).get_json()["table"]
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in range(2)]
+    read = gw.store.load(tid)  # what the move's request read
+    seat = read.to_act[0]
+    other = 1 - seat
+    assert client.delete(f"/api/tables/{tid}/seats/{other}", headers=bearer(tokens[other])).status_code == 200
+    legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+    answer = gw.tables.act(read, seat, legal["legal_actions"][0]["id"], read.version)
+    assert answer["version"] == read.version + 1
+    now = gw.store.load(tid)
+    assert now.version == read.version + 1 and now.seats[other].kind == "bot"
+    if other in now.to_act:  # a bot's safety-net deadline, not the 600 s of the human it was
+        assert now.seats[other].deadline - time.time() <= BOT_GRACE_SECONDS + 1
+    deadlines = [now.seats[s].deadline for s in now.to_act if now.seats[s].deadline is not None]
+    assert now.due == (f"{min(deadlines):.3f}" if deadlines else "")

@@ -14,4 +14,6 @@ local due = schedule(f, 3, players, acting, tonumber(f[3]), tonumber(ARGV[2]), t
 out[#out + 1] = 'due'
 out[#out + 1] = due
 redis.call('HSET', KEYS[1], unpack(out))
+-- A seat changed outside a move: a commit computed from the seats as they were retries.
+redis.call('HINCRBY', KEYS[1], 'seats_v', 1)
 return due

@@ -1,7 +1,8 @@
--- Shared by every script that can change who must act or how long they may take, so the
--- rule for seat deadlines lives in one place. It works on fields the script already read
--- (one HMGET) and adds its writes to the script's one HSET, so a move costs two commands
--- on the table's hash, whatever the number of seats.
+-- Shared by the scripts that change who must act or how long they may take outside a
+-- move (present, leave, reschedule, claim, create), so their rule for seat deadlines lives
+-- in one place. It works on fields the script already read (one HMGET) and adds its writes
+-- to the script's one HSET. A move's deadlines are worked out by the gateway by the same
+-- rule (seat_deadlines.py: keep the two alike), so the commit script runs none of this.
 --
 -- A seat keeps a deadline it already has (an out-of-turn answer is not given more time
 -- because someone else moved), except the seat named by `reset`, whose decision just
