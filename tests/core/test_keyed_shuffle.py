@@ -10,7 +10,7 @@ from services.engines.core.deal_rng import DealRng
 from services.engines.core.errors import BadConfig, BadState
 from services.engines.core.game import SHUFFLES
 from services.engines.core.play import play_game, replay
-from services.engines.core.rng import Rng, TieSalts, _mix, card_tags, keyed_order, tie_key
+from services.engines.core.rng import Rng, _mix, card_tags, keyed_order, tie_key
 from services.engines.trash_cult import GAME as TRASH
 from services.engines.trash_cult.cards import FOOD, RAT
 from tests.support.fairness import SEEDS, assert_uniform_cells, assert_uniform_positions
@@ -201,22 +201,6 @@ def test_a_keyed_tie_break_picks_each_tied_action_equally_often_and_is_coupled()
         fewer = max((a for a in actions if a != 3), key=lambda a: tie_key(salt, a))
         assert won == 3 or fewer == won
     assert_uniform_cells("core.keyed_tie_break", [winners], [1 / len(actions)] * len(actions))
-
-
-def test_tie_salts_are_fixed_by_turn_and_place_so_a_skipped_choice_does_not_shift_later_turns() -> None:
-    """A keyed bot's tie-break salts (rng.TieSalts): the k-th choice of turn t has the same
-    salt however many choices the bot made before t. So a coupled game in which the bot was
-    asked one choice more (a hand holding one more card gives it two legal actions instead
-    of one) breaks every tie of the later turns as the other game does."""
-    fewer, more = TieSalts(9), TieSalts(9)
-    turns = [(1, 2), (2, 1), (3, 3), (5, 1)]
-    salts_fewer = [fewer.next(t) for t, k in turns for _ in range(k)]
-    extra = [more.next(1), more.next(1), more.next(1)]  # one choice more on turn 1
-    salts_more = extra + [more.next(t) for t, k in turns[1:] for _ in range(k)]
-    assert salts_fewer[:2] == extra[:2]
-    assert salts_fewer[2:] == salts_more[3:]
-    assert len(set(salts_more)) == len(salts_more)
-    assert TieSalts(10).next(1) != TieSalts(9).next(1)
 
 
 @pytest.mark.parametrize("size", [0, 1, 2, 3, 31, 52, 90, 1023, 1500])

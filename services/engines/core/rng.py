@@ -267,32 +267,6 @@ def tie_key(salt: int, action: int) -> int:
     return _mix((salt ^ action) & _MASK)
 
 
-class TieSalts:
-    """One heuristic bot's tie-break salts in a keyed game (`tie_key`), indexed by where
-    the decision falls, not by how many came before: the salt of the bot's k-th choice of
-    turn t is a fixed function of its seed, t and k. Drawn one after another, a salt moved
-    one place for every choice one game asked and its coupled game did not (a hand of one
-    legal action asks none), and every later tie of the two games was broken independently;
-    by turn, two coupled games that have drifted by a choice fall back into step at the next
-    turn. Each salt is still uniform, and distinct places get independent ones."""
-
-    __slots__ = ("base", "step", "turn")
-
-    def __init__(self, seed: int) -> None:
-        self.base = mix_seed(seed, "ties")
-        self.turn = -1
-        self.step = 0
-
-    def next(self, turn: int) -> int:
-        """The salt of this bot's next choice, made during `turn`."""
-        if turn == self.turn:
-            self.step += 1
-        else:
-            self.turn = turn
-            self.step = 0
-        return mix_seed(self.base, turn, self.step)
-
-
 class Rng:
     """SplitMix64: the whole generator state is `self.state`, a 64-bit integer."""
 

@@ -18,7 +18,7 @@ import random
 from typing import Any, cast
 
 from services.engines.core.game import GameSpec, State
-from services.engines.core.rng import TieSalts, tie_key
+from services.engines.core.rng import tie_key
 
 from .cards import (
     BEELZE_BEATDOWN,
@@ -98,14 +98,13 @@ class HeuristicBot:
 
     def __init__(self, spec: GameSpec, seed: int = 0) -> None:
         self.rng = random.Random(seed)
-        self.ties = TieSalts(seed)  # keyed games' tie-breaks, by turn (rng.TieSalts)
 
     def choose(self, state: State, seat: int, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
         table = Table(state.view(seat), state.config)
-        if state.shuffle:  # a keyed game: couple the tie-breaks too (rng.tie_key, TieSalts)
-            salt = self.ties.next(state.turn)
+        if state.shuffle:  # a keyed game: couple the tie-breaks too (rng.tie_key)
+            salt = self.rng.getrandbits(64)
             return max(legal, key=lambda a: (table.score(a), tie_key(salt, a)))
         return max(legal, key=lambda a: (table.score(a), self.rng.random()))
 

@@ -17,7 +17,7 @@ import random
 from typing import Any, ClassVar
 
 from ..core.game import GameSpec, State
-from ..core.rng import TieSalts, tie_key
+from ..core.rng import tie_key
 from .cards import (
     CONVERT_HOSTAGE,
     CULT_BY_NAME,
@@ -52,14 +52,13 @@ class HeuristicBot:
 
     def __init__(self, spec: GameSpec | None = None, seed: int = 0) -> None:
         self.rng = random.Random(seed)
-        self.ties = TieSalts(seed)  # keyed games' tie-breaks, by turn (rng.TieSalts)
 
     def choose(self, state: State, seat: int, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
         table = _Table(state.view(seat), seat, state.config)
-        if state.shuffle:  # a keyed game: couple the tie-breaks too (rng.tie_key, TieSalts)
-            salt = self.ties.next(state.turn)
+        if state.shuffle:  # a keyed game: couple the tie-breaks too (rng.tie_key)
+            salt = self.rng.getrandbits(64)
             return max((table.score(a), tie_key(salt, a), a) for a in legal)[2]
         best = max((table.score(a), self.rng.random(), a) for a in legal)
         return best[2]
