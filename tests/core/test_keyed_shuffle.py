@@ -10,7 +10,7 @@ from services.engines.core.deal_rng import DealRng
 from services.engines.core.errors import BadConfig, BadState
 from services.engines.core.game import SHUFFLES
 from services.engines.core.play import play_game, replay
-from services.engines.core.rng import Rng, card_tags, tie_key
+from services.engines.core.rng import Rng, _mix, card_tags, keyed_order, tie_key
 from services.engines.trash_cult import GAME as TRASH
 from services.engines.trash_cult.cards import FOOD, RAT
 from tests.support.fairness import SEEDS, assert_uniform_cells, assert_uniform_positions
@@ -201,3 +201,22 @@ def test_a_keyed_tie_break_picks_each_tied_action_equally_often_and_is_coupled()
         fewer = max((a for a in actions if a != 3), key=lambda a: tie_key(salt, a))
         assert won == 3 or fewer == won
     assert_uniform_cells("core.keyed_tie_break", [winners], [1 / len(actions)] * len(actions))
+
+
+@pytest.mark.parametrize("size", [0, 1, 2, 3, 31, 52, 90, 1023, 1500])
+def test_the_key_sort_orders_every_deck_size_as_a_sort_of_the_keys_would(size: int) -> None:
+    """`keyed_order`'s counting-and-insertion sort (rng._sort_keys) against Python's own
+    sort of the same keys, from a deck of none to decks larger than the reused words."""
+    tags = card_tags(tuple(range(size)))
+    for salt in (0, 1, 0xFFFFFFFFFFFFFFFF, 0x123456789ABCDEF):
+        items = list(range(size))
+        Rng(salt).shuffle(items)
+        expected = sorted(items, key=lambda c: (_mix(salt ^ tags[c]) >> 16, c))
+        keyed_order(items, tags, salt)
+        assert items == expected
+
+
+def test_a_card_id_beyond_the_tags_is_refused() -> None:
+    """The compiled shuffle does not check its indexes, except this one: an id from outside."""
+    with pytest.raises(IndexError, match="card id 5"):
+        keyed_order([0, 5], card_tags((0, 1)), 7)

@@ -5,6 +5,9 @@
 # (tests/core/test_compiled.py plays the same seeds both ways).
 import cython
 
+cdef Py_ssize_t _SCRATCH_WORDS
+cdef bint _COMPILED
+cdef unsigned long long[:] _SCRATCH
 cdef unsigned long long _MASK, _GAMMA, _MIX1, _MIX2, _LOW32, _ID_MASK, _KEY_MASK
 
 @cython.locals(z=cython.ulonglong)
@@ -17,16 +20,25 @@ cpdef unsigned long long _mix(unsigned long long z)
                n=cython.ulonglong, x=cython.ulonglong)
 cpdef object _shuffle(object items, unsigned long long state)
 
-# The keyed shuffle's salt and keys in C; the sort is the list's own, over Python ints.
+# The keyed shuffle's salt and keys in C, sorted in a C array (`_sort_keys`).
 cpdef object _keyed_shuffle(list items, tuple tags, unsigned long long state)
 
 @cython.locals(k=cython.ulonglong, t=cython.ulonglong, i=cython.Py_ssize_t, c=cython.Py_ssize_t,
-               n=cython.Py_ssize_t, view=cython.ulonglong[:])
+               n=cython.Py_ssize_t, size=cython.Py_ssize_t, view=cython.ulonglong[:])
 cpdef keyed_order(list items, tuple tags, unsigned long long salt)
 
-# Shell sort over the keys' typed view: every comparison and move a C one.
-@cython.locals(gap=cython.Py_ssize_t, i=cython.Py_ssize_t, j=cython.Py_ssize_t, k=cython.ulonglong)
-cpdef _shell_sort(unsigned long long[:] view, Py_ssize_t n)
+@cython.locals(bits=cython.int)
+cpdef int _bit_length(Py_ssize_t n)
+
+@cython.locals(words=cython.Py_ssize_t)
+cpdef unsigned long long[:] _scratch(Py_ssize_t n)
+
+# The counting and insertion passes over the keys' typed view: every step a C one.
+@cython.locals(i=cython.Py_ssize_t, j=cython.Py_ssize_t, b=cython.Py_ssize_t, bits=cython.int,
+               shift=cython.int, out=cython.Py_ssize_t, counts=cython.Py_ssize_t,
+               buckets=cython.Py_ssize_t, total=cython.Py_ssize_t, m=cython.Py_ssize_t,
+               place=cython.Py_ssize_t, k=cython.ulonglong)
+cpdef _sort_keys(unsigned long long[:] view, Py_ssize_t n)
 
 @cython.locals(t=cython.ulonglong, i=cython.Py_ssize_t, size=cython.Py_ssize_t, m=cython.Py_ssize_t,
                below=cython.Py_ssize_t, place=cython.Py_ssize_t, c=cython.Py_ssize_t, view=cython.ulonglong[:])
