@@ -1,0 +1,80 @@
+"""The per-shard indexes (open, live, deadlines) behind the lobby and the timers: the lobby
+pages through them without reading the whole list, and a process that died between a
+table's commit and its index update leaves nothing the reconciler does not put back. Run
+on a single Redis and on the 3-master cluster (the package's `live_store`)."""
+
+from __future__ import annotations
+
+from services.platform.keys import index_key, shard_of, table_key
+
+CRAZY = "crazy_cultists"
+TWO = {"two_players": True}  # Crazy Cultists seats 2 only behind its sweep-variant switch (CC-2)
+
+
+def _open(client) -> str:
+    reply = client.post("/api/tables", json={"game": CRAZY, "players": 2, "config": TWO})
+    assert reply.status_code == 201, reply.get_json()
+    return reply.get_json()["table"]
+
+
+def test_the_lobby_pages_through_every_waiting_table_once_newest_first(client):
+    opened = [_open(client) for _ in range(7)]
+    seen: list[str] = []
+    cursor = None
+    pages = 0
+    while True:
+        query = "/api/tables?limit=3" + (f"&cursor={cursor}" if cursor else "")
+        body = client.get(query).get_json()
+        assert body["total"] == 7, "every page counts the whole list"
+        assert len(body["tables"]) <= 3
+        seen += [t["table"] for t in body["tables"]]
+        pages += 1
+        cursor = body["next"]
+        if cursor is None:
+            break
+        assert pages < 5, "the pages end"
+    assert pages == 3
+    assert seen == opened[::-1], "each table once, newest first"
+
+
+def test_a_malformed_lobby_cursor_is_refused_naming_it(client):
+    _open(client)
+    reply = client.get("/api/tables?cursor=not-a-cursor")
+    assert reply.status_code == 400
+    assert "cursor" in reply.get_data(as_text=True)
+
+
+def test_a_started_table_whose_index_update_was_lost_is_refiled_with_its_deadline(app, client):
+    gw = app.extensions["cultists"]
+    tid = _open(client)
+    for seat in (0, 1):
+        assert client.post(f"/api/tables/{tid}/seats/{seat}").status_code in (200, 201)
+    shard = shard_of(tid)
+    due = gw.redis.hget(table_key(tid), "due")
+    assert due, "a started table has a seat to act and so a deadline"
+    # As a process killed after the table's commit and before its filing would leave it:
+    # still listed as open, not live, and under no deadline.
+    gw.redis.zrem(index_key(shard, f"live:{CRAZY}"), tid)
+    gw.redis.zrem(index_key(shard, "deadlines"), tid)
+    gw.redis.zadd(index_key(shard, f"open:{CRAZY}"), {tid: 1.0})
+
+    fixed = gw.store.reconcile()
+
+    assert fixed["started"] == 1
+    assert gw.redis.zscore(index_key(shard, "deadlines"), tid) == float(due)
+    assert gw.redis.zscore(index_key(shard, f"live:{CRAZY}"), tid) is not None
+    assert gw.redis.zscore(index_key(shard, f"open:{CRAZY}"), tid) is None
+    assert gw.store.reconcile() == {"gone": 0, "started": 0, "finished": 0, "deadlines": 0}, "idempotent"
+
+
+def test_a_live_table_that_lost_only_its_deadline_gets_it_back(app, client):
+    gw = app.extensions["cultists"]
+    tid = _open(client)
+    for seat in (0, 1):
+        client.post(f"/api/tables/{tid}/seats/{seat}")
+    shard = shard_of(tid)
+    due = float(gw.redis.hget(table_key(tid), "due"))
+    gw.redis.zrem(index_key(shard, "deadlines"), tid)
+
+    assert gw.store.reconcile()["deadlines"] == 1
+    assert gw.redis.zscore(index_key(shard, "deadlines"), tid) == due
