@@ -257,6 +257,16 @@ def bots_table(results: dict[str, Any]) -> str:
             f"load {load}{when}"
         )
         rows.append(_rung_row(game, part["players"], part["ismcts_vs_heuristic"], speed))
+        if "policy_vs_heuristic" in part:
+            pload = " / ".join(f"{x:.2f}" for x in part.get("policy_load_average", part["load_average"]))
+            cpu = (
+                f"policy {part['policy_cpu_per_decision_us']:.0f} us vs heuristic "
+                f"{part['heuristic_cpu_per_decision_us']:.0f} us CPU a decision ({part['policy_cpu_ratio']:.2f}x), "
+                f"load {pload}"
+            )
+            rows.append(_rung_row(game, part["players"], part["policy_vs_heuristic"], cpu))
+        if "ismcts_policy_vs_ismcts" in part:
+            rows.append(_rung_row(game, part["players"], part["ismcts_policy_vs_ismcts"], f"load {pload}"))
     note = f"{section['method']}. Wall time {section['wall_seconds']:,.0f} s for the games measured in that run. "
     return "\n".join([*rows, "", note + _when(section), "", *_targets(section)]) + "\n"
 
