@@ -213,6 +213,7 @@ def run() -> dict[str, Any]:
         if POLICY_ONLY and game in earlier:
             row = {k: v for k, v in earlier[game].items() if k != "carried_over"}
             row.update(_policy_rows(game, players, ismcts))
+            row["rungs_carried_over"] = ["heuristic_vs_random", "ismcts_vs_heuristic"]
             row["policy_load_average"] = [round(x, 2) for x in os.getloadavg()]
             out[game] = row
             for name, ok in earlier.get("targets", {}).items():

@@ -247,6 +247,7 @@ def run(args: argparse.Namespace) -> int:
             _save(checkpoint, saved)
         if added:
             saved["epochs_done"] = 0  # new examples: the epochs count again over all of them
+            _save(checkpoint, saved)
         x, y, mask = _load_data(checkpoint, saved["chunks"], len(table))
         if saved["net"] is None:
             scale = np.maximum(np.abs(x).max(axis=0).astype(np.float32), 1.0)
