@@ -49,3 +49,13 @@ def test_train_refuses_a_seat_count_the_game_does_not_seat(
     assert main(["train", "trash_cult", "--players", "99", "--checkpoint", str(ckpt)]) == 2
     assert "--players 99" in capsys.readouterr().err
     assert not ckpt.exists()  # the refusal changed nothing
+
+
+def test_train_refuses_a_table_the_rules_refuse_before_playing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ckpt = tmp_path / "cc.pkl"
+    # CC-2: two seats only with the sweep variant switched on
+    assert main(["train", "crazy_cultists", "--players", "2", "--checkpoint", str(ckpt)]) == 2
+    assert "two_players" in capsys.readouterr().err
+    assert not ckpt.exists()
