@@ -52,6 +52,11 @@ LADDERS: dict[str, dict[str, Any]] = {
 SPEED_POSITIONS = 12
 FOUR_PLAYER_SEEDS = 2  # 4-player games timed per game (all seats IS-MCTS, one process)
 SPEED_ITERATIONS = 200
+POLICY_LOW = 0.60  # issue 32: lower 95% Wilson bound of `policy` vs the heuristic
+POLICY_CPU_RATIO = 3.0  # issue 32: policy CPU per decision at most 3x the heuristic's
+# BENCH_BOT_POLICY_ONLY=1: only the policy rungs of the chosen games (the other rungs of
+# those games are carried over), for a retrained net on a loaded machine.
+POLICY_ONLY = os.environ.get("BENCH_BOT_POLICY_ONLY") == "1"
 
 
 def _rung(game: str, players: int, bots: list[str]) -> dict[str, Any]:
@@ -111,6 +116,58 @@ def _iterations_per_second(game: str, players: int, bot_spec: str) -> float:
     return iterations / (time.perf_counter() - start)
 
 
+def _cpu_per_decision(game: str, players: int, bot_spec: str) -> float:
+    """CPU seconds per decision of `bot_spec` over the speed positions, repeated (one core)."""
+    spec = load_game(game)
+    positions = _positions(game, players)
+    bots = [make_bot(spec, bot_spec, i) for i in range(len(positions))]
+    start = time.process_time()
+    for _ in range(20):
+        for bot, state in zip(bots, positions, strict=True):
+            seat = state.to_act()[0]
+            bot.choose(state, seat, state.legal_actions(seat))
+    return (time.process_time() - start) / (20 * len(positions))
+
+
+def _policy_rows(game: str, players: int, ismcts: str) -> dict[str, Any]:
+    """Issue 32's rungs: policy vs heuristic, CPU per decision against the heuristic's, and
+    IS-MCTS rolling out with `policy` against plain IS-MCTS at the same iterations."""
+    row: dict[str, Any] = {"policy_vs_heuristic": _rung(game, players, ["policy", "heuristic"])}
+    policy_cpu = _cpu_per_decision(game, players, "policy")
+    heuristic_cpu = _cpu_per_decision(game, players, "heuristic")
+    row["policy_cpu_per_decision_us"] = round(policy_cpu * 1e6, 1)
+    row["heuristic_cpu_per_decision_us"] = round(heuristic_cpu * 1e6, 1)
+    row["policy_cpu_ratio"] = round(policy_cpu / heuristic_cpu, 2)
+    if os.environ.get("BENCH_BOT_SEARCH_RUNG", "1") == "1":
+        name, params = parse_bot_spec(ismcts)
+        params["rollout"] = "policy"
+        guided = f"{name}:" + ",".join(f"{k}={v}" for k, v in params.items())
+        row["ismcts_policy_vs_ismcts"] = _rung(game, players, [guided, ismcts])
+    return row
+
+
+def _policy_targets(game: str, row: dict[str, Any], targets: dict[str, bool]) -> None:
+    r = row["policy_vs_heuristic"]
+    targets[
+        f"{game} policy vs heuristic: Wilson low >= {POLICY_LOW:.0%} over >= 1,000 games "
+        f"(got {r['wilson_95'][0]:.1%} over {r['games']})"
+    ] = r["wilson_95"][0] >= POLICY_LOW and r["games"] >= 1000
+    targets[
+        f"{game} policy CPU per decision <= {POLICY_CPU_RATIO:.0f}x heuristic (got {row['policy_cpu_ratio']}x)"
+    ] = row["policy_cpu_ratio"] <= POLICY_CPU_RATIO
+    s = row.get("ismcts_policy_vs_ismcts")
+    got = f"got {s['wilson_95'][0]:.1%} over {s['games']}" if s else "not measured"
+    targets[f"{game} IS-MCTS with policy rollouts beats plain IS-MCTS (Wilson low > 1/2; {got})"] = bool(
+        s and s["beats"] and s["games"] >= 1000
+    )
+    print(
+        f"  {game} policy vs heuristic: {r['win_rate']:.1%} [{r['wilson_95'][0]:.1%}, {r['wilson_95'][1]:.1%}]"
+        f" over {r['games']} games; CPU per decision {row['policy_cpu_per_decision_us']} us vs heuristic"
+        f" {row['heuristic_cpu_per_decision_us']} us ({row['policy_cpu_ratio']}x)",
+        flush=True,
+    )
+
+
 def _four_player_seconds(game: str, bot_spec: str) -> float:
     """The slowest of a few 4-player games with IS-MCTS in every seat, in this process."""
     spec = load_game(game)
@@ -152,13 +209,27 @@ def run() -> dict[str, Any]:
                         out["targets"][name] = ok
             continue
         players, ismcts = setup["players"], setup["ismcts"]
-        row: dict[str, Any] = {"players": players, "ismcts_budget": ismcts}
+        row: dict[str, Any]
+        if POLICY_ONLY and game in earlier:
+            row = {k: v for k, v in earlier[game].items() if k != "carried_over"}
+            row.update(_policy_rows(game, players, ismcts))
+            row["rungs_carried_over"] = ["heuristic_vs_random", "ismcts_vs_heuristic"]
+            row["policy_load_average"] = [round(x, 2) for x in os.getloadavg()]
+            out[game] = row
+            for name, ok in earlier.get("targets", {}).items():
+                if name.startswith(f"{game} ") and "policy" not in name:
+                    out["targets"][name] = ok
+            _policy_targets(game, row, out["targets"])
+            continue
+        row = {"players": players, "ismcts_budget": ismcts}
         row["heuristic_vs_random"] = _rung(game, players, ["heuristic", "random"])
         row["ismcts_vs_heuristic"] = _rung(game, players, [ismcts, "heuristic"])
         row["ismcts_iterations_per_second"] = round(_iterations_per_second(game, players, ismcts))
         row["four_player_game_cpu_seconds"] = round(_four_player_seconds(game, ismcts), 2)
         row["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        row.update(_policy_rows(game, players, ismcts))
         out[game] = row
+        _policy_targets(game, row, out["targets"])
         strong = row["ismcts_vs_heuristic"]
         out["targets"][
             f"{game} strongest bot vs heuristic: Wilson low >= {STRONG_LOW:.0%} over >= 1,000 games "
