@@ -155,6 +155,20 @@ class EmbeddedCluster:
                 raise RuntimeError(f"node {replica} did not take over")
             time.sleep(0.1)
         self.wait_ok(timeout)
+        # The promotion reaches the other nodes by gossip, a moment after the replica knows:
+        # until then one of them still names the old master for these slots.
+        port = self.nodes[replica].port
+        taken = [r[:2] for r in self._slots(replica) if int(r[2][1]) == port]
+        while not all(
+            [r[:2] for r in self._slots(i) if int(r[2][1]) == port] == taken for i in range(len(self.nodes))
+        ):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the other nodes never learned that node {replica} took over")
+            time.sleep(0.1)
+
+    def _slots(self, index: int) -> list:
+        """CLUSTER SLOTS as node `index` sees it, ranges in order."""
+        return sorted(self.node_client(index).execute_command("CLUSTER", "SLOTS"), key=lambda r: r[0])
 
     def stop(self) -> None:
         for node in self.nodes:
