@@ -395,7 +395,7 @@ def fairness_table(results: dict[str, Any]) -> str:
         [
             *rows,
             "",
-            f"A tables worker of {section['worker_processes']} processes. {_when(section)}",
+            f"A tables and a bots worker, {section['worker_processes']} processes each. {_when(section)}",
             *_targets(section),
             "",
         ]

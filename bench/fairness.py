@@ -1,15 +1,18 @@
 """A human's bot opponents while bot-only IS-MCTS tables run (issue 27 item 3).
 
-A redis-server, one `cultists serve` for Trash Cult, and a real `celery worker -Q tables`
-with two processes. A human plays a two-seat table against the heuristic bot: each time
-the human moves, the clock runs until the human is asked again (the bot's reply, through
-the queue, the engine and the commit). First alone, then with seven bot-only tables whose
-two seats both search `ismcts:ms=1000` (opened by an account: a guest may not), whose
-tasks queue behind the human's (dispatch.PRIORITY) and move in one-second stretches
-(`bot_only_slice_seconds`). Figures: the reply's median and p90 in both runs; the target is
-the loaded p90 under two seconds (a reply can wait at most for the one search each worker
-process is in, about a second; before the priorities it waited for whole bot-only games,
-over 60 s in the issue's measurement).
+A redis-server, one `cultists serve` for Trash Cult, and two real Celery workers as
+`cultists run` and the deployments have them: `-Q tables` (the humans' tables) and
+`-Q bots` (tables of bots only), two processes each. A human plays a two-seat table
+against the heuristic bot: each time the human moves, the clock runs until the human is
+asked again (the bot's reply, through the queue, the engine and the commit). First alone,
+then with seven bot-only tables whose two seats both search `ismcts:ms=1000` (opened by an
+account: a guest may not). Figures: the reply's median and p90 in both runs. Targets: the
+loaded p90 under 200 ms, a fifth of one search decision, so no reply waited for a
+bot-only search (with one queue and priorities only, a reply waited for the search each
+worker process was in: p90 about 1 s; before the priorities, for whole bot-only games,
+over 60 s in the issue's measurement); and the old bound, under two seconds. The two
+workers' four processes share the machine's cores with the searches, so the loaded
+replies are slower than alone by the CPU they share, never by a queue.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from typing import Any
 import orjson
 
 from services.platform.context import Platform
+from services.platform.dispatch import BOTS_QUEUE, QUEUE
 from services.platform.settings import Settings
 from services.platform.store import hash_token
 from services.runtime.embedded_redis import start_redis
@@ -38,6 +42,7 @@ SEARCH = "ismcts:ms=1000"
 WORKER_PROCESSES = 2
 REPLIES = 15  # human decisions timed per run
 TARGET_P90_SECONDS = 2.0
+NORMAL_P90_SECONDS = 0.2  # a fifth of one bot-only search decision
 
 
 def _human_replies(platform: Platform, seed: int) -> list[float]:
@@ -85,9 +90,10 @@ def run() -> dict[str, Any]:
     try:
         env = _start_engines([GAME], logs, procs)
         worker_env = {**env, "REDIS_URL": redis.url, "CELERY_BROKER_URL": redis.url}
-        argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", "tables",
-                "-c", str(WORKER_PROCESSES), "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]  # fmt: skip
-        procs.append(_start(argv, worker_env, logs / "worker.log"))
+        for queue in (QUEUE, BOTS_QUEUE):
+            argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", queue, "-n", f"{queue}@%h",
+                    "-c", str(WORKER_PROCESSES), "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]  # fmt: skip
+            procs.append(_start(argv, worker_env, logs / f"worker-{queue}.log"))
         addresses = {GAME: env[f"ENGINE_ADDR_{GAME.upper()}"]}
         settings = Settings(redis_url=redis.url, broker_url=redis.url, engine_addresses=addresses)
         platform = Platform.build(settings, task_client(redis.url))
@@ -111,7 +117,12 @@ def run() -> dict[str, Any]:
         "worker_processes": WORKER_PROCESSES,
         "alone": alone,
         "loaded": loaded,
+        "queues": [QUEUE, BOTS_QUEUE],
         "targets": {
+            f"loaded reply p90 under {NORMAL_P90_SECONDS * 1000:g} ms (no wait for a search)": loaded[
+                "reply_p90_ms"
+            ]
+            < NORMAL_P90_SECONDS * 1000,
             f"loaded reply p90 under {TARGET_P90_SECONDS:g} s": loaded["reply_p90_ms"]
             < TARGET_P90_SECONDS * 1000,
         },

@@ -202,7 +202,7 @@ def play_one(browser, base: str, game: str, size: str, pace_ms: int) -> dict[str
 
 def _worker(env: dict[str, str], log: Path) -> subprocess.Popen:
     """The `tables` Celery worker that plays the bot seats, as `cultists run` starts it."""
-    argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", "tables", "-c", "2",
+    argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", "tables,bots", "-c", "2",
             "-n", f"bench-web-{os.getpid()}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]  # fmt: skip
     proc = _start(argv, env, log)
     deadline = time.monotonic() + 60

@@ -46,7 +46,7 @@ from services.runtime.topology import (
 from .options import command
 
 _ROOT = Path(__file__).resolve().parents[2]
-QUEUES = ["tables", "sweeps", "tunes"]
+QUEUES = ["tables", "bots", "sweeps", "tunes"]
 # Celery warns at length (8 lines a worker) when its workers run as root. That warning is
 # about pickle, which these workers never accept (workers/app.py: JSON only), so it is
 # silenced in the children and `run` says so in one line instead (ROOT_NOTE).
@@ -155,6 +155,8 @@ def plan(redis: str, store_env: dict[str, str] | None = None) -> list[ProcessSpe
             {**env, "GATEWAY_PORT": str(gateway_port()), "GATEWAY_METRICS_TOKEN": metrics_token},
         ),
         _worker("tables", "WARNING", env),
+        # Tables of bots only, on workers of their own: a human's bots never wait behind them.
+        _worker("bots", "WARNING", env),
         # Balance sweeps: simulation chunks, in-process with the rules library.
         _worker("sweeps", "INFO", env),
         # Tune drivers: each proposes configs and waits on the sweeps it queues (hours, mostly idle).
@@ -324,6 +326,7 @@ def _facts(url: str, prom_url: str | None, store_env: dict[str, str]) -> dict:
             "gateway": gateway_port(),
             "worker sweeps": worker_metrics_port("sweeps"),
             "worker tables": worker_metrics_port("tables"),
+            "worker bots": worker_metrics_port("bots"),
             "worker tunes": worker_metrics_port("tunes"),
         },
         "prometheus_url": prom_url,

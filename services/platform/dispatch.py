@@ -12,6 +12,12 @@ priority step and a worker pops the most urgent non-empty one: services/runtime/
 A table a human sits at is urgent (0): someone waits for the bots' answer. A table of bots
 only is background work (9): its moves wait behind every human's, and it moves in short
 stretches (TableService.advance), so a worker is never held from a human for long.
+
+Priority alone still lets every process of a worker sit in a bot-only search when a
+human's task arrives (a second's wait per IS-MCTS decision). So bot-only tables also go
+to a queue of their own, `bots`, which the deployments give workers of their own: the
+`tables` workers' processes are always free for humans. A worker listening on both
+(`-Q tables,bots`, as a test's may) still takes the humans' first, by priority.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from typing import Any, Protocol
 log = logging.getLogger("cultists.gateway.dispatch")
 
 QUEUE = "tables"
+BOTS_QUEUE = "bots"  # bot-only tables' moves: workers of their own (docs/security.md)
 # Redis transport: lower is more urgent; the same steps as the sweeps' (broker.py).
 PRIORITY = {"human": 0, "bots_only": 9}
 
@@ -35,20 +42,28 @@ class TaskSender(Protocol):
 
 
 class TaskQueue:
-    def __init__(self, sender: TaskSender, queue: str = QUEUE) -> None:
+    def __init__(self, sender: TaskSender, queue: str = QUEUE, bots_queue: str = BOTS_QUEUE) -> None:
         self.queue = queue
+        self.bots_queue = bots_queue
         self.app = sender
 
-    def _send(self, name: str, *args: object, priority: int = PRIORITY["human"]) -> None:
+    def _send(
+        self, name: str, *args: object, priority: int = PRIORITY["human"], queue: str | None = None
+    ) -> None:
         try:
-            self.app.send_task(f"workers.tables.{name}", args=list(args), queue=self.queue, priority=priority)
+            self.app.send_task(
+                f"workers.tables.{name}", args=list(args), queue=queue or self.queue, priority=priority
+            )
         except Exception:  # the deadline sweep covers for it
             log.exception("could not queue %s%r", name, args)
 
     def advance(self, table_id: str, bots_only: bool = False) -> None:
         """Let the bots whose turn it is at this table move; behind every human's table
-        when nobody human sits at this one."""
-        self._send("advance_table", table_id, priority=PRIORITY["bots_only" if bots_only else "human"])
+        when nobody human sits at this one, and on the bots' own queue."""
+        if bots_only:
+            self._send("advance_table", table_id, priority=PRIORITY["bots_only"], queue=self.bots_queue)
+        else:
+            self._send("advance_table", table_id, priority=PRIORITY["human"])
 
     def match(self, game: str, players: int) -> None:
         """Run matchmaking for one queue now rather than at the next beat."""

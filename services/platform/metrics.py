@@ -81,7 +81,7 @@ def observe_time_to_match(pipe: redis.client.Pipeline, seconds: float) -> None:
     pipe.hincrbyfloat(TIME_TO_MATCH_KEY, "sum", seconds)
 
 
-CELERY_QUEUES = ("tables", "sweeps")  # workers/app.py routes every task to one of these
+CELERY_QUEUES = ("tables", "bots", "sweeps")  # workers/app.py routes every task to one of these
 
 
 class PlatformFacts(Collector):

@@ -51,7 +51,7 @@ def local_targets() -> dict[str, list[dict]]:
         "gateway": [{"targets": [f"127.0.0.1:{gateway_port()}"], "labels": {"service": "gateway"}}],
         "workers": [
             {"targets": [f"127.0.0.1:{worker_metrics_port(q)}"], "labels": {"service": f"worker-{q}"}}
-            for q in ("sweeps", "tables", "tunes")
+            for q in ("sweeps", "tables", "bots", "tunes")
         ],
     }  # fmt: skip
 

@@ -20,7 +20,7 @@ from .errors import BadInput
 from .ports import PortUse
 
 # Each game's engine and metrics ports are its registry entry's (services/engines/registry.py).
-WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105, "tunes": 9106}
+WORKER_METRICS_PORTS = {"sweeps": 9104, "tables": 9105, "tunes": 9106, "bots": 9107}
 GATEWAY_PORT = 8000
 PROMETHEUS_PORT = 9090
 

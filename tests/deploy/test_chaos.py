@@ -2,13 +2,14 @@
 
 One run on free ports serves every kill, because bringing the platform up is the
 expensive part. With bot tables being played and a sweep running, each kind of child is
-killed with SIGKILL in turn (an engine, the gateway master, the tables worker, the sweeps
-worker, beat, Redis with its append-only file kept, Prometheus when the run has one). After each kill, within a bounded
-time, the supervisor has restarted it and `cultists status` says every part is up; while
-it is down, clients get 200 or a 503 with Retry-After, never a 500 or 502. At the end every
-table's version equals its action count (no move half-applied), every table played to the
-end, every finished game's replay record rebuilds it, and the sweep finished with every
-game counted once. Then the supervisor itself is killed: no process of the run is left,
+killed with SIGKILL in turn (an engine, the gateway master, the tables worker, the bots
+worker that plays bot-only tables, the sweeps worker, beat, Redis with its append-only
+file kept, Prometheus when the run has one). After each kill, within a bounded time, the
+supervisor has restarted it and `cultists status` says every part is up; while it is
+down, clients get 200 or a 503 with Retry-After, never a 500 or 502. At the end every
+table's version equals its action count (no move half-applied), every table played to
+the end, every finished game's replay record rebuilds it, and the sweep finished with
+every game counted once. Then the supervisor itself is killed: no process of the run is left,
 and a new run on the same data folder takes the lock over and comes up cleanly.
 
 Every wait polls with a generous bound: a loaded machine makes this slower, never wrong.
@@ -39,7 +40,7 @@ from tests.support.run_ports import free_run_ports
 
 ROOT = Path(__file__).resolve().parents[2]
 # Killed in this order; Redis last, when there is most to lose.
-VICTIMS = ("crazy_cultists", "gateway", "tables", "sweeps", "beat", "redis")
+VICTIMS = ("crazy_cultists", "gateway", "tables", "bots", "sweeps", "beat", "redis")
 SWEEP = {"game": "trash_cult", "seed": 11, "games": 24, "chunk": 4, "players": [2], "max_turns": 40,
          "lineups": ["random"]}  # fmt: skip
 

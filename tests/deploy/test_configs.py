@@ -66,7 +66,7 @@ def test_compose_file_is_valid():
     config = _compose()
     services = set(config["services"])
     assert {
-        "redis", "gateway", "worker-sweeps", "worker-tables", "beat", "prometheus", "grafana",
+        "redis", "gateway", "worker-sweeps", "worker-tables", "worker-bots", "beat", "prometheus", "grafana",
         "engine-crazy-cultists", "engine-trash-cult", "engine-tricky-cultists",
     } <= services  # fmt: skip
     for name in services - {"beat", "grafana"}:
@@ -89,7 +89,7 @@ def test_kubernetes_manifests_validate_and_are_all_listed():
     docs = [d for p in files for d in yaml.safe_load_all(p.read_text()) if d]
     kinds = {(d["kind"], d["metadata"]["name"]) for d in docs}
     for target in ("engine-crazy-cultists", "engine-trash-cult", "engine-tricky-cultists", "gateway",
-                   "worker-sweeps", "worker-tables"):  # fmt: skip
+                   "worker-sweeps", "worker-tables", "worker-bots"):  # fmt: skip
         assert ("HorizontalPodAutoscaler", target) in kinds
     beat = next(d for d in docs if d["kind"] == "Deployment" and d["metadata"]["name"] == "beat")
     assert beat["spec"]["replicas"] == 1 and beat["spec"]["strategy"]["type"] == "Recreate"
@@ -206,7 +206,9 @@ def test_compose_redis_needs_its_password_and_every_client_sends_it():
     assert command[command.index("--requirepass") + 1] == COMPOSE_SECRETS["REDIS_PASSWORD"]
     assert services["redis"]["environment"]["REDISCLI_AUTH"] == COMPOSE_SECRETS["REDIS_PASSWORD"]
     clients = [name for name, s in services.items() if "REDIS_URL" in (s.get("environment") or {})]
-    assert {"gateway", "worker-tables", "worker-sweeps", "worker-tunes", "beat"} <= set(clients)
+    assert {"gateway", "worker-tables", "worker-bots", "worker-sweeps", "worker-tunes", "beat"} <= set(
+        clients
+    )
     for name in clients:
         url = urlsplit(services[name]["environment"]["REDIS_URL"])
         assert url.password == COMPOSE_SECRETS["REDIS_PASSWORD"] and url.hostname == "redis", name
@@ -315,7 +317,7 @@ def test_network_policies_let_only_the_platform_reach_engines_and_redis():
 
     for engine in engines:
         for name, labels in pods.items():
-            expected = name in ("gateway", "worker-tables")
+            expected = name in ("gateway", "worker-tables", "worker-bots")
             assert _allowed(policies, labels, pods[engine], 50051) == expected, (name, engine)
         assert not _allowed(policies, OUTSIDE, pods[engine], 50051), engine
         assert _allowed(policies, MONITORING, pods[engine], 9100), engine
@@ -333,7 +335,7 @@ def test_network_policies_let_only_the_platform_reach_engines_and_redis():
     assert not _allowed(policies, OUTSIDE, redis, 6379)
 
     assert _allowed(policies, OUTSIDE, pods["gateway"], 8000)
-    for worker in ("worker-tables", "worker-sweeps", "worker-tunes", "beat"):
+    for worker in ("worker-tables", "worker-bots", "worker-sweeps", "worker-tunes", "beat"):
         assert not _allowed(policies, OUTSIDE, pods[worker], 9100), worker
         assert not _allowed(policies, pods["gateway"], pods[worker], 9100), worker
 

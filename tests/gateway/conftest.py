@@ -134,7 +134,8 @@ def client(app):
 def table_worker(
     live_store: LiveStore, engines: dict, gateway_settings: Settings
 ) -> Iterator[subprocess.Popen]:
-    """A real `celery worker -Q tables` pointed at the in-process engines."""
+    """A real `celery worker -Q tables,bots` pointed at the in-process engines (one worker
+    for both queues: the humans' tasks still come first, by priority)."""
     env = {
         **live_store.env(),
         "CULTISTS_ARCHIVE_DIR": str(gateway_settings.archive_dir),
@@ -144,7 +145,7 @@ def table_worker(
         "MATCH_FILL_WITH_BOTS_AFTER": "2",
     }
     proc = start_worker(
-        live_store.broker_url, queues="tables", concurrency=2, name="gateway-tables", extra_env=env
+        live_store.broker_url, queues="tables,bots", concurrency=2, name="gateway-tables", extra_env=env
     )
     yield proc
     stop_worker(proc)

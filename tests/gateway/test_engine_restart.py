@@ -47,7 +47,7 @@ def own_platform(tmp_path) -> Iterator[tuple]:
         "CULTISTS_ARCHIVE_DIR": str(tmp_path / "archive"),
     }
     worker = start_worker(
-        redis_server.url, queues="tables", concurrency=TABLES, name="engine-restart", extra_env=env,
+        redis_server.url, queues="tables,bots", concurrency=TABLES, name="engine-restart", extra_env=env,
         point_shared=False,
     )  # fmt: skip
     beat = start_beat(redis_server.url, tmp_path / "schedule", extra_env=env)

@@ -3,8 +3,9 @@ table of a guest or anonymous client seats cheap bots only, and a human's bot op
 are served before tables of bots only.
 
 Real parts: the gateway app on real Redis with the in-process engines, and for the
-ordering a real `celery worker -Q tables` of its own on a redis-server of its own (so the
-package's table worker cannot take these tasks).
+ordering a real `celery worker` of its own on a redis-server of its own (so the package's
+table worker cannot take these tasks). Bot-only tables go to a queue of their own, `bots`,
+so a `-Q tables` worker is always free for humans.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 import redis
 
 from services.platform.context import Platform
-from services.platform.dispatch import PRIORITY
+from services.platform.dispatch import BOTS_QUEUE, PRIORITY, QUEUE
 from services.platform.errors import PlatformError
 from services.platform.settings import Settings
 from services.platform.store import hash_token
@@ -123,9 +124,9 @@ def _platform(url: str, engines: dict, **overrides) -> Platform:
     return Platform.build(settings, task_client(url))
 
 
-def _waiting(client: redis.Redis) -> dict[int, int]:
-    """Messages waiting on the tables queue, by priority step."""
-    return {step: client.llen(key) for step, key in zip(PRIORITY_STEPS, queue_keys("tables"), strict=True)}
+def _waiting(client: redis.Redis, queue: str = QUEUE) -> dict[int, int]:
+    """Messages waiting on a queue, by priority step."""
+    return {step: client.llen(key) for step, key in zip(PRIORITY_STEPS, queue_keys(queue), strict=True)}
 
 
 def _human_table(platform: Platform) -> str:
@@ -146,13 +147,17 @@ def test_a_bot_only_table_moves_in_stretches_queued_behind_humans(own_store, eng
     try:
         bots = platform.tables.open_table(GAME, 2, SHORT, ["heuristic", "random"], 60.0, opened_by="account")
         human = _human_table(platform)
-        assert _waiting(client) == {PRIORITY["human"]: 1, 3: 0, 6: 0, PRIORITY["bots_only"]: 1}
-        client.delete(*queue_keys("tables"))
+        # The human's on the tables queue, the bots' on their own, at background priority.
+        assert _waiting(client) == {PRIORITY["human"]: 1, 3: 0, 6: 0, 9: 0}
+        assert _waiting(client, BOTS_QUEUE) == {0: 0, 3: 0, 6: 0, PRIORITY["bots_only"]: 1}
+        client.delete(*queue_keys(QUEUE), *queue_keys(BOTS_QUEUE))
         # The task body, run here: a stretch of one move (slice 0), then its next stretch
-        # queued at background priority.
+        # queued on the bots' queue at background priority.
         assert platform.tables.advance(bots.id) == 1
         assert platform.store.load(bots.id).version == 1
-        assert _waiting(client)[PRIORITY["bots_only"]] == 1 and _waiting(client)[PRIORITY["human"]] == 0
+        assert (
+            _waiting(client, BOTS_QUEUE)[PRIORITY["bots_only"]] == 1 and sum(_waiting(client).values()) == 0
+        )
         # A table with a human plays its bots until the human must decide, in one task.
         platform.tables.advance(human)
         table = platform.store.load(human)
@@ -162,8 +167,9 @@ def test_a_bot_only_table_moves_in_stretches_queued_behind_humans(own_store, eng
 
 
 def test_a_humans_bot_opponent_moves_before_queued_bot_only_tables(own_store, engines):
-    """Bot-only tables queued first, then a human's table; one worker process starts: the
-    human's table moves first, and no bot-only table has moved by then."""
+    """Bot-only tables queued first, then a human's table; one worker process listening on
+    both queues starts: the human's table moves first, and no bot-only table has moved by
+    then (kombu pops by priority across a worker's queues)."""
     url, client = own_store
     platform = _platform(url, engines)
     worker = None
@@ -173,14 +179,17 @@ def test_a_humans_bot_opponent_moves_before_queued_bot_only_tables(own_store, en
             for _ in range(4)
         ]
         human = _human_table(platform)
-        assert _waiting(client)[PRIORITY["bots_only"]] == 4 and _waiting(client)[PRIORITY["human"]] == 1
+        assert (
+            _waiting(client, BOTS_QUEUE)[PRIORITY["bots_only"]] == 4
+            and _waiting(client)[PRIORITY["human"]] == 1
+        )
         first_moves: dict[str, float] = {}
         halt = threading.Event()
         watcher = threading.Thread(target=_watch, args=(platform, [human, *bot_only], first_moves, halt))
         watcher.start()
         try:
             worker = start_worker(
-                url, queues="tables", concurrency=1, name="fairness", extra_env=engine_env(engines),
+                url, queues=f"{QUEUE},{BOTS_QUEUE}", concurrency=1, name="fairness", extra_env=engine_env(engines),
                 point_shared=False,
             )  # fmt: skip
             deadline = time.monotonic() + 120
@@ -208,6 +217,36 @@ def _watch(platform: Platform, tables: list[str], first: dict[str, float], halt:
                 if table is not None and table.version > 0:
                     first[table_id] = time.monotonic()
         time.sleep(0.02)
+
+
+def test_a_tables_worker_never_takes_a_bot_only_table(own_store, engines):
+    """The tables workers are the humans' alone: with bot-only tables waiting on their queue,
+    a `-Q tables` worker serves a human's table and then one more, and the bot-only tables'
+    messages are all still there, untouched. (The bots workers take them: the other tests.)"""
+    url, client = own_store
+    platform = _platform(url, engines)
+    worker = None
+    try:
+        bot_only = [
+            platform.tables.open_table(GAME, 2, SHORT, [SEARCH, SEARCH], 60.0, opened_by="account").id
+            for _ in range(3)
+        ]
+        worker = start_worker(
+            url, queues=QUEUE, concurrency=1, name="fairness-humans", extra_env=engine_env(engines),
+            point_shared=False,
+        )  # fmt: skip
+        for _ in range(2):  # the second is queued after the worker has had every chance to pop
+            human = _human_table(platform)
+            deadline = time.monotonic() + 120  # a worker's start and a heuristic move on a busy machine
+            while platform.store.load(human).version == 0 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert platform.store.load(human).version > 0, "the human's table never moved"
+        assert _waiting(client, BOTS_QUEUE)[PRIORITY["bots_only"]] == 3
+        assert all(platform.store.load(t).version == 0 for t in bot_only)
+    finally:
+        if worker is not None:
+            stop_worker(worker, hard=True)
+        platform.close()
 
 
 def test_untrusted_openers_are_refused_in_the_platform_too(own_store, engines):
