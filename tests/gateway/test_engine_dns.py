@@ -7,9 +7,10 @@ The two replicas are real `cultists serve` processes on one port number, one bou
 127.0.0.1 and one to [::1], so they are exactly the A and the AAAA record of one name. Two
 names are tried:
 
-- `localhost`, resolved by the machine's own resolver. Many machines give both records
-  (/etc/hosts lists `::1 localhost`); where this one gives a single address the case is
-  skipped, saying so: a name with one record cannot show a split.
+- `localhost`, resolved by gRPC's own resolver as the gateway's channel resolves it
+  (c-ares, which gives both loopbacks for `localhost`; the native resolver gives what
+  getaddrinfo gives, both where /etc/hosts lists `::1 localhost`). Where it gives a single
+  address the case is skipped, saying so: a name with one record cannot show a split.
 - a name of this test's own DNS server (tests/support/dns_server.py), a real server on a
   loopback UDP port that gRPC's resolver asks over the wire (`dns://<server>/<name>:<port>`),
   as it asks the cluster's DNS for a Service: this one runs everywhere.
@@ -18,13 +19,16 @@ names are tried:
 from __future__ import annotations
 
 import os
+import select
 import socket
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 
 import pytest
 
 from services.gateway import create_app
+from services.platform.engine_channels import open_channel
 from tests.support.dns_server import DnsServer
 
 from .replicas import GAME, Replica, play_while_killing, port_free_on, share_of_first
@@ -33,12 +37,38 @@ HOSTS = ("127.0.0.1", "::1")
 NAME = "engines.cultists.test"
 
 
-def _localhost_records() -> set[str]:
+def _grpc_records(name: str, bound: float = 10.0) -> set[str]:
+    """Which of HOSTS gRPC's own resolver gives `name` (c-ares by default, which answers
+    `localhost` with both loopbacks even where getaddrinfo gives one; `native` asks
+    getaddrinfo). A round_robin channel connects to every address its resolver gives, so
+    each of HOSTS listens on one port and the channel's connections say which it got."""
+    port = port_free_on(*HOSTS)
+    listeners = {}
+    for host in HOSTS:
+        listener = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+        listener.bind((host, port))
+        listener.listen()
+        listeners[listener] = host
+    channel = open_channel(f"{name}:{port}")
+    channel.subscribe(lambda _state: None, try_to_connect=True)
+    seen: set[str] = set()
     try:
-        found = socket.getaddrinfo("localhost", None, type=socket.SOCK_STREAM)
-    except OSError:
-        return set()
-    return {str(info[4][0]) for info in found}
+        deadline = time.monotonic() + bound
+        while seen != set(HOSTS) and time.monotonic() < deadline:
+            # Once one address is connected the others follow at once if they are there.
+            wait = min(deadline - time.monotonic(), 2.0 if seen else bound)
+            waiting = [listener for listener, host in listeners.items() if host not in seen]
+            ready, _, _ = select.select(waiting, [], [], max(wait, 0))
+            if not ready:
+                break
+            for listener in ready:
+                listener.accept()[0].close()
+                seen.add(listeners[listener])
+    finally:
+        channel.close()
+        for listener in listeners:
+            listener.close()
+    return seen
 
 
 @pytest.fixture()
@@ -61,12 +91,12 @@ def engine_name(request) -> Iterator[tuple[str, DnsServer | None]]:
     """The one address the gateway is given for GAME's engine, and the DNS server behind it
     when it is this test's own. The replicas start only once the name is known to work."""
     if request.param == "localhost":
-        records = _localhost_records()
-        if not set(HOSTS) <= records:
+        records = _grpc_records("localhost")
+        if records != set(HOSTS):
             pytest.skip(
-                f"localhost resolves to {sorted(records)} here, not to both 127.0.0.1 and ::1 "
-                "(no `::1 localhost` line in /etc/hosts): one record cannot show a split; "
-                "the dns-server case covers a name with several records"
+                f"gRPC's resolver gives localhost {sorted(records)} here, not both 127.0.0.1 and ::1 "
+                "(the native resolver and no `::1 localhost` line in /etc/hosts?): one record "
+                "cannot show a split; the dns-server case covers a name with several records"
             )
         yield f"localhost:{request.getfixturevalue('dual_replicas')[0].port}", None
         return
