@@ -115,19 +115,23 @@ def play_while_killing(client, redis, victim: Replica, tables: int = 4, moves: i
 
     def play(tid: str, tokens: list[str]) -> None:
         waited = False
-        while made[tid] < moves:
-            reply, over = move(client, tid, tokens)
-            if over:
-                break
-            if reply.status_code != 200:
-                failures.append(f"{tid}: {reply.status_code} {reply.get_data(as_text=True)}")
-                break
-            made[tid] += 1
-            if made[tid] == 5 and not waited:  # every table is playing when the kill lands
-                waited = True
+        try:
+            while made[tid] < moves:
+                reply, over = move(client, tid, tokens)
+                if over:
+                    break
+                if reply.status_code != 200:
+                    failures.append(f"{tid}: {reply.status_code} {reply.get_data(as_text=True)}")
+                    break
+                made[tid] += 1
+                if made[tid] == 5 and not waited:  # every table is playing when the kill lands
+                    waited = True
+                    halfway.wait(timeout=60)
+        except Exception as exc:  # a thread's error is the test's failure, not a warning
+            failures.append(f"{tid} after {made[tid]} moves: {exc!r}")
+        finally:
+            if not waited:
                 halfway.wait(timeout=60)
-        if not waited:
-            halfway.wait(timeout=60)
 
     threads = [threading.Thread(target=play, args=t) for t in opened]
     for t in threads:

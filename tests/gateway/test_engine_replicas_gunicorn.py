@@ -95,7 +95,7 @@ def test_a_replica_killed_under_gunicorn_costs_no_move(live_store, engines, tmp_
                         ready.wait()
             except urllib.error.HTTPError as exc:
                 failures.append(f"{tid} after {len(played[tid])} moves: {_error(exc)}")
-            except OSError as exc:
+            except Exception as exc:  # no answer at all, or not the answer's shape
                 failures.append(f"{tid} after {len(played[tid])} moves: {exc!r}")
             finally:
                 if not waited:
