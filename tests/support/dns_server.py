@@ -31,6 +31,10 @@ class DnsServer:
         self.queries: list[tuple[str, int]] = []  # (name, type) of every query answered
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         self._sock.bind(("127.0.0.1", 0))
+        # Closing a socket does not wake a thread blocked reading it: the reader looks at
+        # the stop flag between short waits instead.
+        self._sock.settimeout(0.1)
+        self._stopped = threading.Event()
         self.port: int = self._sock.getsockname()[1]
         self._thread = threading.Thread(target=self._serve, name="dns-server", daemon=True)
         self._thread.start()
@@ -40,15 +44,16 @@ class DnsServer:
         return f"dns://127.0.0.1:{self.port}/{name}:{port}"
 
     def stop(self) -> None:
-        self._sock.close()
+        self._stopped.set()
         self._thread.join(timeout=5)
+        self._sock.close()
 
     def _serve(self) -> None:
-        while True:
+        while not self._stopped.is_set():
             try:
                 query, peer = self._sock.recvfrom(4096)
-            except OSError:  # closed by stop()
-                return
+            except TimeoutError:
+                continue
             try:
                 answer = self._answer(query)
             except (IndexError, struct.error, UnicodeDecodeError):
@@ -56,7 +61,7 @@ class DnsServer:
             try:
                 self._sock.sendto(answer, peer)
             except OSError:
-                return
+                continue  # the asker is gone: it asks again or gives up
 
     def _answer(self, query: bytes) -> bytes:
         ident, flags = struct.unpack("!HH", query[:4])
