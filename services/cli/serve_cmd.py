@@ -32,7 +32,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_game_argument(p)
     p.add_argument("--port", type=int, default=50051, help="gRPC port")
-    p.add_argument("--host", default="127.0.0.1", help="address to bind ([::] in containers)")
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to bind: an IPv4 or IPv6 address (0.0.0.0 or [::] in containers)",
+    )
     p.add_argument("--metrics-port", type=int, default=None, help="Prometheus /metrics port (default: none)")
     p.add_argument(
         "--reuse-port",
@@ -58,10 +62,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _probe_host(host: str) -> str:
-    """Where to try the ports: the IPv4 address given, else loopback (a port held on
-    loopback blocks the wildcard address too, and IPv6 or names need no second probe)."""
+    """Where to try the ports: the address given (IPv4 or IPv6, so a replica on [::1]:P is
+    not refused because another holds 127.0.0.1:P), else loopback (a port held on loopback
+    blocks the wildcard address too, and names need no second probe)."""
     try:
-        address = ipaddress.ip_address(host)
+        address = ipaddress.ip_address(host.strip("[]"))
     except ValueError:
         return "127.0.0.1"
-    return str(address) if address.version == 4 and not address.is_unspecified else "127.0.0.1"
+    return "127.0.0.1" if address.is_unspecified else str(address)

@@ -42,8 +42,10 @@ def wait_for_port(port: int, host: str = "127.0.0.1", timeout: float = 15.0) -> 
 
 
 def can_bind(port: int, host: str = "127.0.0.1") -> bool:
-    """Whether a server could bind host:port now (as gunicorn, gRPC and Redis do)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+    """Whether a server could bind host:port now (as gunicorn, gRPC and Redis do); an IPv6
+    `host` is tried as IPv6."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind((host, port))

@@ -157,6 +157,18 @@ def test_a_busy_serve_port_is_refused_naming_its_holder(no_platform, capsys):
             assert sys.executable.rsplit("/", 1)[-1] in line or "python" in line, line  # the holder: us
 
 
+def test_serve_checks_its_port_on_the_address_it_binds(no_platform, capsys):
+    """`--host ::1` tries [::1]:P, not 127.0.0.1:P: a port held there is refused
+    (tests/runtime/test_ports.py: one held on 127.0.0.1 only is not)."""
+    with socket.socket(socket.AF_INET6) as holder:
+        holder.bind(("::1", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        assert cli(["serve", "trash_cult", "--host", "::1", "--port", str(port)]) == 2
+        [line] = capsys.readouterr().err.strip().splitlines()
+        assert f"port {port}" in line and "in use by pid" in line, line
+
+
 @pytest.mark.parametrize(
     ("argv", "status", "words"),
     [

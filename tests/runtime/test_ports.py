@@ -35,6 +35,17 @@ def test_check_ports_names_the_busy_ones_and_their_holder(held):
     refuse_busy([])  # nothing busy: nothing raised
 
 
+def test_a_port_is_checked_on_the_address_given(held):
+    """IPv4 and IPv6 addresses of one host are separate: 127.0.0.1:P held leaves [::1]:P
+    free (two engine replicas on one port, the two records of `localhost`), and a port
+    held on ::1 is busy there."""
+    assert check_ports([PortUse("engine", held, None)], "::1") == []
+    with socket.socket(socket.AF_INET6) as v6:
+        v6.bind(("::1", held))
+        v6.listen()
+        assert [b.port for b in check_ports([PortUse("engine", held, None)], "::1")] == [held]
+
+
 def test_a_part_whose_port_is_held_by_another_process_fails_at_once(held):
     sup = Supervisor()
     sup.start(ProcessSpec("sleeper", [sys.executable, "-c", "import time; time.sleep(60)"]))

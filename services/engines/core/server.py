@@ -374,7 +374,11 @@ def start_engine(
     reuse_port: bool = False,
     budget: BotBudget | None = None,
 ) -> RunningEngine:
-    """Start serving `game`; port 0 picks a free port (tests). Returns at once.
+    """Start serving `game` on `host` (an IPv4 or IPv6 address, bracketed or not, or a name;
+    `0.0.0.0` or `[::]` for every interface); port 0 picks a free port (tests). Returns at once.
+
+    Binding one address lets replicas share a port number on different addresses of one
+    host (127.0.0.1:P and [::1]:P are the two records of `localhost` on most machines).
 
     gRPC sets SO_REUSEPORT by default, which lets a second server bind a port another
     already listens on and silently share its connections; here it is off unless asked
@@ -400,12 +404,14 @@ def start_engine(
         (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
         server,
     )
+    host = host.strip("[]")
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"  # gRPC brackets IPv6
     try:
-        bound = server.add_insecure_port(f"{host}:{port}")
+        bound = server.add_insecure_port(address)
     except RuntimeError:  # what grpcio raises for an address it cannot bind
         bound = 0
     if bound == 0:
-        raise OSError(errno.EADDRINUSE, f"could not bind {host}:{port}")
+        raise OSError(errno.EADDRINUSE, f"could not bind {address}")
     metrics_server = None
     actual_metrics = None
     if metrics_port is not None:
