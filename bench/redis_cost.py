@@ -2,7 +2,9 @@
 
 Issue 28 item 3: a move must cost at most 8 Redis commands, those run inside Lua included,
 and at most 0.08 ms of Redis CPU; item 4: a live table at most 8 KB of Redis (MEMORY
-USAGE of its record, log and actions, at the end of the run). Measured from Redis's own accounting over a known number
+USAGE of its record, log and actions, SAMPLES 0), read after every move of every table,
+so the target is checked at each table's largest (near its end, a game's bytes grow with
+its log and moves), with the mean over the tables at the end of the run beside it. Measured from Redis's own accounting over a known number
 of moves: `CONFIG RESETSTAT`, then moves, then `INFO commandstats` (calls and usec per
 command, Lua's inner calls counted separately from the EVALSHA that ran them) and `INFO
 cpu` (the server process's CPU, summed over the cluster's masters).
@@ -116,6 +118,7 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
     for node in nodes:
         node.config_resetstat()
     moves = 0
+    largest: dict[str, Any] = {"bytes": 0}
     cpu = _cpu(nodes)
     started = time.perf_counter()
     while moves < MOVES:
@@ -151,19 +154,62 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
             seats[i] = (tid, tokens, reply.get_json())
             moves += 1
             _add(before, after, {k: n - sent_before.get(k, 0) for k, n in sent_after.items()})
+            # Outside the move's readings: the table's bytes at this version.
+            largest = max(
+                largest, _table_bytes(app.extensions["cultists"].redis, tid), key=lambda r: r["bytes"]
+            )
     seconds = time.perf_counter() - started
     server_cpu = _cpu(nodes) - cpu
     platform = app.extensions["cultists"]
     # SAMPLES 0: every field and list entry measured (the default samples 5 of them and
     # scales up, which swings by KBs where one field is the state and the rest are tiny).
-    memory = [
-        sum(
-            platform.redis.memory_usage(k, samples=0) or 0 for k in (table_key(t), log_key(t), actions_key(t))
-        )
-        for t, _, _ in seats
-    ]
+    memory = [_table_bytes(platform.redis, t)["bytes"] for t, _, _ in seats]
+    # Then every table of the run to its end (no readings: its bytes only), so the largest
+    # is a table's largest, which comes near its end, not wherever the run stopped.
+    largest = max(largest, _play_out(client, platform.redis, seats, pick), key=lambda r: r["bytes"])
     platform.close()
-    return {**_summary(moves, seconds, server_cpu), "live_table_bytes_mean": round(sum(memory) / len(memory))}
+    return {
+        **_summary(moves, seconds, server_cpu),
+        "live_table_bytes_mean": round(sum(memory) / len(memory)),
+        # The largest any table was at any version (its keys' bytes, which of them, its moves).
+        "live_table_bytes_max": largest["bytes"],
+        "live_table_largest": largest,
+    }
+
+
+def _play_out(client: Any, store: Any, seats: list[tuple[str, list[str], dict]], pick: random.Random) -> dict:
+    """Play each table on to its end as the run played it; the largest any was meanwhile."""
+    largest: dict[str, Any] = {"bytes": 0}
+    for tid, tokens, legal in seats:
+        while True:
+            if not legal["legal_actions"]:
+                table = client.get(f"/api/tables/{tid}").get_json()
+                if table["status"] != "playing":
+                    break
+                token = tokens[table["to_act"][0]]
+                legal = client.get(f"/api/tables/{tid}/legal", headers={"Authorization": f"Bearer {token}"})
+                legal = legal.get_json()
+                continue
+            body = {"action": pick.choice(legal["legal_actions"])["id"], "version": legal["version"]}
+            reply = client.post(
+                f"/api/tables/{tid}/actions",
+                json=body,
+                headers={"Authorization": f"Bearer {tokens[legal['seat']]}"},
+            )
+            assert reply.status_code == 200, reply.get_json()
+            legal = reply.get_json()
+            largest = max(largest, _table_bytes(store, tid), key=lambda r: r["bytes"])
+    return largest
+
+
+def _table_bytes(client: Any, table_id: str) -> dict[str, Any]:
+    """A table's Redis bytes now: its record, log and actions keys (SAMPLES 0: every
+    field and list entry measured; the default samples 5 of them and scales up, which
+    swings by KBs where one field is the state and the rest are tiny)."""
+    keys = {"record": table_key(table_id), "log": log_key(table_id), "actions": actions_key(table_id)}
+    parts = {name: client.memory_usage(key, samples=0) or 0 for name, key in keys.items()}
+    version = client.hget(table_key(table_id), "version")
+    return {"bytes": sum(parts.values()), **parts, "version": int(version or 0)}
 
 
 _totals: dict[str, Any] = {}
@@ -257,7 +303,7 @@ def run() -> dict[str, Any]:
             engine.stop(grace=0)
     out["targets"] = (
         {
-            f"live table <= 8 KB of Redis ({kind})": out[kind]["live_table_bytes_mean"] <= 8192
+            f"live table <= 8 KB of Redis at its largest ({kind})": out[kind]["live_table_bytes_max"] <= 8192
             for kind in ("single", "cluster")
         }
         | {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from flask import Blueprint, jsonify, request
-from pydantic import ConfigDict, Field
+from pydantic import ConfigDict, Field, model_validator
 
 from services.engines.registry import available_games, load_game
 from services.gateway.context import current
@@ -99,6 +99,13 @@ class JoinSeat(Body):
     player: DisplayName | None = Field(None, description="name shown at the table; default: the player's")
 
 
+# A place in a lobby list: a table's listing score and its id (store.TablePage).
+Cursor = Annotated[
+    str,
+    Field(max_length=64, pattern=r"^[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?:[0-9a-f]{16}$"),
+]
+
+
 class TableQuery(Body):
     model_config = ConfigDict(strict=False, extra="forbid")  # query strings are text
 
@@ -107,12 +114,16 @@ class TableQuery(Body):
     )
     game: GameName | None = None
     limit: int = Field(50, ge=1, le=TABLE_LIST_LIMIT, description="tables in one page, newest first")
-    cursor: str | None = Field(
-        None,
-        max_length=64,
-        pattern=r"^[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?:[0-9a-f]{16}$",
-        description="`next` of the page before",
+    cursor: Cursor | None = Field(None, description="`next` of the page before")
+    before: Cursor | None = Field(
+        None, description="`previous` of the page after (the page before it); not with `cursor`"
     )
+
+    @model_validator(mode="after")
+    def _one_way(self) -> TableQuery:
+        if self.cursor is not None and self.before is not None:
+            raise ValueError("give `cursor` (the next page) or `before` (the previous one), not both")
+        return self
 
 
 @bp.get("/games")
@@ -132,8 +143,15 @@ def list_tables():
     gw = current()
     if query.game is not None:
         gw.engines.require(query.game)
-    tables, cursor, total = gw.store.page(query.status, query.limit, query.cursor, query.game)
-    return jsonify({"tables": [gw.tables.summary(t) for t in tables], "next": cursor, "total": total})
+    page = gw.store.page(query.status, query.limit, query.cursor, query.game, before=query.before)
+    return jsonify(
+        {
+            "tables": [gw.tables.summary(t) for t in page.tables],
+            "next": page.next,
+            "previous": page.previous,
+            "total": page.total,
+        }
+    )
 
 
 def opener_kind() -> str:
@@ -299,6 +317,7 @@ class Table(Body):
 class Tables(Body):
     tables: list[Table]
     next: str | None = Field(description="the `cursor` of the next page; null on the last")
+    previous: str | None = Field(None, description="the `before` of the previous page; null on the first")
     total: int = Field(description="how many tables there are in this status (and game)")
 
 

@@ -44,7 +44,7 @@ import hmac
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -362,40 +362,47 @@ class TableStore:
         return [(shard, index_key(shard, f"{name}:{g}")) for g in games for shard in range(INDEX_SHARDS)]
 
     def page(
-        self, status: str, limit: int, cursor: str | None = None, game: str | None = None
-    ) -> tuple[list[Table], str | None, int]:
+        self,
+        status: str,
+        limit: int,
+        cursor: str | None = None,
+        game: str | None = None,
+        before: str | None = None,
+    ) -> TablePage:
         """Newest first, one page of the tables in `status` (of `game`, or every game)
-        over every shard: (tables, the cursor of the next page or None, how many there
-        are in all). Each list gives at most a page, so the cost is the page's, not the
-        platform's."""
+        over every shard: the tables after `cursor` (the `next` of the page before), or
+        those just before `before` (the `previous` of the page after), with how many
+        there are in all. Each list gives at most a page, so the cost is the page's, not
+        the platform's."""
         lists = self._lists(status, game)
-        top: float = float("inf")
-        after_id = ""
-        if cursor:
-            score, _, after_id = cursor.partition(":")
-            top = float(score)
-        found: list[tuple[float, str]] = []
-        tables: list[Table] = []
+        upward = before is not None
+        mark = before if upward else cursor
+        edge: float = float("-inf") if upward else float("inf")
+        mark_id = ""
+        if mark:
+            score, _, mark_id = mark.partition(":")
+            edge = float(score)
         old = time.time() - self.grace
-        gone: dict[int, list[str]] = {}
         while True:
             with self.redis.pipeline(transaction=False) as pipe:
                 for _shard, key in lists:
-                    pipe.zrevrangebyscore(key, top, "-inf", 0, limit + 1, withscores=True)
+                    if upward:
+                        pipe.zrangebyscore(key, edge, "+inf", 0, limit + 1, withscores=True)
+                    else:
+                        pipe.zrevrangebyscore(key, edge, "-inf", 0, limit + 1, withscores=True)
                     pipe.zcard(key)
                 replies = pipe.execute()
             total = sum(replies[1::2])
-            merged = heapq.merge(
-                *([(score, m.decode()) for m, score in reply] for reply in replies[0::2]),
-                key=lambda item: (-item[0], _desc(item[1])),
-            )
-            found = [
-                (score, table_id)
-                for score, table_id in merged
-                if score < top or (score == top and table_id < after_id) or not cursor
-            ][: limit + 1]
-            loaded = self.load_many([table_id for _, table_id in found[:limit]])
-            for (listed, table_id), table in zip(found[:limit], loaded, strict=True):
+            found = _nearest(
+                [[(score, m.decode()) for m, score in reply] for reply in replies[0::2]],
+                limit + 1, edge, mark_id if mark else None, upward,
+            )  # fmt: skip
+            # Nearest the mark first: going up, those are the page's oldest.
+            window = found[:limit][::-1] if upward else found[:limit]
+            loaded = self.load_many([table_id for _, table_id in window])
+            tables: list[Table] = []
+            gone: dict[int, list[str]] = {}
+            for (listed, table_id), table in zip(window, loaded, strict=True):
                 if table is None and status == "waiting" and listed < old:
                     gone.setdefault(shard_of(table_id), []).append(table_id)  # expired unstarted
                 elif table is not None:
@@ -406,10 +413,13 @@ class TableStore:
                 ids = gone.get(shard)
                 if ids:
                     self.redis.zrem(key, *ids)
-            gone, tables = {}, []
-        more = len(found) > limit
-        next_cursor = f"{found[limit - 1][0]!r}:{found[limit - 1][1]}" if more else None
-        return tables, next_cursor, int(total)
+        more = len(found) > limit  # beyond the page, away from the mark
+        first = _cursor(window[0]) if window else None
+        last = _cursor(window[-1]) if window else None
+        if upward:
+            # Below this page lies at least the table `before` names (the page it came from).
+            return TablePage(tables, last or before, int(total), first if more else None)
+        return TablePage(tables, last if more else None, int(total), (first or cursor) if cursor else None)
 
     def count(self, status: str, game: str | None = None) -> int:
         with self.redis.pipeline(transaction=False) as pipe:
@@ -420,7 +430,7 @@ class TableStore:
     def finished(self, limit: int) -> list[tuple[Table, float]]:
         """Recently finished tables with the time each ended, newest first: those still in
         Redis, then the newest archived ones."""
-        tables, _cursor, _total = self.page("finished", limit)
+        tables = self.page("finished", limit).tables
         found = [(t, float(t.finished_at or t.created)) for t in tables]
         if self.archive is not None and len(found) < limit:
             seen = {t.id for t, _ in found}
@@ -780,6 +790,36 @@ class TableStore:
                 ):
                     self._file_deadline(shard, table_id, due)
                     fixed["deadlines"] += 1
+
+
+class TablePage(NamedTuple):
+    """One page of a lobby list, newest first."""
+
+    tables: list[Table]
+    next: str | None  # the `cursor` of the page after this one; None on the last
+    total: int  # how many tables the list holds in all
+    previous: str | None  # the `before` of the page before this one; None on the first
+
+
+def _cursor(entry: tuple[float, str]) -> str:
+    """A list entry as a cursor: its score (repr: exact) and its id."""
+    return f"{entry[0]!r}:{entry[1]}"
+
+
+def _nearest(
+    replies: list[list[tuple[float, str]]], count: int, edge: float, mark_id: str | None, upward: bool
+) -> list[tuple[float, str]]:
+    """The `count` entries of every shard's reply nearest the mark (`edge`, `mark_id`;
+    None: no mark) in the direction read, nearest first. Newest-first order is score
+    descending, then id descending, so going down (older) the entries past the mark are
+    those below it, and going up (newer) those above it."""
+    if upward:
+        merged = heapq.merge(*replies, key=lambda item: (item[0], item[1]))
+        beyond = (lambda s, i: s > edge or (s == edge and i > mark_id)) if mark_id is not None else None
+    else:
+        merged = heapq.merge(*replies, key=lambda item: (-item[0], _desc(item[1])))
+        beyond = (lambda s, i: s < edge or (s == edge and i < mark_id)) if mark_id is not None else None
+    return [entry for entry in merged if beyond is None or beyond(*entry)][:count]
 
 
 def _desc(table_id: str) -> tuple[int, ...]:

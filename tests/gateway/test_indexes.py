@@ -37,6 +37,30 @@ def test_the_lobby_pages_through_every_waiting_table_once_newest_first(client):
     assert seen == opened[::-1], "each table once, newest first"
 
 
+def test_previous_pages_lead_back_to_the_first_one_page_at_a_time(client):
+    """`previous` of a page is the `before` of the page above it: back from the last page
+    the pages are those seen going forward, and the first has no previous."""
+    [_open(client) for _ in range(7)]
+    forward = []
+    body = client.get("/api/tables?limit=3").get_json()
+    assert body["previous"] is None, "nothing comes before the first page"
+    while True:
+        forward.append(([t["table"] for t in body["tables"]], body))
+        if body["next"] is None:
+            break
+        body = client.get(f"/api/tables?limit=3&cursor={body['next']}").get_json()
+    back = [forward[-1][0]]
+    body = forward[-1][1]
+    while body["previous"] is not None:
+        body = client.get(f"/api/tables?limit=3&before={body['previous']}").get_json()
+        assert body["total"] == 7
+        back.append([t["table"] for t in body["tables"]])
+        assert len(back) <= len(forward), "the pages end"
+    assert back[::-1] == [ids for ids, _ in forward]
+    both = client.get(f"/api/tables?cursor={forward[0][1]['next']}&before={forward[0][1]['next']}")
+    assert both.status_code == 400 and "not both" in both.get_data(as_text=True)
+
+
 def test_a_malformed_lobby_cursor_is_refused_naming_it(client):
     _open(client)
     reply = client.get("/api/tables?cursor=not-a-cursor")

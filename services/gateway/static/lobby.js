@@ -153,7 +153,8 @@
   const tablesBox = $("#tables-list");
   async function refreshTables() {
     try {
-      const reply = await fetch("/lobby/tables", { cache: "no-store" });
+      // At the page of each list this lobby shows (its query string: the lists' cursors).
+      const reply = await fetch("/lobby/tables" + location.search, { cache: "no-store" });
       if (reply.ok) tablesBox.innerHTML = await reply.text();
     } catch (_) {
       /* the next refresh tries again */
