@@ -360,13 +360,17 @@ def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
                     "seats": {"type": "array", "minItems": n, "maxItems": n, "items": seat, "nullable": True},
                 },
             }
-            if n in switches:
-                alternative["required"] = ["game", "players", "config"]
+            if n in switches:  # the switch, and the size said (by `players` or by `seats`)
+                alternative["required"] = ["game", "config"]
                 alternative["properties"]["config"] = {
                     "type": "object",
                     "required": [switches[n]],
                     "properties": {switches[n]: {"type": "boolean", "enum": [True]}},
                 }
+                alternative["anyOf"] = [
+                    {"required": ["players"], "properties": {"players": {"type": "integer"}}},
+                    {"required": ["seats"], "properties": {"seats": {"type": "array"}}},
+                ]
             out.append(alternative)
     return out
 
