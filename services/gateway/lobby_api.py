@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Annotated, Any, Literal
 
 from flask import Blueprint, jsonify, request
 from pydantic import ConfigDict, Field, model_validator
 
+from services.engines.core.bots import bot_names
+from services.engines.core.game import GameSpec
 from services.engines.registry import available_games, load_game
 from services.gateway.context import current
 from services.models import MAX_BOT_SPEC
@@ -328,7 +331,77 @@ class SeatClaim(Body):
     status: str
 
 
+def _lowering_switches(spec: GameSpec) -> dict[int, str]:
+    """Table sizes below the usual rules' fewest that a yes/no config field allows, and the
+    field (Crazy Cultists: 2 players with `two_players`, CC-2)."""
+    usual = spec.make_config()
+    least = spec.min_players_for(usual)
+    out: dict[int, str] = {}
+    for field in dataclasses.fields(usual):
+        if isinstance(getattr(usual, field.name), bool):
+            fewer = spec.min_players_for(dataclasses.replace(usual, **{field.name: True}))
+            out.update({n: field.name for n in range(fewer, least)})
+    return out
+
+
+def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
+    """One alternative of `NewTable` per game and table size, read from each engine's own
+    spec (one source of truth): the game named, `players` that size (or left out), `seats`
+    that many, each bot one of the game's; a size only a config switch allows needs the
+    switch. So a schema-valid request names a table the game takes, as the fuzzer checks.
+    (`null` is in each nullable enum: OpenAPI 3.0 validates a null against the enum too.)"""
+    out: list[dict[str, Any]] = []
+    for game in games:
+        spec = load_game(game)
+        seat = {  # a human seat's `bot` is ignored; a bot seat's is one of the game's
+            "anyOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "enum": ["human"]}}},
+                {
+                    "type": "object",
+                    "required": ["kind"],
+                    "properties": {
+                        "kind": {"type": "string", "enum": ["bot"]},
+                        "bot": {"type": "string", "enum": [*bot_names(spec), None], "nullable": True},
+                    },
+                },
+            ]
+        }
+        switches = _lowering_switches(spec)
+        for n in range(spec.min_players, spec.max_players + 1):
+            if n < spec.min_players_for(spec.make_config()) and n not in switches:
+                continue
+            alternative: dict[str, Any] = {
+                "type": "object",
+                "required": ["game"],
+                "properties": {
+                    "game": {"type": "string", "enum": [game]},
+                    "players": {"type": "integer", "enum": [n, None], "nullable": True},
+                    "seats": {"type": "array", "minItems": n, "maxItems": n, "items": seat, "nullable": True},
+                },
+            }
+            if n in switches:  # the switch, and the size said (by `players` or by `seats`)
+                alternative["required"] = ["game", "config"]
+                alternative["properties"]["config"] = {
+                    "type": "object",
+                    "required": [switches[n]],
+                    "properties": {switches[n]: {"type": "boolean", "enum": [True]}},
+                }
+                alternative["anyOf"] = [
+                    {"required": ["players"], "properties": {"players": {"type": "integer"}}},
+                    {"required": ["seats"], "properties": {"seats": {"type": "array"}}},
+                ]
+            out.append(alternative)
+    return out
+
+
 OPENAPI_SCHEMAS = openapi_components(NewTable, JoinSeat, Games, Tables, SeatClaim, Seat)
+OPENAPI_SCHEMAS["NewTable"] = {
+    "description": OPENAPI_SCHEMAS["NewTable"].get("description", ""),
+    "allOf": [
+        {k: v for k, v in OPENAPI_SCHEMAS["NewTable"].items() if k != "description"},
+        {"anyOf": tables_by_game(available_games())},
+    ],
+}
 
 OPENAPI_PATHS = {
     "/api/games": {

@@ -1,16 +1,26 @@
-"""The OpenAPI document is true: every /api route is in it, and a schemathesis run over
-it (real app, real Redis, real engines) finds no server error and no undocumented reply."""
+"""The OpenAPI document is true: every /api route is in it, and schemathesis, with every
+check it has (real app, real Redis, real engines), finds nothing over any operation, per
+operation in each phase and in a stateful run, but the few cross-field rules KNOWN_GAPS
+names (docs/gateway.md). No operation and no check is left out."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import time
+import uuid
+from collections.abc import Iterator
 
 import orjson
+import pytest
 import schemathesis
 from flask import Flask
-from hypothesis import HealthCheck, given, settings
-from schemathesis import checks
+from hypothesis import HealthCheck, settings
+from schemathesis.checks import CHECKS, is_check_class, load_all_checks
+from schemathesis.core.failures import CustomFailure, Failure
+from schemathesis.generation.feedback import NO_FEEDBACK
+from schemathesis.pytest._test_builder import build_operation_test
 
 from services.gateway import BLUEPRINTS
 from services.gateway.versions import documented_path
@@ -22,8 +32,8 @@ from .conftest import forget_sweeps_and_tunes
 def error_code_is_listed(ctx, response, case) -> bool | None:
     """An error's code is one its operation lists under that status (x-error-codes): a
     client's SDK can switch on the list the document gives it."""
-    if response.status_code < 400:
-        return None
+    if response.status_code < 400 or response.request.method != case.operation.method.upper():
+        return None  # (a method the path does not serve: `unsupported_method` checks its 405)
     reply = case.operation.definition.raw["responses"].get(str(response.status_code), {})
     code = orjson.loads(response.content)["error"]["code"]
     assert code in reply.get("x-error-codes", ()), (
@@ -33,13 +43,106 @@ def error_code_is_listed(ctx, response, case) -> bool | None:
     return None
 
 
-CHECKS = [
-    checks.not_a_server_error,
-    checks.status_code_conformance,
-    checks.content_type_conformance,
-    checks.response_schema_conformance,
-    error_code_is_listed,
-]
+def every_check() -> list:
+    """Every check schemathesis has (its built-ins, and ours above): a newer schemathesis's
+    new checks run too, unasked. `max_response_time` is a setting, not one of them (speed
+    is the benches' to measure, not a test's)."""
+    load_all_checks()
+    return [check for check in CHECKS.get_all() if not is_check_class(check)]
+
+
+BUILT_IN = {
+    "not_a_server_error",
+    "status_code_conformance",
+    "content_type_conformance",
+    "response_headers_conformance",
+    "response_schema_conformance",
+    "negative_data_rejection",
+    "positive_data_acceptance",
+    "missing_required_header",
+    "unsupported_method",
+    "allow_header_conformance",
+    "use_after_free",
+    "ensure_resource_availability",
+    "ignored_auth",
+    "object_level_authorization",
+}
+
+
+# Where the document cannot yet say exactly what the API takes: by operation, the findings
+# `check:error code` allowed there, each for a rule that crosses fields, which JSON Schema
+# cannot state (docs/gateway.md, "What the document cannot say"). Any other finding, on any
+# operation, fails the test; so does one of these with another error code.
+# The replay sources are query strings: one parameter cannot bound another (players by game,
+# bots by players), and `config` and `bots` are text the engine parses.
+_REPLAY_GAPS = {
+    f"positive_data_acceptance:{code}"
+    for code in (
+        "malformed", "invalid_players", "invalid_bots", "invalid_config", "invalid_argument",
+        "unknown_seat", "too_long",
+    )
+}  # fmt: skip
+# A table's size, seats and bots are the document's per game (lobby_api.tables_by_game);
+# its `config` is not yet: a game's own rules over a whole config (a deck that deals, a hand
+# that fits) cross fields, and which fields a game has is the game's.
+_TABLE_GAPS = {
+    f"positive_data_acceptance:{code}"
+    for code in ("invalid_config", "config_limit", "invalid_argument", "state_too_large")
+}
+# A display name is 1-32 characters once trimmed, each printable by Python's
+# `str.isprintable` over all of Unicode (players.display_name), which a schema pattern
+# cannot state short of listing every unassigned and format code point.
+_NAME_GAPS = {"positive_data_acceptance:malformed"}
+KNOWN_GAPS: dict[str, set[str]] = {
+    "POST /api/v1/tables": _TABLE_GAPS,
+    "POST /api/v1/players/guest": _NAME_GAPS,
+    "PATCH /api/v1/players/me": _NAME_GAPS,
+    "GET /api/v1/replays": _REPLAY_GAPS,
+    "GET /api/v1/replays/steps/{step}": _REPLAY_GAPS,
+}
+
+
+def findings(exc: BaseException) -> set[str]:
+    """A schemathesis failure as `check:error code` (the code of the API's answer, when it
+    sent its error shape); an error of another kind is named by its type."""
+    if not isinstance(exc, BaseExceptionGroup):
+        return {type(exc).__name__}
+    names: set[str] = set()
+    for failure in exc.exceptions:
+        if isinstance(failure, CustomFailure):
+            names.add(failure.title.partition("`")[2].rstrip("`"))
+        elif isinstance(failure, Failure):
+            names.update(type(failure).checks or (type(failure).__name__,))
+        else:
+            names.add(type(failure).__name__)
+    code = re.search(r'"error":\{"code":"([a-z_]+)"', str(exc))
+    return {f"{name}:{code.group(1) if code else '-'}" for name in names}
+
+
+@contextlib.contextmanager
+def known_gaps_pass(case) -> Iterator[None]:
+    """Lets a finding that is one of its operation's KNOWN_GAPS pass (the generator goes on
+    to other inputs, rather than stopping at it); any other is raised."""
+    try:
+        yield
+    except BaseExceptionGroup as exc:
+        if not findings(exc) <= KNOWN_GAPS.get(case.operation.label, set()):
+            raise
+
+
+def unique_idempotency_key(case) -> None:
+    """A well-formed Idempotency-Key made unique, as the document asks of a client ("a unique
+    key per write"): schemathesis draws the same few keys again for other bodies, which the
+    API rightly refuses (422 `idempotency_key_reused`). A malformed key (a negative case) is
+    sent as drawn, to be refused."""
+    headers = case.headers or {}
+    key = headers.get("Idempotency-Key")
+    if isinstance(key, str) and 8 <= len(key) <= 255 and re.fullmatch(r"[\x21-\x7e]+", key):
+        headers["Idempotency-Key"] = str(uuid.uuid4())
+
+
+# Generated cases per operation and generation mode (the coverage phase's are on top)
+EXAMPLES = int(os.environ.get("OPENAPI_FUZZ_EXAMPLES", "10"))
 
 
 def _documented_form(rule: str) -> str:
@@ -63,29 +166,55 @@ def test_every_api_route_is_documented(app, client):
     assert len(BLUEPRINTS) >= 4
 
 
-def test_schemathesis_finds_no_server_error(app):
-    """Every operation, with generated inputs, each checked against the document.
+@pytest.mark.timeout(1200)  # a few hundred requests; a loaded 2-core machine takes minutes
+def test_every_check_holds_over_every_operation(app):
+    """Every operation, with every check schemathesis has, in each of its phases: the
+    document's examples, its coverage cases (each bound and its neighbours, a missing
+    required header, a method the path does not serve) and generated inputs, both ones the
+    document calls valid (which must be accepted) and ones it calls invalid (which must be
+    refused).
 
-    Driven by hand over the operations (rather than schemathesis' pytest plugin) so one
-    test covers the whole document with the app fixture of this suite."""
+    Driven by hand over the operations, with schemathesis' own test builder (rather than
+    its pytest plugin, whose fixture loader this pytest does not run), so one test covers
+    the whole document with the app fixture of this suite."""
+    checks = every_check()
+    assert {check.__name__ for check in checks} >= BUILT_IN
     api = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
     operations = [result.ok() for result in api.get_all_operations()]
     assert len(operations) >= 15
+    budget = settings(
+        max_examples=EXAMPLES, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
+    found = []
     for operation in operations:
 
-        @given(case=operation.as_strategy())
-        @settings(max_examples=25, deadline=None, database=None, suppress_health_check=list(HealthCheck))
         def run(case):
-            case.call_and_validate(checks=CHECKS)
+            unique_idempotency_key(case)
+            with known_gaps_pass(case):
+                case.call_and_validate(checks=checks)
 
-        run()
+        test = build_operation_test(
+            config=api.config,
+            operation=operation,
+            test_func=run,
+            given_kwargs={},
+            feedback=NO_FEEDBACK,
+            explicit_settings=budget,
+        )
+        try:
+            test()
+        except (Exception, BaseExceptionGroup) as exc:  # every operation runs; all findings at once
+            found.append(f"{operation.label} ({', '.join(sorted(findings(exc)))}): {exc}")
+    assert not found, "\n\n".join(found)
 
 
 def test_stateful_run_over_linked_operations_finds_no_server_error(app):
-    """Follows the document's links from a new table to its view, seats, log and replay,
-    so generated requests reach real tables, not only unknown ids; signed in as a guest
-    player (X-Player-Token on every request), so seats are taken, tickets queued and
-    profiles changed by a player, as the pages do."""
+    """Every check, as above (the stateful ones too: a deleted or created resource as its
+    links say), over scenarios that follow the document's links from a new table to its
+    view, seats, log and replay, so generated requests reach real tables, not only unknown
+    ids; signed in as a guest player (X-Player-Token on every request, through
+    schemathesis' auth hook, so `ignored_auth` also tries each call without it), so seats
+    are taken, tickets queued and profiles changed by a player, as the pages do."""
     api = schemathesis.openapi.from_wsgi("/api/openapi.json", app)
     client = app.test_client()
 
@@ -101,8 +230,15 @@ def test_stateful_run_over_linked_operations_finds_no_server_error(app):
     machine = api.as_state_machine()
 
     class Checked(machine):  # type: ignore[misc, valid-type]
+        def before_call(self, case):
+            unique_idempotency_key(case)
+
         def validate_response(self, response, case, **kwargs):
-            case.validate_response(response, checks=CHECKS)
+            # Every check (the default: all enabled, ours included), with the scenario's
+            # recorder, which the stateful ones read (use_after_free, ensure_resource_availability).
+            assert {c.__name__ for c in every_check()} >= BUILT_IN
+            with known_gaps_pass(case):
+                super().validate_response(response, case, **kwargs)
 
         def teardown(self):
             # Each scenario starts without the tables, sweeps and tunes the last one made:
