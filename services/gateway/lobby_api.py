@@ -6,7 +6,7 @@ import dataclasses
 from typing import Annotated, Any, Literal
 
 from flask import Blueprint, jsonify, request
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from services.engines.core.bots import bot_names
 from services.engines.core.game import GameSpec
@@ -15,6 +15,7 @@ from services.gateway.context import current
 from services.models import MAX_BOT_SPEC
 from services.platform.errors import PlatformError
 from services.platform.settings import Settings
+from services.platform.store import TablePage, TableStore
 
 from .auth import current_player, player_id
 from .errors import bearer_token
@@ -105,8 +106,12 @@ class JoinSeat(Body):
 # A place in a lobby list: a table's listing score and its id (store.TablePage).
 Cursor = Annotated[
     str,
-    Field(max_length=64, pattern=r"^[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?:[0-9a-f]{16}$"),
+    Field(max_length=64, pattern=r"^<?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?:[0-9a-f]{16}$"),
 ]
+# A page's `previous` is the place of its first table marked with this: one `cursor`
+# parameter walks both ways, so no two parameters exclude each other (a rule the OpenAPI
+# document could not state, and a schema-valid request the API would refuse).
+BACK = "<"
 
 
 class TableQuery(Body):
@@ -117,16 +122,9 @@ class TableQuery(Body):
     )
     game: GameName | None = None
     limit: int = Field(50, ge=1, le=TABLE_LIST_LIMIT, description="tables in one page, newest first")
-    cursor: Cursor | None = Field(None, description="`next` of the page before")
-    before: Cursor | None = Field(
-        None, description="`previous` of the page after (the page before it); not with `cursor`"
+    cursor: Cursor | None = Field(
+        None, description="`next` of the page before (the page after it), or `previous` of the page after"
     )
-
-    @model_validator(mode="after")
-    def _one_way(self) -> TableQuery:
-        if self.cursor is not None and self.before is not None:
-            raise ValueError("give `cursor` (the next page) or `before` (the previous one), not both")
-        return self
 
 
 @bp.get("/games")
@@ -146,15 +144,26 @@ def list_tables():
     gw = current()
     if query.game is not None:
         gw.engines.require(query.game)
-    page = gw.store.page(query.status, query.limit, query.cursor, query.game, before=query.before)
+    page, previous = page_at(gw.store, query.status, query.limit, query.cursor, query.game)
     return jsonify(
         {
             "tables": [gw.tables.summary(t) for t in page.tables],
             "next": page.next,
-            "previous": page.previous,
+            "previous": previous,
             "total": page.total,
         }
     )
+
+
+def page_at(
+    store: TableStore, status: str, limit: int, cursor: str | None, game: str | None = None
+) -> tuple[TablePage, str | None]:
+    """The page a `cursor` names (a `next`, or a `previous` marked with BACK), and the
+    cursor of the page before it: the one paging read of the API and the lobby page."""
+    back = cursor is not None and cursor.startswith(BACK)
+    after, before = (None, cursor[len(BACK) :]) if back and cursor else (cursor, None)
+    page = store.page(status, limit, after, game, before=before)
+    return page, (BACK + page.previous if page.previous else None)
 
 
 def opener_kind() -> str:
@@ -320,7 +329,7 @@ class Table(Body):
 class Tables(Body):
     tables: list[Table]
     next: str | None = Field(description="the `cursor` of the next page; null on the last")
-    previous: str | None = Field(None, description="the `before` of the previous page; null on the first")
+    previous: str | None = Field(None, description="the `cursor` of the previous page; null on the first")
     total: int = Field(description="how many tables there are in this status (and game)")
 
 

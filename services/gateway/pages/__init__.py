@@ -28,7 +28,7 @@ from urllib.parse import urlencode
 
 import orjson
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field
 
 from services.engines.core.messages import load_messages
 from services.gateway.context import current
@@ -37,7 +37,7 @@ from services.platform.errors import PlatformError
 
 from ..auth import player_id
 from ..errors import bearer_token
-from ..lobby_api import Cursor
+from ..lobby_api import Cursor, page_at
 from ..schemas import Body, validate
 from .ending import ending
 from .history import PastStates, last_move, last_trick, past_move, sentence, upto
@@ -99,43 +99,30 @@ LOBBY_PAGE = 50  # tables in one page of each list, as the API's default page
 
 
 class ListsQuery(Body):
-    """Where each lobby list is: the API's `cursor` (its `next`) or `before` (its
-    `previous`) per list, so a page of the lobby is a page of `GET /api/tables`."""
+    """Where each lobby list is: the API's `cursor` (a page's `next` or `previous`) per
+    list, so a page of the lobby is a page of `GET /api/tables`."""
 
     model_config = ConfigDict(strict=False)  # query strings are text; other keys ignored
 
-    waiting: Cursor | None = Field(None, description="`next` of the waiting list's page before")
-    waiting_before: Cursor | None = Field(None, description="`previous` of the waiting list's page after")
-    playing: Cursor | None = Field(None, description="`next` of the playing list's page before")
-    playing_before: Cursor | None = Field(None, description="`previous` of the playing list's page after")
-
-    @model_validator(mode="after")
-    def _one_way(self) -> ListsQuery:
-        for name in ("waiting", "playing"):
-            if getattr(self, name) is not None and getattr(self, f"{name}_before") is not None:
-                raise ValueError(
-                    f"give `{name}` (its next page) or `{name}_before` (its previous one), not both"
-                )
-        return self
+    waiting: Cursor | None = Field(None, description="the waiting list's `cursor`")
+    playing: Cursor | None = Field(None, description="the playing list's `cursor`")
 
 
 def _tables_lists(gw: Platform) -> dict[str, Any]:
     """Both lists at the places the query string names (first pages by default), each
-    through the store's one paging read, with links to the pages around them."""
+    through the API's one paging read, with links to the pages around them."""
     query = validate(ListsQuery, request.args.to_dict())
     here = {k: v for k, v in query.model_dump().items() if v is not None}
     out: dict[str, Any] = {}
     for status in ("waiting", "playing"):
-        page = gw.store.page(
-            status, LOBBY_PAGE, getattr(query, status), before=getattr(query, f"{status}_before")
-        )
-        others = {k: v for k, v in here.items() if not k.startswith(status)}  # the other list stays
+        page, previous = page_at(gw.store, status, LOBBY_PAGE, getattr(query, status))
+        others = {k: v for k, v in here.items() if k != status}  # the other list stays
         out[status] = [t.summary() for t in page.tables]
         out[f"{status}_pages"] = {
             "total": page.total,
             "next": _lists_url(others | {status: page.next}) if page.next else None,
-            "previous": _lists_url(others | {f"{status}_before": page.previous}) if page.previous else None,
-            "first": _lists_url(others) if status in here or f"{status}_before" in here else None,
+            "previous": _lists_url(others | {status: previous}) if previous else None,
+            "first": _lists_url(others) if status in here else None,
         }
     out["titles"] = {g: _title(gw, g) for g in {t["game"] for t in out["waiting"] + out["playing"]}}
     return out
