@@ -56,6 +56,7 @@ from services.engines.registry import available_games, load_game
 # from the 0.5 target). Fisher-Yates, only the reference (about 1.0), plays fewer.
 GAMES = int(os.environ.get("BENCH_POWER_GAMES", 20000))
 FY_GAMES = int(os.environ.get("BENCH_POWER_FY_GAMES", 4000))
+COUPLED_PROCESSES = int(os.environ.get("BENCH_POWER_PROCESSES", 2))
 BOOTSTRAP = 1000  # resamples of the pairs for the share's interval
 SPEED_SECONDS = float(os.environ.get("BENCH_POWER_SPEED_SECONDS", 6.0))  # per game and shuffle
 AA_PAIRS = int(os.environ.get("BENCH_POWER_AA_PAIRS", 20))
@@ -92,6 +93,12 @@ def _rat(result: dict[str, Any]) -> list[tuple[bool, bool]]:
         cults = result["facts"][k]["groups"]["cult"]
         out.append(("Rat" in cults, any(cults[s] == "Rat" for s in result["winners"][k])))
     return out
+
+
+def _rat_of_chunk(spec: Any, chunk: Any) -> tuple[int, int, list[tuple[bool, bool]]]:
+    """(cell, first game, `_rat` of its games) of one chunk, played in a worker process."""
+    r = simulate_chunk(spec, chunk)
+    return r["cell"], r["start"], _rat(r)
 
 
 def mcnemar_power(n: int, discordant: float, delta: float, alpha: float) -> float:
@@ -148,9 +155,12 @@ def coupled(games: int, fy_games: int, players: int = 2) -> dict[str, Any]:
         )  # fmt: skip
         started = time.perf_counter()
         rat: dict[int, list[tuple[bool, bool]]] = {0: [], 1: []}
-        for c in chunks(spec):  # chunk by chunk: the facts of 20,000 games are not kept
-            r = simulate_chunk(spec, c)
-            rat[r["cell"]] += _rat(r)
+        # Chunk by chunk, in COUPLED_PROCESSES processes: each hands back only its games'
+        # (Rat sat, Rat won), so the facts of 20,000 games are never held at once.
+        with ProcessPoolExecutor(COUPLED_PROCESSES, mp_context=multiprocessing.get_context("spawn")) as pool:
+            done = sorted(pool.map(_rat_of_chunk, [spec] * len(plan := chunks(spec)), plan))
+        for cell, _start, got in done:
+            rat[cell] += got
         pairs = [(a[1], b[1]) for a, b in zip(rat[0], rat[1], strict=True) if a[0] and b[0]]
         n = len(pairs)
         p_a, p_b = sum(a for a, _ in pairs) / n, sum(b for _, b in pairs) / n
