@@ -409,17 +409,22 @@ def power_table(results: dict[str, Any]) -> str:
     section = _section(results, "power")
     c = section["coupled"]
     rows = [
-        f"Trash Cult, {c['players']} players, heuristic bots, base against `{c['variant']}`, {c['games']:,} games "
-        "per cell on the same seeds; the games where the Rat cult sat:",
+        f"Trash Cult, {c['players']} players, heuristic bots, base against `{c['variant']}` on the same seeds "
+        "(games per cell in the table); the games where the Rat cult sat, and the share's 95 % bootstrap "
+        "interval over those paired games:",
         "",
-        "| shuffle | games | Rat wins, base -> variant | discordant games | if independent | share |",
-        "|---|---|---|---|---|---|",
+        "| shuffle | games per cell | Rat sat | Rat wins, base -> variant | discordant games | if independent "
+        "| share | 95 % interval |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for shuffle in ("fisher-yates", "keyed"):
         r = c[shuffle]
+        low, high = r.get("share_interval_95", ("-", "-"))
         rows.append(
-            f"| {shuffle} | {r['games_rat_sat']} | {100 * r['rat_base']:.1f}% -> {100 * r['rat_variant']:.1f}% "
-            f"| {r['discordant']} | {r['independent_expectation']:.1f} | {r['discordant_share_of_independent']:.2f} |"
+            f"| {shuffle} | {r.get('games', c['games']):,} | {r['games_rat_sat']:,} "
+            f"| {100 * r['rat_base']:.1f}% -> {100 * r['rat_variant']:.1f}% "
+            f"| {r['discordant']:,} | {r['independent_expectation']:,.1f} | {r['discordant_share_of_independent']:.3f} "
+            f"| {low} - {high} |"
         )
     sizes = sorted(c["keyed"]["power_at_5pct"], key=int)
     rows += [
@@ -456,6 +461,7 @@ def power_table(results: dict[str, Any]) -> str:
             f"| {TITLES.get(game, game)} | {r['fisher_yates_decisions_per_second']:,} | "
             f"{r['keyed_decisions_per_second']:,} | {r['keyed_over_fisher_yates']:.3f} |"
         )
+    rows += _parts_measured(section, ("coupled", "speed"))
     return "\n".join([*rows, "", _when(section), *_targets(section), ""])
 
 
@@ -463,12 +469,17 @@ def power_nightly_table(results: dict[str, Any]) -> str:
     """The nightly's false alarms over real A/A pairs and its power against one-card changes."""
     section = _section(results, "power")
     aa = section["nightly_aa"]
+    if "game" in aa:  # an older run's one-game layout
+        aa = {aa["game"]: aa}
     rows = [
         "| nights | games per cell | pairs or nights | flagged | rate | one night's wall time |",
         "|---|---|---|---|---|---|",
-        f"| A/A: {TITLES[aa['game']]}, master seeds s and s+1 | {aa['games_per_cell']} | {aa['pairs']} pairs "
-        f"| {aa['pairs_with_a_drift']} | {100 * aa['false_alarm_rate']:.0f} % | {aa['night_wall_seconds']:.0f} s |",
     ]
+    for game, r in aa.items():
+        rows.append(
+            f"| A/A: {TITLES.get(game, game)}, master seeds s and s+1 | {r['games_per_cell']} | {r['pairs']} pairs "
+            f"| {r['pairs_with_a_drift']} | {100 * r['false_alarm_rate']:.0f} % | {r['night_wall_seconds']:.0f} s |"
+        )
     for game, r in section["nightly_planted"].items():
         change = ", ".join(f"{k}={v}" for k, v in r["change"].items())
         if "error" in r:
@@ -480,7 +491,23 @@ def power_nightly_table(results: dict[str, Any]) -> str:
             f"| planted `{change}` against the same seed: {TITLES.get(game, game)} | {r['games_per_cell']} "
             f"| {r['nights']} nights | {r['nights_flagged']} | {100 * r['power']:.0f} % | {r['night_wall_seconds']:.0f} s |"
         )
+    rows += _parts_measured(section, ("nightly_aa", "nightly_planted"))
     return "\n".join([*rows, "", _when(section), *_targets(section), ""])
+
+
+def _parts_measured(section: dict[str, Any], keys: tuple[str, ...]) -> list[str]:
+    """When and at what load each part of a section that runs its parts separately was
+    measured (bench/power.py `parts_measured`): the run's own line is only the last run's."""
+    measured = {
+        part: m for part, m in section.get("parts_measured", {}).items() if part.split(".")[0] in keys
+    }
+    if not measured:
+        return []
+    return [""] + [
+        f"- {part}: measured {m.get('at')}, load average (1, 5, 15 min) at its end "
+        f"{', '.join(f'{x:.2f}' for x in m.get('load_average_at_end') or []) or 'not recorded'}"
+        for part, m in measured.items()
+    ]
 
 
 def _share(count: int | None, of: int, share: float | None) -> str:
