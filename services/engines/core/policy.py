@@ -130,28 +130,57 @@ class PolicyNet:
                 f"policy weights {path}: {self.layers[-1][0].shape[1]} outputs for {len(self.actions)} actions"
             )
         self.column = {a: i for i, a in enumerate(self.actions)}
-        # The output layer by rows, so scoring a few legal actions reads a few rows.
-        self.out_rows = np.ascontiguousarray(self.layers[-1][0].T)
-        self.out_bias = self.layers[-1][1]
-
-    def hidden(self, idx: np.ndarray, values: np.ndarray | None) -> np.ndarray:
-        """The last hidden layer for the active inputs `idx` (values None: ones)."""
+        # The decision path in as few numpy calls as it can (each costs more than its
+        # arithmetic at this size): the first layer's bias is one more input row, always on
+        # (`self.on`), which also lights one more hidden unit at 1, so the output layer's
+        # bias is one more column of its rows, read only for the legal actions.
         w0, b0 = self.layers[0]
-        rows = w0[idx]
-        x = b0 + (rows.sum(axis=0) if values is None else values @ rows)
+        hidden = w0.shape[1]
+        self.w0 = np.zeros((obs_size + 1, hidden + 1), np.float32)
+        self.w0[:obs_size, :hidden] = w0
+        self.w0[obs_size, :hidden] = b0
+        self.w0[obs_size, hidden] = 1.0
+        self.on = obs_size
+        self.deep = depth > 2
+        if self.deep:  # more hidden layers: the plain path after the first
+            self.w0 = self.w0[:, :hidden]
+        w_out, b_out = self.layers[-1]
+        self.out_rows = np.ascontiguousarray(
+            np.vstack([w_out, b_out[None, :]]).T if not self.deep else w_out.T, dtype=np.float32
+        )
+
+    def hidden(self, idx: np.ndarray | list[int], values: np.ndarray | None) -> np.ndarray:
+        """The last hidden layer (with the always-on unit unless deep) for the active inputs
+        `idx`, which include `self.on` (values None: ones)."""
+        rows = self.w0.take(idx, axis=0)  # take: cheaper than indexing by a list
+        x = rows.sum(axis=0) if values is None else values @ rows
         np.maximum(x, 0.0, out=x)
-        for w, b in self.layers[1:-1]:
-            x = x @ w + b
-            np.maximum(x, 0.0, out=x)
+        if self.deep:
+            for w, b in self.layers[1:-1]:
+                x = x @ w + b
+                np.maximum(x, 0.0, out=x)
         return x
+
+    def with_on(self, idx: np.ndarray, values: np.ndarray | None) -> tuple[Any, np.ndarray | None]:
+        """`idx` and `values` with the always-on input added."""
+        idx = np.append(idx, self.on)
+        return idx, None if values is None else np.append(values, np.float32(1.0))
 
     def scores(self, obs: np.ndarray) -> np.ndarray:
         """Every output's score for a dense observation (tests, the environments)."""
         idx = np.flatnonzero(obs)
-        return self.hidden(idx, obs[idx]) @ self.layers[-1][0] + self.out_bias
+        x = self.hidden(*self.with_on(idx, obs[idx]))
+        out = self.out_rows @ x
+        return out if not self.deep else out + self.layers[-1][1]
 
     def legal_scores(self, idx: np.ndarray, values: np.ndarray | None, cols: list[int]) -> np.ndarray:
-        return self.out_rows[cols] @ self.hidden(idx, values) + self.out_bias[cols]
+        """The scores of output columns `cols` for the active inputs `idx` (values None: ones)."""
+        return self.scores_on(*self.with_on(idx, values), cols)
+
+    def scores_on(self, idx: Any, values: np.ndarray | None, cols: list[int]) -> np.ndarray:
+        """`legal_scores` for an `idx` (array or list) that already holds `self.on`."""
+        out = self.out_rows.take(cols, axis=0) @ self.hidden(idx, values)
+        return out if not self.deep else out + self.layers[-1][1][cols]
 
 
 _NETS: dict[tuple[str, str], PolicyNet] = {}
@@ -185,8 +214,14 @@ class PolicyBot:
         known = [a for a in legal if a in column]
         if not known:
             return self.rng.choice(legal)
-        idx, values = self.encoder.active(state, seat)
-        scores = self.net.legal_scores(idx, values, [column[a] for a in known]).tolist()
+        encoder = self.encoder
+        if encoder.features is not None:  # ones: the list itself, with the always-on input
+            idx: Any = encoder.features(state, seat)
+            idx.append(self.net.on)
+            values = None
+        else:
+            idx, values = self.net.with_on(*encoder.active(state, seat))
+        scores = self.net.scores_on(idx, values, [column[a] for a in known]).tolist()
         best = max(scores)
         picks = [a for a, s in zip(known, scores, strict=True) if s == best]
         return picks[0] if len(picks) == 1 else self.rng.choice(picks)
