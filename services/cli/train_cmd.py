@@ -121,8 +121,9 @@ def examples(
         action = bots[seat].choose(state, seat, legal)
         if len(legal) > 1:
             xs.append(encoder.dense(state, seat))
-            ys.append(table.to_index(action))
-            legals.append([table.to_index(a) for a in legal])
+            rel = encoder.relative or (lambda _state, _seat, a: a)
+            ys.append(table.to_index(rel(state, seat, action)))
+            legals.append([table.to_index(rel(state, seat, a)) for a in legal])
             if students and coin.random() < 0.5:
                 action = students[seat].choose(state, seat, legal)
         state.apply(seat, action, legal)

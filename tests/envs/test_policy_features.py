@@ -142,3 +142,23 @@ def test_a_weights_file_naming_an_encoding_the_game_lacks_is_refused(tmp_path: P
     with pytest.raises(BadConfig, match=f"take observations of 10 numbers .* has {tf.SIZE}"):
         PolicyBot(load_game(GAME), weights=bad)
     assert encoder_for(GAME).size == tf.SIZE  # a new net of this game is trained on its features
+
+
+def test_purple_s_target_is_scored_by_its_seat_counted_from_the_mover() -> None:
+    """By absolute seat, "give the left opponent a Suspicion" was a different output at every
+    seat and the net chose no better than at random; counted from the mover it is one."""
+    from services.engines.tricky_cultists.rules import GIVE, PURPLE, STRIDE
+
+    seen = 0
+    for game_seed in range(1, 6):
+        for state, seat, _ in _positions(game_seed):
+            if state.phase != PURPLE:  # type: ignore[attr-defined]
+                continue
+            legal = state.legal_actions(seat)  # type: ignore[attr-defined]
+            mapped = [tf.relative_action(state, seat, a) for a in legal]
+            assert len(set(mapped)) == len(legal)  # one output per move
+            for a, m in zip(legal, mapped, strict=True):
+                if a // STRIDE == GIVE:
+                    assert m == GIVE * STRIDE + (a % STRIDE - seat) % 4
+            seen += 1
+    assert seen >= 3

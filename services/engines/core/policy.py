@@ -47,6 +47,9 @@ class Encoder:
 
     def __init__(self, game: str, name: str) -> None:
         self.features: Callable[[State, int], list[int]] | None
+        # The action id the net scores for an engine action (seat-relative where the
+        # features count seats from the mover); None: the engine's own id.
+        self.relative: Callable[[State, int, int], int] | None = None
         if name == VIEW:
             from ..observation import OBS_SIZE
 
@@ -54,6 +57,7 @@ class Encoder:
         elif name == game and has_part(game, "features"):
             module = load_part(game, "features")
             self.name, self.size, self.features = game, int(module.SIZE), module.features
+            self.relative = getattr(module, "relative_action", None)
         else:
             raise BadConfig(f"{game} has no policy encoding {name!r} (it has {', '.join(encodings(game))})")
 
@@ -211,17 +215,27 @@ class PolicyBot:
         if len(legal) == 1:
             return legal[0]
         column = self.net.column
-        known = [a for a in legal if a in column]
+        encoder = self.encoder
+        relative = encoder.relative
+        if relative is None:
+            known = [a for a in legal if a in column]
+            cols = [column[a] for a in known]
+        else:
+            known, cols = [], []
+            for a in legal:
+                c = column.get(relative(state, seat, a))
+                if c is not None:
+                    known.append(a)
+                    cols.append(c)
         if not known:
             return self.rng.choice(legal)
-        encoder = self.encoder
         if encoder.features is not None:  # ones: the list itself, with the always-on input
             idx: Any = encoder.features(state, seat)
             idx.append(self.net.on)
             values = None
         else:
             idx, values = self.net.with_on(*encoder.active(state, seat))
-        scores = self.net.scores_on(idx, values, [column[a] for a in known]).tolist()
+        scores = self.net.scores_on(idx, values, cols).tolist()
         best = max(scores)
         picks = [a for a, s in zip(known, scores, strict=True) if s == best]
         return picks[0] if len(picks) == 1 else self.rng.choice(picks)

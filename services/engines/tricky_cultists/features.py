@@ -11,7 +11,9 @@ These features are built for the seat to move, seats counted from it (0 = itself
 left opponent, 2 = the partner, 3 = the right opponent): the trick card by card and by who
 played it, the led suit, the seat now winning the trick, the seat's own hand and Codex, the
 played cards, trump and bonus suit, the phase, the agendas the table can see, tricks won,
-hand sizes, Suspicion, the known voids and the team score difference. Every feature is
+hand sizes, Suspicion, the known voids and the team score difference; and Purple's target,
+an action naming a seat, is scored by its seat counted from the mover too
+(`relative_action`): by absolute seat, the first net chose it no better than at random. Every feature is
 0 or 1, so the encoder returns only the indices that are 1 and the net's first layer is a
 sum of that many rows (services/engines/core/policy.py) instead of a product over the whole
 vector: that, not the matrix product, was most of a decision's CPU.
@@ -26,7 +28,7 @@ from __future__ import annotations
 
 from .cards import AGENDAS, SUIT_NAMES
 from .config import MAX_CARDS, PLAYERS
-from .rules import BLUE, CHOOSE_BONUS, DRAFT, GREEN, OVER, PLAYING, PURPLE, RED, STEALING
+from .rules import BLUE, CHOOSE_BONUS, DRAFT, GIVE, GREEN, OVER, PLAYING, PURPLE, RED, STEALING, STRIDE
 
 _PHASES = (DRAFT, CHOOSE_BONUS, PLAYING, STEALING, RED, GREEN, BLUE, PURPLE, OVER)
 _A = len(AGENDAS)
@@ -156,3 +158,14 @@ def features(state: object, seat: int) -> list[int]:
         b += 1
     out.append(SCORE + b)
     return out
+
+
+def relative_action(state: object, seat: int, action: int) -> int:
+    """The action as the net scores it: Purple's Suspicion (GIVE + target seat) names its
+    target counted from `seat` (0 itself, 2 its partner), as the features count seats, so
+    "give it to the left opponent" is one output at every seat; other actions unchanged.
+    Within the action table: GIVE + 0..3 either way."""
+    kind, arg = divmod(action, STRIDE)
+    if kind == GIVE:
+        return GIVE * STRIDE + (arg - seat) % state.num_players  # type: ignore[attr-defined]
+    return action
