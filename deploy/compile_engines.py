@@ -47,10 +47,13 @@ MODULES = [
     "services/engines/core/server.py",  # Apply's own work around the rules (issue 18 item 3)
     "services/engines/core/messages.py",
     "services/engines/core/issued.py",
+    "services/engines/core/policy.py",  # the `policy` bot's decision (issue 32: its CPU)
     *(
         f"{GAMES[game].module.replace('.', '/')}/{part}.py"
         for game in builtin_games()
-        for part in ("rules", "cards", "bots")
+        for part in ("rules", "cards", "bots", "features")
+        # features.py (the policy's encoder) only where a game has its own
+        if part != "features" or (ROOT / GAMES[game].module.replace(".", "/") / "features.py").exists()
     ),
 ]
 

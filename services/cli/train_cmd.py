@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import pickle
+import random
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -30,9 +31,8 @@ from services.engines.action_space import ActionTable
 from services.engines.core.bots import make_bot
 from services.engines.core.config import parse_set_options
 from services.engines.core.errors import BadConfig
-from services.engines.core.policy import weights_path
+from services.engines.core.policy import PolicyBot, encoder_for, weights_path
 from services.engines.core.pools import pool_context
-from services.engines.observation import OBS_SIZE, encode_view
 from services.engines.registry import load_game
 
 from .common import add_game_argument
@@ -55,6 +55,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--chunk", type=positive_int, default=25, metavar="N", help="games per saved chunk and checkpoint"
     )
     p.add_argument("--teacher", default="heuristic", help="the bot imitated (default: heuristic)")
+    p.add_argument(
+        "--student",
+        type=Path,
+        default=None,
+        metavar="WEIGHTS",
+        help="DAgger: a policy weights file that plays about half the moves of the new games"
+        " (the teacher still labels every decision)",
+    )
     p.add_argument("--hidden", type=positive_int, default=128, help="hidden units")
     p.add_argument("--epochs", type=positive_int, default=40, help="passes over all examples")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
@@ -81,26 +89,43 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def examples(
-    game: str, teacher: str, seed: int, table: ActionTable, players: int | None = None, config: Any = None
+    game: str,
+    teacher: str,
+    seed: int,
+    table: ActionTable,
+    players: int | None = None,
+    config: Any = None,
+    student: Path | None = None,
 ) -> tuple[list[np.ndarray], list[int], list[list[int]]]:
     """One teacher game at `players` seats (default the config's most): (views, action
     columns, legal columns per decision).
 
     The seat count matters: a net taught only at the most seats meets other situations in
-    the 2-seat ladders it is judged by (fewer rivals, longer turns of its own)."""
+    the 2-seat ladders it is judged by (fewer rivals, longer turns of its own).
+
+    With a `student` weights file (DAgger), every decision is still labelled with the
+    teacher's move, but the student's own move is played at about half of them: the
+    examples then cover the positions the net itself reaches, where its mistakes put it,
+    and not only the teacher's."""
     spec = load_game(game)
     players = players or spec.max_players
     state = spec.new_state(config, players, seed)
     bots = [make_bot(spec, teacher, seed * 31 + s) for s in range(players)]
+    students = [PolicyBot(spec, seed * 37 + s, weights=student) for s in range(players)] if student else []
+    coin = random.Random(seed ^ 0xDA66E2)
+    encoder = encoder_for(game)
     xs, ys, legals = [], [], []
     while not state.is_terminal():
         seat = state.to_act()[0]
         legal = state.legal_actions(seat)
         action = bots[seat].choose(state, seat, legal)
         if len(legal) > 1:
-            xs.append(encode_view(state.view(seat)))
-            ys.append(table.to_index(action))
-            legals.append([table.to_index(a) for a in legal])
+            xs.append(encoder.dense(state, seat))
+            rel = encoder.relative or (lambda _state, _seat, a: a)
+            ys.append(table.to_index(rel(state, seat, action)))
+            legals.append([table.to_index(rel(state, seat, a)) for a in legal])
+            if students and coin.random() < 0.5:
+                action = students[seat].choose(state, seat, legal)
         state.apply(seat, action, legal)
     return xs, ys, legals
 
@@ -157,13 +182,13 @@ class Net:
         return float((np.where(mask, z, -np.inf).argmax(axis=1) == y).mean())
 
 
-def _one(job: tuple[str, str, int, ActionTable, int | None, Any]) -> tuple[Any, ...]:
+def _one(job: tuple[str, str, int, ActionTable, int | None, Any, Path | None]) -> tuple[Any, ...]:
     return examples(*job)
 
 
 def _play(args: argparse.Namespace, seeds: list[int], table: ActionTable, config: Any) -> Any:
     """The teacher games of `seeds`, in seed order, in `--jobs` processes."""
-    jobs = [(args.game, args.teacher, s, table, args.players, config) for s in seeds]
+    jobs = [(args.game, args.teacher, s, table, args.players, config, args.student) for s in seeds]
     if args.jobs == 1:
         yield from map(_one, jobs)
         return
@@ -207,6 +232,7 @@ def run(args: argparse.Namespace) -> int:
     config = spec.make_config(parse_set_options(args.overrides))
     spec.new_state(config, args.players or spec.max_players, 0)  # what the rules refuse, before any work
     table = ActionTable(args.game, spec.make_config(), spec.max_players)
+    encoder = encoder_for(args.game)
     checkpoint = args.checkpoint or Path(".train") / f"{args.game}.pkl"
     out = args.out or weights_path(args.game)
     saved: dict[str, Any] = {"games_done": 0, "chunks": [], "epochs_done": 0, "net": None}
@@ -236,7 +262,7 @@ def run(args: argparse.Namespace) -> int:
                 progress.update(task, advance=1)
             np.savez_compressed(
                 _chunk_path(checkpoint, start),
-                x=np.stack(xs).astype(np.float16) if xs else np.zeros((0, OBS_SIZE), np.float16),
+                x=np.stack(xs).astype(np.float16) if xs else np.zeros((0, encoder.size), np.float16),
                 y=np.array(ys, dtype=np.int32),
                 legal_row=np.array(legal_row, dtype=np.int32),
                 legal_col=np.array(legal_col, dtype=np.int32),
@@ -252,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
         if saved["net"] is None:
             scale = np.maximum(np.abs(x).max(axis=0).astype(np.float32), 1.0)
             saved["scale"] = scale
-            saved["net"] = Net(OBS_SIZE, args.hidden, len(table), args.seed)
+            saved["net"] = Net(encoder.size, args.hidden, len(table), args.seed)
         scale, net = saved["scale"], saved["net"]
         held = (
             np.random.default_rng(args.seed).random(len(y)) < 0.1
@@ -274,7 +300,7 @@ def run(args: argparse.Namespace) -> int:
     agree = (
         net.agreement(x[held].astype(np.float32) / scale, y[held], mask[held]) if held.any() else float("nan")
     )
-    export(net, scale, table, np.asarray(mask.any(axis=0)), out)
+    export(net, scale, table, np.asarray(mask.any(axis=0)), out, encoder.name)
     print(
         f"{spec.title}: {saved['games_done']} teacher games, {len(y)} decisions, {saved['epochs_done']} epochs;"
         f" held-out agreement with the teacher {agree:.1%}; weights written to {out}"
@@ -282,9 +308,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def export(net: Net, scale: np.ndarray, table: ActionTable, seen: np.ndarray, out: Path) -> None:
+def export(
+    net: Net, scale: np.ndarray, table: ActionTable, seen: np.ndarray, out: Path, encoder: str
+) -> None:
     """The numpy-only form the policy bot loads: w0, b0, w1, b1 (the input scaling folded
-    into w0), the output columns' engine action ids and obs_size. Only the columns of
+    into w0), the output columns' engine action ids, obs_size and the encoder's name. Only the columns of
     actions that were ever legal in the examples are kept (the rest were never trained; the
     bot breaks ties among such actions by its seeded generator), which keeps the games with
     thousands of possible actions under 2 MB."""
@@ -296,7 +324,8 @@ def export(net: Net, scale: np.ndarray, table: ActionTable, seen: np.ndarray, ou
         "w1": w1[:, cols].astype(np.float32),
         "b1": b1[cols].astype(np.float32),
         "actions": np.array([table.ids[int(c)] for c in cols], dtype=np.int64),
-        "obs_size": np.array(OBS_SIZE),
+        "obs_size": np.array(w0.shape[0]),
+        "encoder": np.array(encoder),
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out, **arrays)

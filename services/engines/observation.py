@@ -4,7 +4,9 @@ The vector is built only from `state.view(seat)`, the very dict the gRPC View se
 seat (G-3), so it can hold nothing that seat may not see. Each leaf of the view becomes
 features keyed by its path: a number adds its value at `path` and a one at `path=value`; a
 string, a bool or null adds a one at `path=value`. Lists of cards are bags (`hand[]`, order
-ignored); the per-seat lists (`seats`, `players`) keep their index. Keys are hashed (CRC-32,
+ignored); the per-seat lists (`seats`, `players`) and Tricky Cultists's `trick` (in play
+order: its first card is the led suit, and which seat played which card follows from the
+`leader`) keep their index. Keys are hashed (CRC-32,
 stable across runs and machines) into `OBS_SIZE` slots: views differ in shape between
 games and phases, and hashing gives every game one fixed layout without a hand schema that
 would drift from the rules.
@@ -18,7 +20,7 @@ from typing import Any
 import numpy as np
 
 OBS_SIZE = 1024
-POSITIONAL = frozenset({"seats", "players"})
+POSITIONAL = frozenset({"seats", "players", "trick"})
 
 
 def encode_view(view: dict[str, Any], size: int = OBS_SIZE) -> np.ndarray:

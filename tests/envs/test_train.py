@@ -59,3 +59,28 @@ def test_train_refuses_a_table_the_rules_refuse_before_playing(
     assert main(["train", "crazy_cultists", "--players", "2", "--checkpoint", str(ckpt)]) == 2
     assert "two_players" in capsys.readouterr().err
     assert not ckpt.exists()
+
+
+def test_train_with_a_student_labels_the_positions_the_student_reaches(tmp_path: Path) -> None:
+    """DAgger: games where a student net plays half the moves are still labelled with the
+    teacher's move at every decision, on the game's own policy features (Tricky Cultists)."""
+    from services.cli.train_cmd import examples
+    from services.engines.action_space import ActionTable
+    from services.engines.tricky_cultists import features
+
+    ckpt, student = tmp_path / "tk.pkl", tmp_path / "tk0.npz"
+    common = ["train", "tricky_cultists", "--chunk", "1", "--epochs", "1", "--hidden", "8"]
+    assert main([*common, "--games", "1", "--checkpoint", str(ckpt), "--out", str(student)]) == 0
+    spec = load_game("tricky_cultists")
+    table = ActionTable("tricky_cultists", spec.make_config(), 4)
+    xs, ys, legals = examples("tricky_cultists", "heuristic", 5, table, 4, None, student)
+    plain, _, _ = examples("tricky_cultists", "heuristic", 5, table, 4, None, None)
+    assert xs[0].shape == (features.SIZE,) and all(y in legal for y, legal in zip(ys, legals, strict=True))
+    assert len(xs) != len(plain) or any((a != b).any() for a, b in zip(xs, plain, strict=True))
+    out = tmp_path / "tk1.npz"
+    dagger = ["--games", "2", "--checkpoint", str(tmp_path / "d.pkl"), "--student", str(student)]
+    assert main([*common, *dagger, "--out", str(out)]) == 0
+    bot = PolicyBot(spec, seed=1, weights=out)
+    state = spec.new_state(None, 4, 2)
+    seat = state.to_act()[0]
+    assert bot.choose(state, seat, state.legal_actions(seat)) in state.legal_actions(seat)

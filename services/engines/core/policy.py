@@ -1,12 +1,18 @@
 """The `policy` bot: a small trained network over a seat's encoded view, numpy only.
 
 The network (trained by `cultists train GAME`, from the decisions of a stronger bot) maps
-`encode_view(state.view(seat))` (services/engines/observation.py: the seat's redacted
-view only) to one score per engine action id it was trained on; the bot plays the legal
-action with the highest score. Inference is a few matrix products in numpy, so the platform
-runs it with no ML framework. The weights ship in the repository, one `.npz` per game under
-services/engines/weights/ (arrays `w0, b0, w1, b1, ...`, the output columns' engine
-`actions`, and `obs_size`); a file that does not fit the game is refused in words.
+the seat's encoded information to one score per engine action id it was trained on; the
+bot plays the legal action with the highest score. The encoding is the game's own
+`features.py` where its package has one (Tricky Cultists: the trick card by card, seats
+counted from the seat to move, services/engines/tricky_cultists/features.py), else
+`encode_view(state.view(seat))` (services/engines/observation.py); both read only what the
+seat may see. Inference is numpy only, so the platform runs it with no ML framework: the
+first layer adds the rows of the active inputs (a few dozen of the thousand, which is most
+of the saving over a full product), the output scores only the legal actions' columns. The
+weights ship in the repository, one `.npz` per game under services/engines/weights/ (arrays
+`w0, b0, w1, b1, ...`, the output columns' engine `actions`, `obs_size` and the `encoder`
+it was trained on, the view's where the file names none); a file that does not fit its
+encoder, or names one the game lacks, is refused in words.
 
 Ties (and legal actions the network has no column for, e.g. an unusually large deck's
 extra Toiling Trouble pairs) are broken by the bot's own seeded generator, so a game of
@@ -16,25 +22,84 @@ policy bots replays exactly for a seed.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..registry import has_part, load_part
 from .errors import BadConfig
 from .game import GameSpec, State
 
 WEIGHTS_DIR = Path(__file__).resolve().parent.parent / "weights"
+VIEW = "view"  # the encoder name of the hashed view (observation.py)
 
 
 def weights_path(game: str) -> Path:
     return WEIGHTS_DIR / f"{game}.npz"
 
 
+class Encoder:
+    """How a policy sees a seat: `active(state, seat)` gives the indices of the non-zero
+    inputs and their values (None: all ones), `dense` the whole vector (training). `name` is
+    the game's (its own `features.py`) or VIEW (the hashed view, for any game)."""
+
+    def __init__(self, game: str, name: str) -> None:
+        self.features: Callable[[State, int], list[int]] | None
+        # The action id the net scores for an engine action (seat-relative where the
+        # features count seats from the mover); None: the engine's own id.
+        self.relative: Callable[[State, int, int], int] | None = None
+        if name == VIEW:
+            from ..observation import OBS_SIZE
+
+            self.name, self.size, self.features = VIEW, OBS_SIZE, None
+        elif name == game and has_part(game, "features"):
+            module = load_part(game, "features")
+            self.name, self.size, self.features = game, int(module.SIZE), module.features
+            self.relative = getattr(module, "relative_action", None)
+        else:
+            raise BadConfig(f"{game} has no policy encoding {name!r} (it has {', '.join(encodings(game))})")
+
+    def active(self, state: State, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
+        if self.features is not None:
+            return np.array(self.features(state, seat), dtype=np.intp), None
+        from ..observation import encode_view
+
+        dense = encode_view(state.view(seat), self.size)
+        idx = np.flatnonzero(dense)
+        return idx, dense[idx]
+
+    def dense(self, state: State, seat: int) -> np.ndarray:
+        idx, values = self.active(state, seat)
+        out = np.zeros(self.size, dtype=np.float32)
+        if values is None:
+            out[idx] = 1.0
+        else:
+            out[idx] = values
+        return out
+
+
+def encodings(game: str) -> list[str]:
+    """The encodings a policy of `game` may be trained on: the game's own first, if any."""
+    return [game, VIEW] if has_part(game, "features") else [VIEW]
+
+
+_ENCODERS: dict[tuple[str, str], Encoder] = {}
+
+
+def encoder_for(game: str, name: str | None = None) -> Encoder:
+    """The encoder `name` of `game` (default: the game's best, its own features if it has them)."""
+    key = (game, name or encodings(game)[0])
+    if key not in _ENCODERS:
+        _ENCODERS[key] = Encoder(game, key[1])
+    return _ENCODERS[key]
+
+
 class PolicyNet:
     """The network of one weights file: ReLU hidden layers, a linear output."""
 
-    def __init__(self, path: Path, obs_size: int) -> None:
+    def __init__(self, path: Path, game: str) -> None:
         if not path.is_file():
             raise BadConfig(f"policy weights {path} not found: train them with `cultists train`")
         try:
@@ -51,12 +116,15 @@ class PolicyNet:
             stored = int(arrays["obs_size"])
         except KeyError as exc:
             raise BadConfig(f"policy weights {path} lack array {exc.args[0]!r}") from None
+        # Files from before the game's own features name no encoder: they take the view.
+        self.encoder = encoder_for(game, str(arrays["encoder"]) if "encoder" in arrays else VIEW)
+        obs_size = self.encoder.size
         if not self.layers:
             raise BadConfig(f"policy weights {path} hold no layers")
         if stored != obs_size or self.layers[0][0].shape[0] != obs_size:
             raise BadConfig(
                 f"policy weights {path} take observations of {self.layers[0][0].shape[0]} numbers"
-                f" (obs_size {stored}); this game's observation has {obs_size}"
+                f" (obs_size {stored}); this game's {self.encoder.name!r} observation has {obs_size}"
             )
         for i in range(1, depth):
             if self.layers[i][0].shape[0] != self.layers[i - 1][0].shape[1]:
@@ -66,14 +134,57 @@ class PolicyNet:
                 f"policy weights {path}: {self.layers[-1][0].shape[1]} outputs for {len(self.actions)} actions"
             )
         self.column = {a: i for i, a in enumerate(self.actions)}
+        # The decision path in as few numpy calls as it can (each costs more than its
+        # arithmetic at this size): the first layer's bias is one more input row, always on
+        # (`self.on`), which also lights one more hidden unit at 1, so the output layer's
+        # bias is one more column of its rows, read only for the legal actions.
+        w0, b0 = self.layers[0]
+        hidden = w0.shape[1]
+        self.w0 = np.zeros((obs_size + 1, hidden + 1), np.float32)
+        self.w0[:obs_size, :hidden] = w0
+        self.w0[obs_size, :hidden] = b0
+        self.w0[obs_size, hidden] = 1.0
+        self.on = obs_size
+        self.deep = depth > 2
+        if self.deep:  # more hidden layers: the plain path after the first
+            self.w0 = self.w0[:, :hidden]
+        w_out, b_out = self.layers[-1]
+        self.out_rows = np.ascontiguousarray(
+            np.vstack([w_out, b_out[None, :]]).T if not self.deep else w_out.T, dtype=np.float32
+        )
 
-    def scores(self, obs: np.ndarray) -> np.ndarray:
-        x = obs
-        for i, (w, b) in enumerate(self.layers):
-            x = x @ w + b
-            if i < len(self.layers) - 1:
+    def hidden(self, idx: np.ndarray | list[int], values: np.ndarray | None) -> np.ndarray:
+        """The last hidden layer (with the always-on unit unless deep) for the active inputs
+        `idx`, which include `self.on` (values None: ones)."""
+        rows = self.w0.take(idx, axis=0)  # take: cheaper than indexing by a list
+        x = rows.sum(axis=0) if values is None else values @ rows
+        np.maximum(x, 0.0, out=x)
+        if self.deep:
+            for w, b in self.layers[1:-1]:
+                x = x @ w + b
                 np.maximum(x, 0.0, out=x)
         return x
+
+    def with_on(self, idx: np.ndarray, values: np.ndarray | None) -> tuple[Any, np.ndarray | None]:
+        """`idx` and `values` with the always-on input added."""
+        idx = np.append(idx, self.on)
+        return idx, None if values is None else np.append(values, np.float32(1.0))
+
+    def scores(self, obs: np.ndarray) -> np.ndarray:
+        """Every output's score for a dense observation (tests, the environments)."""
+        idx = np.flatnonzero(obs)
+        x = self.hidden(*self.with_on(idx, obs[idx]))
+        out = self.out_rows @ x
+        return out if not self.deep else out + self.layers[-1][1]
+
+    def legal_scores(self, idx: np.ndarray, values: np.ndarray | None, cols: list[int]) -> np.ndarray:
+        """The scores of output columns `cols` for the active inputs `idx` (values None: ones)."""
+        return self.scores_on(*self.with_on(idx, values), cols)
+
+    def scores_on(self, idx: Any, values: np.ndarray | None, cols: list[int]) -> np.ndarray:
+        """`legal_scores` for an `idx` (array or list) that already holds `self.on`."""
+        out = self.out_rows.take(cols, axis=0) @ self.hidden(idx, values)
+        return out if not self.deep else out + self.layers[-1][1][cols]
 
 
 _NETS: dict[tuple[str, str], PolicyNet] = {}
@@ -81,12 +192,10 @@ _NETS: dict[tuple[str, str], PolicyNet] = {}
 
 def load_net(game: str, path: Path | None = None) -> PolicyNet:
     """The network for `game` (cached per file): the shipped weights unless `path`."""
-    from ..observation import OBS_SIZE
-
     where = path or weights_path(game)
     key = (game, str(where))
     if key not in _NETS:
-        _NETS[key] = PolicyNet(where, OBS_SIZE)
+        _NETS[key] = PolicyNet(where, game)
     return _NETS[key]
 
 
@@ -99,21 +208,34 @@ class PolicyBot:
 
     def __init__(self, spec: GameSpec, seed: int = 0, weights: Path | None = None) -> None:
         self.net = load_net(spec.name, weights)
+        self.encoder = self.net.encoder
         self.rng = random.Random(seed)
 
     def choose(self, state: State, seat: int, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        from ..observation import encode_view
-
-        scores = self.net.scores(encode_view(state.view(seat)))
         column = self.net.column
-        best, picks = -np.inf, []
-        for action in legal:
-            i = column.get(action)
-            score = float(scores[i]) if i is not None else -np.inf
-            if score > best:
-                best, picks = score, [action]
-            elif score == best:
-                picks.append(action)
+        encoder = self.encoder
+        relative = encoder.relative
+        if relative is None:
+            known = [a for a in legal if a in column]
+            cols = [column[a] for a in known]
+        else:
+            known, cols = [], []
+            for a in legal:
+                c = column.get(relative(state, seat, a))
+                if c is not None:
+                    known.append(a)
+                    cols.append(c)
+        if not known:
+            return self.rng.choice(legal)
+        if encoder.features is not None:  # ones: the list itself, with the always-on input
+            idx: Any = encoder.features(state, seat)
+            idx.append(self.net.on)
+            values = None
+        else:
+            idx, values = self.net.with_on(*encoder.active(state, seat))
+        scores = self.net.scores_on(idx, values, cols).tolist()
+        best = max(scores)
+        picks = [a for a, s in zip(known, scores, strict=True) if s == best]
         return picks[0] if len(picks) == 1 else self.rng.choice(picks)
