@@ -546,7 +546,45 @@ def web_play_table(results: dict[str, Any]) -> str:
     return "\n".join([*rows, "", note, "", *_targets(section)]) + "\n"
 
 
+def streams_table(results: dict[str, Any]) -> str:
+    """5,000 streams on one gateway process, on one Redis and on a cluster (bench/streams.py)."""
+    section = _section(results, "streams")
+    rows = [
+        "| Redis | streams open | Redis connections for streams | KB per stream | move p50 (ms) none / with "
+        "| move p99 (ms) none / with | p99 ratio pooled | p99 ratio per round (min, median, max) "
+        "| load average per phase | streams missing a move | engine calls split |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for kind in ("single", "cluster"):
+        if kind not in section:
+            raise MissingFigures(
+                f"bench/results.json's 'streams' has no '{kind}': run `python -m bench.run streams`"
+            )
+        run = section[kind]
+        spread = run["p99_ratio_per_round"]
+        loads = [
+            f"{r['load_no_streams']['load_average_1min']:.1f}/{r['load_with_streams']['load_average_1min']:.1f}"
+            for r in run["per_round"]
+        ]
+        split = "/".join(f"{c * 100:.0f}" for c in run["engine_split"])
+        rows.append(
+            f"| {kind} | {run['streams_open']:,} | {run['redis_connections_for_streams']} | {run['kb_per_stream']:.1f} "
+            f"| {run['move_p50_ms_no_streams']:.1f} / {run['move_p50_ms_with_streams']:.1f} "
+            f"| {run['move_p99_ms_no_streams']:.1f} / {run['move_p99_ms_with_streams']:.1f} "
+            f"| {run['p99_ratio']:.2f}x | {spread['min']:.2f}x, {spread['median']:.2f}x, {spread['max']:.2f}x "
+            f"| {', '.join(loads)} | {run['streams_missing_a_move']} | {split} |"
+        )
+    first = section["single"]
+    note = (
+        f"{first['rounds']} rounds a store, each {first['moves_per_phase']} timed moves with no stream open, then "
+        f"{first['streams']:,} streams over the tables and {first['moves_per_phase']} moves with them; load "
+        "average (1 min) per round as no streams / with streams. " + _when(section)
+    )
+    return "\n".join([*rows, "", note, "", *_targets(section)]) + "\n"
+
+
 TABLES: dict[str, Callable[[dict[str, Any]], str]] = {
+    "streams": streams_table,
     "power": power_table,
     "power_nightly": power_nightly_table,
     "gateway": gateway_table,

@@ -149,6 +149,23 @@ class TableStream:
         update, self.finished = found
         return (log + update + END, True) if self.finished else (log + update, False)
 
+    def after_in_step(self, message: bytes, since: float, cache: dict) -> tuple[bytes, bool]:
+        """`after` for a fan-out pass: streams of one table in step (the same seat, the same
+        last line sent, the same pending run, the same nudge) get the same bytes and end at
+        the same cursor, so the whole outcome is looked up once per pass, not rebuilt per
+        stream. With 50 watchers a table, the per-stream work of a move is then one lookup
+        and one send (pushed_streams.py), not two shared reads' lookups and key building."""
+        first_pending = self.pending[0]["id"] if self.pending else None
+        key = ("after", self.table_id, self.seat, self.cursor, first_pending, message, since)
+        found = cache.get(key)
+        if found is None:
+            data, done = self.after(message, since, cache)
+            cache[key] = (data, done, self.cursor, self.finished)
+            return data, done
+        data, done, self.cursor, self.finished = found
+        self.pending = []
+        return data, done
+
     # -- sent as a WSGI body (a greenlet or thread per stream) ----------------------------
     def __iter__(self) -> Iterator[bytes]:
         try:

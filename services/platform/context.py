@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.runtime.redis_client import connect, drop_idle_connections
+from services.runtime.redis_client import connect, drop_idle_connections, is_cluster
 from services.runtime.redis_types import RedisClient
 from services.runtime.topology import data_dir
 
@@ -88,10 +88,16 @@ class Platform:
         # What streams read after a nudge (the log, the state) goes through a small pool
         # of its own: however many watchers a move wakes, they use at most
         # stream_read_connections, and moves and `/healthz` never wait behind them.
+        read_connections = settings.stream_read_connections
+        if is_cluster(client):
+            # A cluster's client keeps a pool per master, each up to its size: 8 each
+            # beside one reader per master was 26 connections for the streams on 3
+            # masters. The budget is split over the masters instead, and the reads at
+            # once are as many as one master's pool holds, so no pool refuses a read.
+            read_connections = max(1, read_connections // max(1, len(client.get_primaries())))
         reads = connect(
-            settings.redis_url, settings.redis_cluster, settings.stream_read_connections,
-            settings.redis_wait_seconds,
-        )  # fmt: skip
+            settings.redis_url, settings.redis_cluster, read_connections, settings.redis_wait_seconds
+        )
         read_store = TableStore(
             reads, timing, settings.finished_ttl_seconds, engines.games, settings.index_grace_seconds, archive
         )
@@ -99,7 +105,7 @@ class Platform:
         streams = StreamHub(
             client,
             settings.stream_cap,
-            settings.stream_read_connections,
+            read_connections,
             lambda: drop_idle_connections(reads),
         )
         return cls(

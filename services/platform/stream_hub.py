@@ -101,9 +101,10 @@ class Subscription:
             self._end()
             return
         self._items.append((data, arrived))
-        self._wake.set()
-        if self.on_message is not None:
+        if self.on_message is not None:  # pushed: no greenlet waits on the Event
             self.on_message()
+        else:
+            self._wake.set()
 
     def _end(self) -> None:
         self.ended = True

@@ -43,3 +43,16 @@ def test_missing_figures_are_named_not_guessed(results):
         docs.rewrite(page, {k: v for k, v in results.items() if k != "grpc"})
     with pytest.raises(docs.MissingFigures, match="no generator"):
         docs.rewrite("<!-- bench:nothing -->\nx\n<!-- /bench:nothing -->\n", results)
+
+
+def test_the_streams_table_has_a_row_per_store_and_says_a_missed_target(results):
+    page = "<!-- bench:streams -->\n<!-- /bench:streams -->\n"
+    made = docs.rewrite(page, results)
+    assert "| single |" in made and "| cluster |" in made, "one Redis and the cluster, each its own row"
+    altered = copy.deepcopy(results)
+    altered["streams"]["targets"] = {name: False for name in altered["streams"]["targets"]}
+    assert "TARGET MISSED: p99_ratio (cluster)" in docs.rewrite(page, altered)
+    with pytest.raises(docs.MissingFigures, match="cluster"):
+        docs.rewrite(
+            page, {**results, "streams": {k: v for k, v in results["streams"].items() if k != "cluster"}}
+        )
