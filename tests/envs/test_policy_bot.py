@@ -46,15 +46,21 @@ def test_policy_takes_no_file_from_a_bot_spec() -> None:
         make_bot(load_game("trash_cult"), "policy:weights=/etc/passwd")
 
 
-def test_weights_of_the_wrong_observation_size_are_refused(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.npz"
+def tiny_weights(path: Path, **extra: np.ndarray) -> Path:
+    """A one-layer net over 10 inputs and 3 actions: the wrong shape for every game."""
     np.savez(
-        bad,
+        path,
         w0=np.zeros((10, 3), np.float32),
         b0=np.zeros(3, np.float32),
         actions=np.array([0, 1, 2]),
         obs_size=np.array(10),
+        **extra,
     )
+    return path
+
+
+def test_weights_of_the_wrong_observation_size_are_refused(tmp_path: Path) -> None:
+    bad = tiny_weights(tmp_path / "bad.npz")
     with pytest.raises(BadConfig, match=r"take observations of 10 numbers .* has 1024"):
         PolicyBot(load_game("trash_cult"), weights=bad)
     with pytest.raises(BadConfig, match="not found"):

@@ -23,6 +23,8 @@ from services.engines.registry import load_game
 from services.engines.tricky_cultists import features as tf
 from services.engines.tricky_cultists.rules import PLAYING
 
+from .test_policy_bot import tiny_weights
+
 GAME = "tricky_cultists"
 
 
@@ -128,15 +130,7 @@ def test_the_sparse_first_layer_scores_as_the_full_product(game: str) -> None:
 
 
 def test_a_weights_file_naming_an_encoding_the_game_lacks_is_refused(tmp_path: Path) -> None:
-    bad = tmp_path / "bad.npz"
-    np.savez(
-        bad,
-        w0=np.zeros((10, 3), np.float32),
-        b0=np.zeros(3, np.float32),
-        actions=np.array([0, 1, 2]),
-        obs_size=np.array(10),
-        encoder=np.array("tricky_cultists"),
-    )
+    bad = tiny_weights(tmp_path / "bad.npz", encoder=np.array("tricky_cultists"))
     with pytest.raises(BadConfig, match="trash_cult has no policy encoding 'tricky_cultists'"):
         PolicyBot(load_game("trash_cult"), weights=bad)
     with pytest.raises(BadConfig, match=f"take observations of 10 numbers .* has {tf.SIZE}"):

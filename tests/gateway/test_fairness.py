@@ -129,6 +129,14 @@ def _waiting(client: redis.Redis, queue: str = QUEUE) -> dict[int, int]:
     return {step: client.llen(key) for step, key in zip(PRIORITY_STEPS, queue_keys(queue), strict=True)}
 
 
+def _bot_only_tables(platform: Platform, count: int) -> list[str]:
+    """Tables of two searching bots, opened by an account (a guest may not seat searches)."""
+    return [
+        platform.tables.open_table(GAME, 2, SHORT, [SEARCH, SEARCH], 60.0, opened_by="account").id
+        for _ in range(count)
+    ]
+
+
 def _human_table(platform: Platform) -> str:
     """A table where a human sits and a bot must move first (the deal's first seat)."""
     first = platform.engines.new_game(GAME, SHORT, 2, 1).to_act[0]
@@ -174,10 +182,7 @@ def test_a_humans_bot_opponent_moves_before_queued_bot_only_tables(own_store, en
     platform = _platform(url, engines)
     worker = None
     try:
-        bot_only = [
-            platform.tables.open_table(GAME, 2, SHORT, [SEARCH, SEARCH], 60.0, opened_by="account").id
-            for _ in range(4)
-        ]
+        bot_only = _bot_only_tables(platform, 4)
         human = _human_table(platform)
         assert (
             _waiting(client, BOTS_QUEUE)[PRIORITY["bots_only"]] == 4
@@ -227,10 +232,7 @@ def test_a_tables_worker_never_takes_a_bot_only_table(own_store, engines):
     platform = _platform(url, engines)
     worker = None
     try:
-        bot_only = [
-            platform.tables.open_table(GAME, 2, SHORT, [SEARCH, SEARCH], 60.0, opened_by="account").id
-            for _ in range(3)
-        ]
+        bot_only = _bot_only_tables(platform, 3)
         worker = start_worker(
             url, queues=QUEUE, concurrency=1, name="fairness-humans", extra_env=engine_env(engines),
             point_shared=False,
