@@ -214,7 +214,7 @@ def test_status_reports_every_part_up(gunicorn, live_store, engines, table_worke
     code = cultists(["status", "--redis-url", live_store.broker_url, "--gateway", base])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "DOWN" not in out and "gateway-tables" in out and "[tables]" in out
+    assert "DOWN" not in out and "gateway-tables" in out and "[tables, bots]" in out
     assert all(f"engine {game}" in out for game in engines)
 
 
