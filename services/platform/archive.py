@@ -30,8 +30,17 @@ import orjson
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .keys import ARCHIVE_PLAN, INDEX_SHARDS, actions_key, index_key, log_key, shard_of, table_key
-from .packing import unpack_actions, unpack_log_line
+from .keys import (
+    ARCHIVE_PLAN,
+    INDEX_SHARDS,
+    actions_key,
+    index_key,
+    log_chunks_key,
+    log_key,
+    shard_of,
+    table_key,
+)
+from .packing import unpack_actions, unpack_log_chunk, unpack_log_line
 
 # Columns of an archived table: the record's fields as Redis held them (binary-safe), and
 # its log and action lists as JSON.
@@ -191,9 +200,10 @@ class Archiver:
         for table_id in ids:
             with self.redis.pipeline(transaction=False) as pipe:  # a finished table no longer changes
                 pipe.hgetall(table_key(table_id))
+                pipe.lrange(log_chunks_key(table_id), 0, -1)
                 pipe.lrange(log_key(table_id), 0, -1)
                 pipe.lrange(actions_key(table_id), 0, -1)
-                record, log, actions = pipe.execute()
+                record, chunks, log, actions = pipe.execute()
             if not record:
                 continue
             rows.append(
@@ -202,7 +212,12 @@ class Archiver:
                     "finished_at": float(record.get(b"finished_at") or record[b"created"]),
                     "record": _record_json(record),
                     # The archive keeps plain JSON (packing.py is Redis's business).
-                    "log": b"[" + b",".join(unpack_log_line(line) for line in log) + b"]",
+                    "log": b"["
+                    + b",".join(
+                        [line for chunk in chunks for line in unpack_log_chunk(chunk)]
+                        + [unpack_log_line(line) for line in log]
+                    )
+                    + b"]",
                     "actions": (
                         orjson.dumps(unpack_actions(record[b"acts"]))
                         if b"acts" in record
@@ -215,7 +230,9 @@ class Archiver:
     def delete(self, ids: list[str]) -> int:
         """The batch's tables leave Redis (their keys, then their index entries), then the plan."""
         for table_id in ids:
-            self.redis.delete(table_key(table_id), log_key(table_id), actions_key(table_id))
+            self.redis.delete(
+                table_key(table_id), log_chunks_key(table_id), log_key(table_id), actions_key(table_id)
+            )
         with self.redis.pipeline(transaction=False) as pipe:
             for table_id in ids:
                 for game in self.games:

@@ -9,7 +9,8 @@ between them leaves something the reconciler repairs (store.py), never a table n
 can find.
 
     per table             gw:{t:<id>}              hash     the record (store.py's docstring)
-                          gw:{t:<id>}:log          list     public event log
+                          gw:{t:<id>}:log          list     public event log: its newest lines
+                          gw:{t:<id>}:logz         list     its older lines, sealed in chunks
                           gw:{t:<id>}:actions      list     [seat, action] pairs
                           gw:{t:<id>}:updates      channel  sharded pub/sub: a nudge per change
                           gw:{t:<id>}:chat         list     the table chat's newest messages
@@ -57,6 +58,11 @@ def table_key(table_id: str) -> str:
 
 def log_key(table_id: str) -> str:
     return f"gw:{{t:{table_id}}}:log"
+
+
+def log_chunks_key(table_id: str) -> str:
+    """The log's sealed chunks (packing.LOG_BLOCK lines each), the lines before `:log`'s."""
+    return f"gw:{{t:{table_id}}}:logz"
 
 
 def actions_key(table_id: str) -> str:

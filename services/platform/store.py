@@ -24,11 +24,12 @@ them is repaired by `reconcile` (beat, every few seconds) rather than lost:
 The record (`gw:{t:<id>}`): game, players, seed, config, status, version, state (engine
 bytes), to_act, due, and per seat i: kind:i (human|bot), bot:i, player:i, token:i (sha256
 of the seat token), away:i ('1' or empty), deadline:i (unix seconds or empty), legal:i
-(the seat's legal actions at this version, JSON; empty: ask View), pid:i (the player id a
+(the seat's legal actions at this version, JSON, packed past a few actions; empty: ask View), pid:i (the player id a
 seat is bound to), left:i (its player left during play), tries:i (moves the seat sent at
 this decision, move_limits.py); seed_source; deal_key (hex, the deal's ChaCha20 key:
 server-side, in the replay record once finished); acts (the moves, packing.py; a table
-from before it has the `:actions` list instead); moved_at (when the version last moved);
+from before it has the `:actions` list instead); logz (the log's blocks of lines sealed in
+`:logz`'s chunks, before `:log`'s lines: packing.LOG_BLOCK); moved_at (when the version last moved);
 seats_v (bumped by each change to a seat's kind, away flag or deadline outside a move:
 the commit checks it, seat_deadlines.py);
 once finished, finished_at and scores. The state and the log lines are packed (packing.py).
@@ -51,8 +52,31 @@ import orjson
 from services.runtime.redis_types import RedisClient
 
 from .archive import TableArchive
-from .keys import INDEX_SHARDS, actions_key, index_key, log_key, shard_of, table_key, updates_channel
-from .packing import pack_action, pack_log_line, pack_state, unpack_actions, unpack_log_line, unpack_state
+from .keys import (
+    INDEX_SHARDS,
+    actions_key,
+    index_key,
+    log_chunks_key,
+    log_key,
+    shard_of,
+    table_key,
+    updates_channel,
+)
+from .packing import (
+    ACTS_MARK,
+    CHUNK_BLOCKS,
+    CHUNK_LINES,
+    LOG_BLOCK,
+    pack_action,
+    pack_legal,
+    pack_log_chunk,
+    pack_log_line,
+    pack_state,
+    unpack_actions,
+    unpack_log_chunk,
+    unpack_log_line,
+    unpack_state,
+)
 from .seat_deadlines import schedule
 
 # A status's index (the lobby lists and the counts read these).
@@ -92,7 +116,8 @@ class Seat:
     token_hash: str | None
     away: bool
     deadline: float | None
-    # Its legal actions at this version as `/legal` sends them (JSON); never in public().
+    # Its legal actions at this version as `/legal` sends them (JSON, zlib past a few
+    # actions: packing.unpack_legal gives the JSON); never in public().
     legal: bytes | None = None
     # The signed-in player the seat is bound to (players.py), None for an anonymous seat.
     player_id: str | None = None
@@ -162,6 +187,8 @@ class Table:
     seats_v: str = ""
     # Its earliest seat deadline as the record keeps it ('' none): where its index entry is.
     due: str = ""
+    # Its `acts` field is packed (packing.ACTS_MARK; False: text, a table opened before).
+    acts_binary: bool = False
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -289,6 +316,7 @@ def _parse_table(table_id: str, raw: dict[bytes, bytes]) -> Table:
         moved_at=float(raw[b"moved_at"]) if b"moved_at" in raw else None,
         seats_v=get(b"seats_v", b"").decode(),
         due=get(b"due", b"").decode(),
+        acts_binary=get(b"acts", b"")[:1] == ACTS_MARK,
     )
 
 
@@ -333,6 +361,7 @@ class TableStore:
         self._present = client.register_script(lua_script("present"))
         self._reschedule = client.register_script(lua_script("reschedule"))
         self._reissue = client.register_script(lua_source("reissue"))
+        self._seal = client.register_script(lua_source("seal"))
 
     def close(self) -> None:
         """Nothing of its own to close: every command goes through the client's pool."""
@@ -443,21 +472,37 @@ class TableStore:
 
     def log(self, table_id: str, start: int = 0, count: int | None = None) -> list[dict[str, Any]]:
         """The log from position `start`: all of it, or at most `count` entries."""
-        end = -1 if count is None else start + count - 1
-        lines = self.redis.lrange(log_key(table_id), start, end)
-        if not lines and not self.redis.exists(log_key(table_id)):  # gone from Redis: archived?
+        first = start // CHUNK_LINES  # the first chunk that may hold `start`
+        with self.redis.pipeline(transaction=True) as pipe:  # chunks and lines as one
+            pipe.hget(table_key(table_id), "logz")
+            pipe.lrange(log_chunks_key(table_id), first, -1)
+            pipe.lrange(log_key(table_id), 0, -1)
+            blocks, packed, lines = pipe.execute()
+        if blocks is None and not lines:  # no line in Redis (a live table has one): archived?
             archived = self._archived(table_id)
             log = archived["log"] if archived else []
             return log[start:] if count is None else log[start : start + count]
-        return [orjson.loads(unpack_log_line(line)) for line in lines]
+        sealed = int(blocks or 0) * LOG_BLOCK
+        # Lines from `at` on: those of the chunks read, then `:log`'s.
+        at = min(first * CHUNK_LINES, sealed)
+        found = [line for chunk in packed for line in unpack_log_chunk(chunk)]
+        found += [unpack_log_line(line) for line in lines]
+        found = found[start - at :] if count is None else found[start - at : start - at + count]
+        return [orjson.loads(line) for line in found]
 
     def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
         """The newest `count` log entries (a page's last-trick line needs only those)."""
-        lines = self.redis.lrange(log_key(table_id), -count, -1)
-        if not lines:
+        with self.redis.pipeline(transaction=True) as pipe:
+            pipe.lrange(log_key(table_id), -count, -1)
+            pipe.lrange(log_chunks_key(table_id), -(count // CHUNK_LINES + 1), -1)
+            lines, packed = pipe.execute()
+        if not lines and not packed:
             archived = self._archived(table_id)
             return archived["log"][-count:] if archived else []
-        return [orjson.loads(unpack_log_line(line)) for line in lines]
+        found = [unpack_log_line(line) for line in lines]
+        if len(found) < count:
+            found = [line for chunk in packed for line in unpack_log_chunk(chunk)] + found
+        return [orjson.loads(line) for line in found[-count:]]
 
     def actions(self, table_id: str) -> list[list[int]]:
         """The moves as [seat, action] pairs: the record's `acts` field (packing.py), or
@@ -502,10 +547,13 @@ class TableStore:
         game = str(record["game"])  # a str: the record's type covers its bytes fields too
         index = f"{STATUS_INDEX[str(record['status'])]}:{game}"
         self.redis.zadd(index_key(shard, index), {table_id: now}, nx=True)
-        packed = {**record, "acts": ""}
+        packed = {**record, "acts": ACTS_MARK}
         state = record.get("state")
         if isinstance(state, bytes):  # (a test's bare record may have none)
             packed["state"] = pack_state(state)
+        for name, value in record.items():
+            if name.startswith("legal:") and isinstance(value, bytes):
+                packed[name] = pack_legal(value)
         fields: list[Any] = [x for pair in packed.items() for x in pair]
         due = self._create(
             keys=[table_key(table_id), log_key(table_id)],
@@ -564,19 +612,23 @@ class TableStore:
             if seat.tries or seat.index == actor:
                 fields += [f"tries:{seat.index}", 0]
         for i, actions in enumerate(legal):
-            fields += [f"legal:{i}", actions]
+            fields += [f"legal:{i}", pack_legal(actions)]
         if step.terminal:
             fields += ["scores", orjson.dumps(final_scores(step)), "status", "finished", "finished_at", now]
         lines = [pack_log_line(orjson.dumps({**e, "version": new_version, "at": now})) for e in events]
         head: list[Any] = [
-            int(step.terminal), pack_action(actor, action), orjson.dumps(update), self.finished_ttl, len(events),
+            int(step.terminal), pack_action(actor, action, table.acts_binary), orjson.dumps(update),
+            self.finished_ttl, len(events),
             *lines, *fields,
         ]  # fmt: skip
-        keys = [table_key(table.id), log_key(table.id), actions_key(table.id), updates_channel(table.id)]
+        keys = [
+            table_key(table.id), log_key(table.id), actions_key(table.id), updates_channel(table.id),
+            log_chunks_key(table.id),
+        ]  # fmt: skip
         for _ in range(_SEAT_RETRIES):
             due, times = self._deadlines(table, actor, mark_away, to_act, step.terminal, now)
             args = [table.version, table.seats_v, *head, *times, "due", due]
-            outcome, version, first = self._commit(keys=keys, args=args)
+            outcome, version, first, unsealed, blocks = self._commit(keys=keys, args=args)
             if outcome != -3:
                 break
             # A seat changed (came back, left, rescheduled) since the table was read: its
@@ -596,7 +648,28 @@ class TableStore:
                 # (another seat's, kept): no command. A filing lost to a crash before this
                 # move is the reconciler's, as ever.
                 self._file_deadline(shard, table.id, due)
+            if unsealed >= LOG_BLOCK and not step.terminal:
+                self.seal(table.id, int(blocks))
         return int(outcome), int(version), int(first)
+
+    def seal(self, table_id: str, blocks: int) -> bool:
+        """`:log`'s oldest LOG_BLOCK lines into the last chunk of `:logz` (packing.py: a
+        third of their bytes or less), if the table has still sealed `blocks` blocks
+        (lua/seal.lua: the check that they are the lines read, and the chunk). One round
+        trip of two reads and a script of four commands, once a block: a few hundredths of
+        a command per move. A seal lost to a crash is made by the next move's."""
+        more = blocks % CHUNK_BLOCKS != 0  # the last chunk takes this block too
+        with self.redis.pipeline(transaction=False) as pipe:  # (the script checks `blocks`)
+            pipe.lrange(log_key(table_id), 0, LOG_BLOCK - 1)
+            if more:
+                pipe.lindex(log_chunks_key(table_id), -1)
+            lines, *last = pipe.execute()
+        if len(lines) < LOG_BLOCK or (more and not last[0]):
+            return False
+        sealed = unpack_log_chunk(last[0]) if more else []
+        chunk = pack_log_chunk(sealed + [unpack_log_line(line) for line in lines])
+        keys = [table_key(table_id), log_key(table_id), log_chunks_key(table_id)]
+        return bool(self._seal(keys=keys, args=[blocks, chunk, LOG_BLOCK, int(more)]))
 
     def _deadlines(
         self, table: Table, actor: int, mark_away: bool, to_act: list[int], terminal: bool, now: float

@@ -26,6 +26,7 @@ from .deal import deal_key
 from .dispatch import TaskQueue
 from .engines import EngineClients
 from .errors import PlatformError
+from .packing import unpack_legal
 from .ratings import RatingBook
 from .settings import Settings
 from .store import Table, TableStore, final_scores, hash_token
@@ -449,9 +450,10 @@ class TableService:
 
     def _seat_actions(self, game: str, state: bytes, seat: int, stored: bytes | None) -> Any:
         """A seat's legal actions as clients get them: the JSON stored with the state,
-        passed through unparsed; through View only where the engine did not give it."""
+        passed through unparsed (packing.py unpacks a long one); through View only where the
+        engine did not give it."""
         if stored:
-            return orjson.Fragment(stored)
+            return orjson.Fragment(unpack_legal(stored))
         view = self.engines.view(game, state, seat)
         return [self.engines.action_json(game, a) for a in view.legal_actions]
 

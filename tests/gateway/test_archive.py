@@ -9,7 +9,7 @@ import re
 import pyarrow.parquet as pq
 
 from services.platform.archive import Archiver
-from services.platform.keys import ARCHIVE_PLAN, actions_key, log_key, table_key
+from services.platform.keys import ARCHIVE_PLAN, actions_key, log_chunks_key, log_key, table_key
 
 from .support import wait_for
 
@@ -55,11 +55,13 @@ def test_a_finished_table_leaves_redis_and_reads_the_same(client, app, table_wor
     gw = app.extensions["cultists"]
     tid = _finished_table(client)
     before = _seen(client, tid)
+    assert gw.redis.exists(log_chunks_key(tid)), "its older log lines were sealed in chunks"
     archiver = Archiver(gw.redis, gw.store.archive, gw.store.games, grace=3600)
     assert archiver.run() == 0, "within its grace period a finished table stays"
     archiver.grace = 0
     assert archiver.run() == 1
-    assert not gw.redis.exists(table_key(tid), log_key(tid), actions_key(tid)), "0 bytes of Redis left"
+    keys = (table_key(tid), log_key(tid), log_chunks_key(tid), actions_key(tid))
+    assert not gw.redis.exists(*keys), "0 bytes of Redis left"
     assert gw.store.count("finished", GAME) == 0
     assert _seen(client, tid) == before
     assert f'data-table="{tid}"' in client.get("/replays").get_data(as_text=True)

@@ -12,7 +12,7 @@ from werkzeug.serving import make_server
 
 from services.engines.registry import available_games
 from services.platform.keys import table_key
-from services.platform.packing import unpack_actions
+from services.platform.packing import unpack_actions, unpack_legal
 
 from .conftest import bearer
 from .support import stored, two_player_config
@@ -110,4 +110,4 @@ def test_commit_refuses_a_second_write_at_the_same_version(client, app):
     assert gw.store.commit(table, seat, legal[-1].id, second, [], second_legal, 0.0) == (0, moved, -1)
     after = gw.tables.get(tid)
     assert after.state == first.state and gw.store.actions(tid) == [[seat, legal[0].id]]
-    assert [s.legal for s in after.seats] == first_legal, "the refused write left no legal lists"
+    assert [unpack_legal(s.legal or b"") for s in after.seats] == first_legal, "the refused write left none"

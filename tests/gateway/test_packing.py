@@ -3,18 +3,30 @@ what was written, and a table written before packing still plays and replays."""
 
 from __future__ import annotations
 
+import re
+import zlib
+
 import orjson
 
 from services.engines.registry import available_games
-from services.platform.keys import actions_key, log_key, table_key
+from services.platform.keys import actions_key, log_chunks_key, log_key, table_key
 from services.platform.packing import (
+    ACTS_MARK,
+    CHUNK_BLOCKS,
+    CHUNK_LINES,
+    LOG_BLOCK,
     pack_action,
+    pack_legal,
+    pack_log_chunk,
     pack_log_line,
     pack_state,
     unpack_actions,
+    unpack_legal,
+    unpack_log_chunk,
     unpack_log_line,
     unpack_state,
 )
+from services.platform.store import lua_source
 
 from .conftest import bearer
 from .support import two_player_config
@@ -30,8 +42,24 @@ def test_packed_values_unpack_to_what_was_packed_and_old_ones_read_as_they_are()
     assert unpack_state(state) == state, "a state from before packing"
     assert unpack_log_line(pack_log_line(line)) == line and len(pack_log_line(line)) < len(line)
     assert unpack_log_line(line) == line, "a log line from before packing"
-    moves = pack_action(0, 12) + pack_action(3, 2**31 - 1)
-    assert unpack_actions(moves) == [[0, 12], [3, 2**31 - 1]] and unpack_actions(b"") == []
+    moves = ACTS_MARK + pack_action(0, 12) + pack_action(3, 2**31 - 1) + pack_action(15, 600)
+    assert unpack_actions(moves) == [[0, 12], [3, 2**31 - 1], [15, 600]] and unpack_actions(ACTS_MARK) == []
+    assert len(pack_action(2, 600)) == 2, "a move of a few hundred actions' game: two bytes"
+    text = pack_action(0, 12, binary=False) + pack_action(3, 7, binary=False)
+    assert unpack_actions(text) == [[0, 12], [3, 7]] and unpack_actions(b"") == [], "a table from before"
+    legal = orjson.dumps([{"id": i, "label": f"play card {i} on seat 2", "kind": "play"} for i in range(40)])
+    assert unpack_legal(pack_legal(legal)) == legal and len(pack_legal(legal)) < len(legal) // 4
+    assert pack_legal(b"[]") == b"[]" and unpack_legal(b"[]") == b"[]" and unpack_legal(b"") == b""
+    lines = [
+        orjson.dumps({"kind": "play", "text": f"seat {i % 4} plays\nÜ", "at": 1.5 + i}) for i in range(16)
+    ]
+    chunk = pack_log_chunk(lines)
+    assert unpack_log_chunk(chunk) == lines and len(chunk) < sum(len(pack_log_line(x)) for x in lines) // 2
+
+
+def test_the_commit_script_seals_blocks_of_the_same_size_as_the_store():
+    found = re.search(r"local BLOCK = (\d+)", lua_source("commit"))
+    assert found is not None and int(found.group(1)) == LOG_BLOCK
 
 
 def _playing(client) -> tuple[str, list[str]]:
@@ -82,3 +110,84 @@ def test_a_new_table_keeps_its_actions_in_its_record(client, app):
     assert gw.store.actions(tid) == [[m["seat"], m["action"]] for m in moves]
     assert not gw.redis.exists(actions_key(tid)), "no list of its own"
     assert gw.redis.hget(table_key(tid), "state")[:1] != b"{", "the state is packed"
+
+
+def _events(client, tid: str) -> list[dict]:
+    out: list[dict] = []
+    while True:
+        after = out[-1]["id"] if out else -1
+        page = client.get(f"/api/tables/{tid}/events", query_string={"after": after, "limit": 7}).get_json()
+        out += page["events"]
+        if not page["more"]:
+            return out
+
+
+def test_the_log_sealed_in_chunks_reads_as_one_log_at_the_same_ids(client, app):
+    gw = app.extensions["cultists"]
+    redis = gw.redis
+    tid, tokens = _playing(client)
+    seen: list[dict] = []  # every event as the moves' answers numbered them
+    while not redis.exists(log_chunks_key(tid)) or int(redis.hget(table_key(tid), "logz")) < 2:
+        table = client.get(f"/api/tables/{tid}").get_json()
+        assert table["status"] == "playing", "the game ended before its log had two chunks"
+        seat = table["to_act"][0]
+        legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+        body = {"action": legal["legal_actions"][0]["id"], "version": legal["version"]}
+        reply = client.post(f"/api/tables/{tid}/actions", json=body, headers=bearer(tokens[seat]))
+        assert reply.status_code == 200, reply.get_json()
+        seen += reply.get_json()["events"]
+    blocks = int(redis.hget(table_key(tid), "logz"))
+    assert (
+        redis.llen(log_chunks_key(tid)) == -(-blocks // CHUNK_BLOCKS) and redis.llen(log_key(tid)) < LOG_BLOCK
+    )
+    log = _events(client, tid)
+    assert [e["id"] for e in log] == list(range(len(log))), "ids are the whole log's positions"
+    assert len(log) == blocks * LOG_BLOCK + redis.llen(log_key(tid))
+    by_id = {e["id"]: e for e in log}
+    assert seen and all(by_id[e["id"]] == e for e in seen), "each move's events at the ids it answered"
+    assert gw.store.log(tid) == [{k: v for k, v in e.items() if k != "id"} for e in log]
+    for start in (0, 1, LOG_BLOCK - 1, LOG_BLOCK, LOG_BLOCK + 3, len(log) - 1, len(log)):
+        assert gw.store.log(tid, start, 5) == gw.store.log(tid)[start : start + 5], start
+
+
+def test_a_seal_happens_once_and_never_from_lines_read_before_another_seal(client, app):
+    gw = app.extensions["cultists"]
+    redis = gw.redis
+    tid, tokens = _playing(client)
+    before = gw.store.log(tid)
+    # The table's log unsealed and long: blocks of lines for two chunks and more (as a
+    # table from before chunks, or one whose seals a crash lost, has them).
+    notes = [{"kind": "note", "seat": -1, "text": f"n{i}", "payload": {}} for i in range(5 * LOG_BLOCK + 3)]
+    redis.rpush(log_key(tid), *[pack_log_line(orjson.dumps(n)) for n in notes])
+    whole = gw.store.log(tid)
+    assert whole == before + notes
+    for blocks in range(5):
+        assert gw.store.seal(tid, blocks), blocks
+        assert not gw.store.seal(tid, blocks), "the second of two racing seals writes nothing"
+        assert gw.store.log(tid) == whole and int(redis.hget(table_key(tid), "logz")) == blocks + 1
+    assert (
+        redis.llen(log_chunks_key(tid)) == 2
+        and len(unpack_log_chunk(redis.lindex(log_chunks_key(tid), 0))) == CHUNK_LINES
+    )
+    ends = (len(whole) - 1, len(whole))
+    for start in (0, 1, CHUNK_LINES - 1, CHUNK_LINES, CHUNK_LINES + 1, 5 * LOG_BLOCK, *ends):
+        for count in (1, 5, None):
+            want = whole[start:] if count is None else whole[start : start + count]
+            assert gw.store.log(tid, start, count) == want, (start, count)
+    for count in (1, 4, LOG_BLOCK, CHUNK_LINES + 5, len(whole), len(whole) + 2):
+        assert gw.store.log_tail(tid, count) == whole[-count:], count
+    # A move after seals numbers its events where the whole log ends.
+    _move(client, tid, tokens)
+    log = _events(client, tid)
+    assert [e["id"] for e in log] == list(range(len(log))) and gw.store.log(tid)[: len(whole)] == whole
+
+
+def test_long_legal_lists_are_packed_and_legal_answers_them_whole(client, app):
+    gw = app.extensions["cultists"]
+    tid, tokens = _playing(client)
+    seat = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
+    legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+    stored = gw.redis.hget(table_key(tid), f"legal:{seat}")
+    assert orjson.loads(unpack_legal(stored)) == legal["legal_actions"]
+    if len(unpack_legal(stored)) > 96:
+        assert stored[:1] == b"\x78" and zlib.decompress(stored) == unpack_legal(stored), "packed"
