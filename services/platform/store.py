@@ -612,7 +612,9 @@ class TableStore:
             if seat.tries or seat.index == actor:
                 fields += [f"tries:{seat.index}", 0]
         for i, actions in enumerate(legal):
-            fields += [f"legal:{i}", pack_legal(actions)]
+            packed = pack_legal(actions)
+            if packed != table.seats[i].legal:  # (most seats' `[]` stays `[]`)
+                fields += [f"legal:{i}", packed]
         if step.terminal:
             fields += ["scores", orjson.dumps(final_scores(step)), "status", "finished", "finished_at", now]
         lines = [pack_log_line(orjson.dumps({**e, "version": new_version, "at": now})) for e in events]
