@@ -322,6 +322,33 @@ BUSY_TABLE_MOVES_PER_SECOND = 0.75
 CAPACITY_TABLES = 100_000
 
 
+def _cost_detail(cost: dict[str, Any]) -> list[str]:
+    """The Redis CPU figure's spread and its checks (bench/redis_cost.py's docstring): each
+    round's mean, the median move, the servers' own CPU, and how fast Redis ran then."""
+    single, cluster = cost["single"], cost["cluster"]
+    if "redis_cpu_ms_per_move_rounds" not in single:
+        return []
+
+    def rounds(row: dict[str, Any]) -> str:
+        return ", ".join(f"{x:.3f}" for x in row["redis_cpu_ms_per_move_rounds"])
+
+    def load(row: dict[str, Any]) -> str:
+        start = ", ".join(f"{x:.1f}" for x in row["load_average_at_start"])
+        return f"{start}; {row['load_average_after_moves'][0]:.1f}"
+
+    return [
+        f"| ... each round's mean (ms) | {rounds(single)} | {rounds(cluster)} |",
+        f"| ... mean over all moves / median move (ms) | {single['redis_cpu_ms_per_move_mean']} / "
+        f"{single['redis_cpu_ms_median_move']} | {cluster['redis_cpu_ms_per_move_mean']} / {cluster['redis_cpu_ms_median_move']} |",
+        f"| Redis servers' own CPU per move, lookups between moves too (ms, /proc) | "
+        f"{single['process_cpu_ms_per_move']} | {cluster['process_cpu_ms_per_move']} |",
+        f"| a PING / an HGETALL of 40 fields then, tight loop (usec) | {single['reference_usec_per_call']['ping']} / "
+        f"{single['reference_usec_per_call']['hgetall']} | {cluster['reference_usec_per_call']['ping']} / "
+        f"{cluster['reference_usec_per_call']['hgetall']} |",
+        f"| load average as the moves began (1, 5, 15 min); after them (1 min) | {load(single)} | {load(cluster)} |",
+    ]
+
+
 def scale_table(results: dict[str, Any]) -> str:
     """What one Redis shard, one gateway core and one engine core carry, from the measured
     costs per move, and what 100,000 concurrent busy tables need."""
@@ -332,9 +359,16 @@ def scale_table(results: dict[str, Any]) -> str:
         "| figure | one Redis | one cluster shard (3-master cluster) |",
         "|---|---|---|",
         f"| Redis commands per human move | {cost['single']['commands_per_move']} | {cost['cluster']['commands_per_move']} |",
-        f"| Redis CPU per move (ms) | {cost['single']['redis_cpu_ms_per_move']} | {cost['cluster']['redis_cpu_ms_per_move']} |",
+        f"| Redis CPU per move (ms; median of the rounds' means) | {cost['single']['redis_cpu_ms_per_move']} | {cost['cluster']['redis_cpu_ms_per_move']} |",
+        *_cost_detail(cost),
         f"| Redis memory per live table, mean (KB) | {cost['single']['live_table_bytes_mean'] / 1024:.1f} | {cost['cluster']['live_table_bytes_mean'] / 1024:.1f} |",
-        f"| Redis memory of the largest live table, any version (KB) | {cost['single']['live_table_bytes_max'] / 1024:.1f} | {cost['cluster']['live_table_bytes_max'] / 1024:.1f} |",
+        f"| Redis memory of the largest live table, any version, any game (KB) | {cost['single']['live_table_bytes_max'] / 1024:.1f} | {cost['cluster']['live_table_bytes_max'] / 1024:.1f} |",
+        *(
+            f"| ... of {game} (KB) | {cost['single']['live_table_bytes_max_by_game'][game] / 1024:.1f} | "
+            f"{cost['cluster']['live_table_bytes_max_by_game'][game] / 1024:.1f} |"
+            for game in sorted(cost["single"].get("live_table_bytes_max_by_game", {}))
+            if game in cost["cluster"].get("live_table_bytes_max_by_game", {})
+        ),
     ]
     shard_ms = max(cost["single"]["redis_cpu_ms_per_move"], cost["cluster"]["redis_cpu_ms_per_move"])
     per_shard = 1000 / shard_ms

@@ -22,12 +22,29 @@ are the same), real engines over gRPC, tables of humans only (no bot task, so no
 traffic), each move sent with the legal actions the last move's answer carried (one
 request per move, as a client does). Rate limits are off in the first row (they are
 counters of their own, per address and player: the third row shows what they add).
+
+commandstats' usec is wall time inside each call, so a loaded machine (other processes
+on Redis's core, its caches cold between one client's requests) inflates it, and a rare
+call preempted mid-way adds milliseconds to a mean of microseconds. So the moves are
+played in ROUNDS rounds and the figure is the median of the rounds' means, with each
+round's mean, the median move's and the load average beside it; and for comparison a
+run of QUIET_MOVES moves with no readings between them, timed by the server processes'
+own CPU (/proc/<pid>/schedstat: the main thread's nanoseconds on a CPU, so time spent
+preempted is not counted; it does count everything else Redis did, the lookups between
+moves, reading and writing sockets, its timers), an upper bound of another kind.
+
+The largest live table is measured for every game: the run's tables are Crazy Cultists,
+and PER_GAME tables of each other game are played to their end on the one Redis, read
+after every move.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 import redis
@@ -35,7 +52,7 @@ import redis
 from services.engines.core.server import start_engine
 from services.engines.registry import available_games
 from services.gateway import create_app
-from services.platform.keys import actions_key, log_key, table_key
+from services.platform.keys import actions_key, log_chunks_key, log_key, table_key
 from services.platform.settings import Settings
 from services.runtime.embedded_cluster import start_cluster
 from services.runtime.embedded_redis import start_redis
@@ -43,8 +60,12 @@ from services.runtime.embedded_redis import start_redis
 GAME = "crazy_cultists"
 TABLES = 20
 MOVES = 2000
+ROUNDS = 5
+QUIET_MOVES = 1000
+PER_GAME = 2
 TARGET_COMMANDS = 8.0
 TARGET_CPU_MS = 0.08
+TARGET_TABLE_BYTES = 8192
 
 
 def _nodes(store: Any) -> list[redis.Redis]:
@@ -85,8 +106,71 @@ def _tap(client: Any) -> dict[str, int]:
     return sent
 
 
+def _reference(nodes: list[redis.Redis], calls: int = 2000) -> dict[str, float]:
+    """How fast this Redis runs now: usec per call of a PING and of an HGETALL of a small
+    hash, in a tight loop (tens of nanoseconds' work each on a quiet core), so runs on a
+    quiet and a loaded machine can be told apart."""
+    node = nodes[0]
+    for i in range(1000):  # a key this node holds (a cluster's node answers MOVED for others)
+        key = f"bench:reference:{i}"
+        try:
+            node.hset(key, mapping={f"f{j}": "v" * 20 for j in range(40)})
+            break
+        except redis.ResponseError:
+            continue
+    node.config_resetstat()
+    for _ in range(calls):
+        node.ping()
+        node.hgetall(key)
+    stats = node.info("commandstats")
+    node.delete(key)
+    return {name: float(stats[f"cmdstat_{name}"]["usec_per_call"]) for name in ("ping", "hgetall")}
+
+
+def _thread_cpu(pids: list[int]) -> float:
+    """Seconds the servers' main threads have been on a CPU (schedstat's first field)."""
+    return sum(int(Path(f"/proc/{pid}/schedstat").read_text().split()[0]) for pid in pids) / 1e9
+
+
 def _cpu(nodes: list[redis.Redis]) -> float:
     return sum(float(i["used_cpu_user"]) + float(i["used_cpu_sys"]) for i in (n.info("cpu") for n in nodes))
+
+
+Seats = tuple[str, list[str], dict]  # a table's id, its seats' tokens, the last /legal answer
+
+
+def _open(client: Any, game: str) -> Seats:
+    tid = client.post("/api/tables", json={"game": game, "players": 4}).get_json()["table"]
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in range(4)]
+    return tid, tokens, {"legal_actions": []}
+
+
+def _ready(client: Any, entry: Seats, game: str, renew: bool = True) -> Seats | None:
+    """The table with a seat to move and its legal actions: the lookups a client makes when
+    the last answer was not its turn (a finished table: a new one, or None)."""
+    tid, tokens, legal = entry
+    while not legal["legal_actions"]:
+        table = client.get(f"/api/tables/{tid}").get_json()
+        if table["status"] != "playing":
+            if not renew:
+                return None
+            tid, tokens, legal = _open(client, game)
+            continue
+        token = tokens[table["to_act"][0]]
+        legal = client.get(
+            f"/api/tables/{tid}/legal", headers={"Authorization": f"Bearer {token}"}
+        ).get_json()
+    return tid, tokens, legal
+
+
+def _move(client: Any, entry: Seats, pick: random.Random) -> Seats:
+    tid, tokens, legal = entry
+    body = {"action": pick.choice(legal["legal_actions"])["id"], "version": legal["version"]}
+    reply = client.post(
+        f"/api/tables/{tid}/actions", json=body, headers={"Authorization": f"Bearer {tokens[legal['seat']]}"}
+    )
+    assert reply.status_code == 200, reply.get_json()
+    return tid, tokens, reply.get_json()
 
 
 def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
@@ -105,108 +189,124 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
     )
     app = create_app(settings)
     client = app.test_client()
+    platform = app.extensions["cultists"]
     pick = random.Random(5)
-    seats: list[tuple[str, list[str], dict]] = []
-    for _ in range(TABLES):
-        tid = client.post("/api/tables", json={"game": GAME, "players": 4}).get_json()["table"]
-        tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in range(4)]
-        seat = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
-        legal = client.get(f"/api/tables/{tid}/legal", headers={"Authorization": f"Bearer {tokens[seat]}"})
-        seats.append((tid, tokens, legal.get_json()))
+    seats = [_open(client, GAME) for _ in range(TABLES)]
     nodes = _nodes(store)
-    sent = _tap(app.extensions["cultists"].redis)
+    sent = _tap(platform.redis)
+    reference = _reference(nodes)
     for node in nodes:
         node.config_resetstat()
     moves = 0
     largest: dict[str, Any] = {"bytes": 0}
     cpu = _cpu(nodes)
+    load = [round(x, 2) for x in os.getloadavg()]
     started = time.perf_counter()
     while moves < MOVES:
-        for i, (tid, tokens, legal) in enumerate(seats):
+        for i in range(len(seats)):
             if moves >= MOVES:
                 break
-            if not legal["legal_actions"]:
-                # Another seat must decide: what its own last answer (or /legal) said.
-                table = client.get(f"/api/tables/{tid}").get_json()
-                if table["status"] != "playing":
-                    new = client.post("/api/tables", json={"game": GAME, "players": 4}).get_json()["table"]
-                    tokens = [
-                        client.post(f"/api/tables/{new}/seats/{s}").get_json()["token"] for s in range(4)
-                    ]
-                    tid = new
-                    table = client.get(f"/api/tables/{tid}").get_json()
-                seat = table["to_act"][0]
-                legal = client.get(
-                    f"/api/tables/{tid}/legal", headers={"Authorization": f"Bearer {tokens[seat]}"}
-                ).get_json()
-                seats[i] = (tid, tokens, legal)
-                continue
-            seat = legal["seat"]
-            body = {"action": pick.choice(legal["legal_actions"])["id"], "version": legal["version"]}
-            before = _stats(nodes)  # around the move only: the lookups above are not a move's
+            # The lookups first, outside the readings: they are not a move's.
+            entry = _ready(client, seats[i], GAME)
+            assert entry is not None
+            before = _stats(nodes)  # around the move only
             sent_before = dict(sent)
-            reply = client.post(
-                f"/api/tables/{tid}/actions", json=body, headers={"Authorization": f"Bearer {tokens[seat]}"}
-            )
+            seats[i] = _move(client, entry, pick)
             sent_after = dict(sent)
             after = _stats(nodes)
-            assert reply.status_code == 200, reply.get_json()
-            seats[i] = (tid, tokens, reply.get_json())
             moves += 1
             _add(before, after, {k: n - sent_before.get(k, 0) for k, n in sent_after.items()})
             # Outside the move's readings: the table's bytes at this version.
-            largest = max(
-                largest, _table_bytes(app.extensions["cultists"].redis, tid), key=lambda r: r["bytes"]
-            )
+            largest = max(largest, _table_bytes(platform.redis, seats[i][0]), key=lambda r: r["bytes"])
     seconds = time.perf_counter() - started
     server_cpu = _cpu(nodes) - cpu
-    platform = app.extensions["cultists"]
+    quiet = _quiet(client, seats, nodes, store.pids, pick)
     # SAMPLES 0: every field and list entry measured (the default samples 5 of them and
     # scales up, which swings by KBs where one field is the state and the rest are tiny).
     memory = [_table_bytes(platform.redis, t)["bytes"] for t, _, _ in seats]
     # Then every table of the run to its end (no readings: its bytes only), so the largest
     # is a table's largest, which comes near its end, not wherever the run stopped.
     largest = max(largest, _play_out(client, platform.redis, seats, pick), key=lambda r: r["bytes"])
+    largest["game"] = GAME
+    by_game = {GAME: largest["bytes"]}
+    for game in available_games() if not limits else []:
+        found = {**_largest_of(client, platform.redis, game, pick), "game": game} if game != GAME else largest
+        by_game[game] = found["bytes"]
+        largest = max(largest, found, key=lambda r: r["bytes"])
     platform.close()
     return {
         **_summary(moves, seconds, server_cpu),
+        **quiet,
+        "load_average_at_start": load,
+        "reference_usec_per_call": reference,
+        "load_average_after_moves": [round(x, 2) for x in os.getloadavg()],
         "live_table_bytes_mean": round(sum(memory) / len(memory)),
-        # The largest any table was at any version (its keys' bytes, which of them, its moves).
+        # The largest any table of any game was at any version (its keys' bytes, which of
+        # them, its game and version).
         "live_table_bytes_max": largest["bytes"],
         "live_table_largest": largest,
+        # The largest table of each game, any version (the other games: PER_GAME tables each).
+        "live_table_bytes_max_by_game": by_game,
     }
 
 
-def _play_out(client: Any, store: Any, seats: list[tuple[str, list[str], dict]], pick: random.Random) -> dict:
+def _quiet(
+    client: Any, seats: list[Seats], nodes: list[redis.Redis], pids: list[int], pick: random.Random
+) -> dict:
+    """QUIET_MOVES moves with no reading between them, timed by the servers' own CPU."""
+    calls0, _ = _stats(nodes)
+    cpu0 = _thread_cpu(pids)
+    moves = 0
+    while moves < QUIET_MOVES:
+        for i in range(len(seats)):
+            entry = _ready(client, seats[i], GAME)
+            assert entry is not None
+            seats[i] = _move(client, entry, pick)
+            moves += 1
+    cpu = _thread_cpu(pids) - cpu0
+    calls1, _ = _stats(nodes)
+    calls = sum(calls1.values()) - sum(calls0.values())  # (_stats leaves the readings out)
+    return {
+        # The servers' main threads' CPU per move: the move's commands and the lookups
+        # between moves, with Redis's socket and timer work, so an upper bound, in CPU time
+        # (not wall time: a preempted command costs only what it ran).
+        "process_cpu_ms_per_move": round(1000 * cpu / moves, 4),
+        "process_cpu_commands_per_move": round(calls / moves, 2),
+        "process_cpu_moves": moves,
+    }
+
+
+def _play_out(client: Any, store: Any, seats: list[Seats], pick: random.Random) -> dict:
     """Play each table on to its end as the run played it; the largest any was meanwhile."""
     largest: dict[str, Any] = {"bytes": 0}
-    for tid, tokens, legal in seats:
-        while True:
-            if not legal["legal_actions"]:
-                table = client.get(f"/api/tables/{tid}").get_json()
-                if table["status"] != "playing":
-                    break
-                token = tokens[table["to_act"][0]]
-                legal = client.get(f"/api/tables/{tid}/legal", headers={"Authorization": f"Bearer {token}"})
-                legal = legal.get_json()
-                continue
-            body = {"action": pick.choice(legal["legal_actions"])["id"], "version": legal["version"]}
-            reply = client.post(
-                f"/api/tables/{tid}/actions",
-                json=body,
-                headers={"Authorization": f"Bearer {tokens[legal['seat']]}"},
-            )
-            assert reply.status_code == 200, reply.get_json()
-            legal = reply.get_json()
-            largest = max(largest, _table_bytes(store, tid), key=lambda r: r["bytes"])
+    for entry in seats:
+        while (ready := _ready(client, entry, GAME, renew=False)) is not None:
+            entry = _move(client, ready, pick)
+            largest = max(largest, _table_bytes(store, entry[0]), key=lambda r: r["bytes"])
+    return largest
+
+
+def _largest_of(client: Any, store: Any, game: str, pick: random.Random) -> dict:
+    """PER_GAME tables of `game` played to their end: the largest any was at any version."""
+    largest: dict[str, Any] = {"bytes": 0}
+    for _ in range(PER_GAME):
+        entry: Seats | None = _open(client, game)
+        while entry is not None and (entry := _ready(client, entry, game, renew=False)) is not None:
+            entry = _move(client, entry, pick)
+            largest = max(largest, _table_bytes(store, entry[0]), key=lambda r: r["bytes"])
     return largest
 
 
 def _table_bytes(client: Any, table_id: str) -> dict[str, Any]:
-    """A table's Redis bytes now: its record, log and actions keys (SAMPLES 0: every
+    """A table's Redis bytes now: its record, log, log chunks and actions keys (SAMPLES 0: every
     field and list entry measured; the default samples 5 of them and scales up, which
     swings by KBs where one field is the state and the rest are tiny)."""
-    keys = {"record": table_key(table_id), "log": log_key(table_id), "actions": actions_key(table_id)}
+    keys = {
+        "record": table_key(table_id),
+        "log": log_key(table_id),
+        "log_chunks": log_chunks_key(table_id),
+        "actions": actions_key(table_id),
+    }
     parts = {name: client.memory_usage(key, samples=0) or 0 for name, key in keys.items()}
     version = client.hget(table_key(table_id), "version")
     return {"bytes": sum(parts.values()), **parts, "version": int(version or 0)}
@@ -225,22 +325,27 @@ def _add(
     calls0, usec0 = before
     calls1, usec1 = after
     counted = _totals.setdefault("calls", {})
+    direct_usec = 0.0
     for command, n in calls1.items():
         calls = n - calls0.get(command, 0)
         counted[command] = counted.get(command, 0) + calls
         if calls:
             direct = min(calls, sent.get(command, 0))
             spent = usec1.get(command, 0.0) - usec0.get(command, 0.0)
-            _totals["usec"] = _totals.get("usec", 0.0) + spent * direct / calls
+            direct_usec += spent * direct / calls
             # What Redis's own sum says (every name's time, Lua's inner calls twice).
             _totals["usec_all"] = _totals.get("usec_all", 0.0) + spent
             by_name = _totals.setdefault("usec_by", {})
             by_name[command] = by_name.get(command, 0.0) + spent
+    _totals.setdefault("moves", []).append(direct_usec)
 
 
 def _summary(moves: int, seconds: float, server_cpu: float) -> dict[str, Any]:
     calls = {k: v for k, v in _totals.pop("calls", {}).items() if v}
-    usec = _totals.pop("usec", 0.0)
+    per_move: list[float] = _totals.pop("moves", [])
+    usec = sum(per_move)
+    size = max(1, len(per_move) // ROUNDS)
+    rounds = [statistics.fmean(per_move[i : i + size]) / 1000 for i in range(0, size * ROUNDS, size)]
     usec_all = _totals.pop("usec_all", 0.0)
     usec_by = _totals.pop("usec_by", {})
     total = sum(calls.values())
@@ -248,8 +353,13 @@ def _summary(moves: int, seconds: float, server_cpu: float) -> dict[str, Any]:
         "moves": moves,
         "commands_per_move": round(total / moves, 2),
         "by_command_per_move": {k: round(v / moves, 2) for k, v in sorted(calls.items())},
-        # Time Redis spent executing the move's commands (commandstats' usec): its CPU for them.
-        "redis_cpu_ms_per_move": round(usec / moves / 1000, 4),
+        # Time Redis spent executing the move's commands (commandstats' usec): the median
+        # of ROUNDS rounds' means (module docstring), each round's, the mean of all moves
+        # and the median move's.
+        "redis_cpu_ms_per_move": round(statistics.median(rounds), 4),
+        "redis_cpu_ms_per_move_rounds": [round(r, 4) for r in rounds],
+        "redis_cpu_ms_per_move_mean": round(usec / moves / 1000, 4),
+        "redis_cpu_ms_median_move": round(statistics.median(per_move) / 1000, 4),
         # Every command name's usec added up, as this bench once reported it: a script's
         # inner commands counted twice (inside their EVALSHA's time and under their names).
         "usec_sum_all_names_ms_per_move": round(usec_all / moves / 1000, 4),
@@ -266,6 +376,7 @@ class _Single:
     def __init__(self) -> None:
         self.server = start_redis()
         self.url = self.broker_url = self.server.url
+        self.pids = [self.server.process.pid]
 
     def stop(self) -> None:
         self.server.stop()
@@ -277,6 +388,7 @@ class _Cluster:
         self.broker = start_redis()
         self.url, self.broker_url = self.cluster.url, self.broker.url
         self.nodes = self.cluster.nodes
+        self.pids = [n.process.pid for n in self.cluster.nodes if n.process is not None]
 
     def node_client(self, index: int) -> redis.Redis:
         return self.cluster.node_client(index)
@@ -303,7 +415,9 @@ def run() -> dict[str, Any]:
             engine.stop(grace=0)
     out["targets"] = (
         {
-            f"live table <= 8 KB of Redis at its largest ({kind})": out[kind]["live_table_bytes_max"] <= 8192
+            f"live table <= 8 KB of Redis at its largest, every game ({kind})": (
+                out[kind]["live_table_bytes_max"] <= TARGET_TABLE_BYTES
+            )
             for kind in ("single", "cluster")
         }
         | {
@@ -321,4 +435,9 @@ def run() -> dict[str, Any]:
         row = out[kind]
         print(f"  {kind:<24} {row['commands_per_move']:>5} commands/move  {row['redis_cpu_ms_per_move']:.4f} ms CPU/move"
               f"  {row['by_command_per_move']}")  # fmt: skip
+        print(f"  {'':<24} rounds {row['redis_cpu_ms_per_move_rounds']} ms, median move "
+              f"{row['redis_cpu_ms_median_move']} ms, process CPU {row['process_cpu_ms_per_move']} ms/move, "
+              f"largest table {row['live_table_bytes_max_by_game']} B")  # fmt: skip
+    for name, met in out["targets"].items():
+        print(f"  {name}: {'met' if met else 'TARGET MISSED'}")
     return out
