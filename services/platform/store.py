@@ -658,8 +658,9 @@ class TableStore:
         """`:log`'s oldest LOG_BLOCK lines into the last chunk of `:logz` (packing.py: a
         third of their bytes or less), if the table has still sealed `blocks` blocks
         (lua/seal.lua: the check that they are the lines read, and the chunk). One round
-        trip of two reads and a script of four commands, once a block: a few hundredths of
-        a command per move. A seal lost to a crash is made by the next move's."""
+        trip of two reads and a script of four commands, once a block: about a fifth of a
+        command per move (bench redis_cost). A seal lost to a crash is made by the next
+        move's."""
         more = blocks % CHUNK_BLOCKS != 0  # the last chunk takes this block too
         with self.redis.pipeline(transaction=False) as pipe:  # (the script checks `blocks`)
             pipe.lrange(log_key(table_id), 0, LOG_BLOCK - 1)

@@ -191,3 +191,19 @@ def test_long_legal_lists_are_packed_and_legal_answers_them_whole(client, app):
     assert orjson.loads(unpack_legal(stored)) == legal["legal_actions"]
     if len(unpack_legal(stored)) > 96:
         assert stored[:1] == b"\x78" and zlib.decompress(stored) == unpack_legal(stored), "packed"
+
+
+def test_a_seal_a_crash_lost_is_made_by_the_next_move(client, app):
+    gw = app.extensions["cultists"]
+    redis = gw.redis
+    tid, tokens = _playing(client)
+    # Two blocks of lines unsealed, as a gateway killed between its commit and its seal
+    # (twice) leaves them.
+    notes = [{"kind": "note", "seat": -1, "text": f"n{i}", "payload": {}} for i in range(2 * LOG_BLOCK)]
+    redis.rpush(log_key(tid), *[pack_log_line(orjson.dumps(n)) for n in notes])
+    whole = gw.store.log(tid)
+    assert redis.hget(table_key(tid), "logz") is None
+    _move(client, tid, tokens)
+    assert int(redis.hget(table_key(tid), "logz")) == 1, "the move sealed one block"
+    log = _events(client, tid)
+    assert [e["id"] for e in log] == list(range(len(log))) and gw.store.log(tid)[: len(whole)] == whole
