@@ -18,7 +18,6 @@ replies are slower than alone by the CPU they share, never by a queue.
 from __future__ import annotations
 
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ from services.platform.settings import Settings
 from services.platform.store import hash_token
 from services.runtime.embedded_redis import start_redis
 from services.runtime.task_client import task_client
+from services.runtime.worker_command import worker_argv
 
 from .gateway import _percentile, _start, _start_engines, _stop
 
@@ -91,8 +91,7 @@ def run() -> dict[str, Any]:
         env = _start_engines([GAME], logs, procs)
         worker_env = {**env, "REDIS_URL": redis.url, "CELERY_BROKER_URL": redis.url}
         for queue in (QUEUE, BOTS_QUEUE):
-            argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", queue, "-n", f"{queue}@%h",
-                    "-c", str(WORKER_PROCESSES), "--without-gossip", "--without-mingle", "--loglevel", "WARNING"]  # fmt: skip
+            argv = worker_argv(queue, name=f"{queue}@%h", concurrency=WORKER_PROCESSES, loglevel="WARNING")
             procs.append(_start(argv, worker_env, logs / f"worker-{queue}.log"))
         addresses = {GAME: env[f"ENGINE_ADDR_{GAME.upper()}"]}
         settings = Settings(redis_url=redis.url, broker_url=redis.url, engine_addresses=addresses)

@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -40,6 +39,7 @@ from typing import Any
 from services.engines.registry import available_games
 from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import free_port, wait_for_port
+from services.runtime.worker_command import worker_argv
 
 from .gateway import ROOT, _gunicorn, _start, _start_engines, _stop
 
@@ -202,8 +202,7 @@ def play_one(browser, base: str, game: str, size: str, pace_ms: int) -> dict[str
 
 def _worker(env: dict[str, str], log: Path) -> subprocess.Popen:
     """The `tables` Celery worker that plays the bot seats, as `cultists run` starts it."""
-    argv = [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", "tables,bots", "-c", "2",
-            "-n", f"bench-web-{os.getpid()}@%h", "--without-gossip", "--without-mingle", "--loglevel", "INFO"]  # fmt: skip
+    argv = worker_argv("tables,bots", name=f"bench-web-{os.getpid()}@%h")
     proc = _start(argv, env, log)
     deadline = time.monotonic() + 60
     while b"ready." not in log.read_bytes():

@@ -42,6 +42,7 @@ from services.runtime.topology import (
     run_file,
     worker_metrics_port,
 )
+from services.runtime.worker_command import worker_argv
 
 from .options import command
 
@@ -349,8 +350,7 @@ def _worker(queue: str, loglevel: str, env: dict[str, str]) -> ProcessSpec:
     """A Celery worker for one queue, with its own metrics port and multiprocess directory."""
     return ProcessSpec(
         queue,
-        [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", queue, "-c", "2",
-         "-n", f"{queue}@%h", "--without-gossip", "--without-mingle", "--loglevel", loglevel],
+        worker_argv(queue, name=f"{queue}@%h", loglevel=loglevel),
         {**env, "WORKER_METRICS_PORT": str(worker_metrics_port(queue)),
          "PROMETHEUS_MULTIPROC_DIR": str(_fresh_dir(data_dir() / f"metrics-{queue}"))},
     )  # fmt: skip

@@ -154,8 +154,10 @@ def page_at(
 ) -> tuple[TablePage, str | None]:
     """The page a `cursor` names (a `next`, or a `previous` marked with BACK), and the
     cursor of the page before it: the one paging read of the API and the lobby page."""
-    back = cursor is not None and cursor.startswith(BACK)
-    after, before = (None, cursor[len(BACK) :]) if back and cursor else (cursor, None)
+    if cursor is not None and cursor.startswith(BACK):
+        after, before = None, cursor[len(BACK) :]
+    else:
+        after, before = cursor, None
     page = store.page(status, limit, after, game, before=before)
     return page, (BACK + page.previous if page.previous else None)
 

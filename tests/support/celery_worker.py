@@ -15,6 +15,8 @@ from pathlib import Path
 import redis
 from celery import Celery
 
+from services.runtime.worker_command import worker_argv
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -35,9 +37,7 @@ def start_worker(
     env.setdefault("CULTISTS_RECORDS_DIR", tempfile.mkdtemp(prefix="cultists-test-records-"))
     log = open(ROOT / f".pytest-worker-{name}.log", "wb")  # noqa: SIM115 - closed with the process
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "workers.app", "worker", "-Q", queues,
-         "-c", str(concurrency), "-n", f"{name}-{os.getpid()}@%h", "--without-gossip",
-         "--without-mingle", "--loglevel", "INFO"],
+        worker_argv(queues, name=f"{name}-{os.getpid()}@%h", concurrency=concurrency),
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
     if point_shared:
