@@ -495,8 +495,49 @@ def power_table(results: dict[str, Any]) -> str:
             f"| {TITLES.get(game, game)} | {r['fisher_yates_decisions_per_second']:,} | "
             f"{r['keyed_decisions_per_second']:,} | {r['keyed_over_fisher_yates']:.3f} |"
         )
-    rows += _parts_measured(section, ("coupled", "speed"))
+    rows += _sources_rows(section.get("coupling_sources"))
+    rows += _parts_measured(section, ("coupled", "speed", "coupling_sources"))
     return "\n".join([*rows, "", _when(section), *_targets(section), ""])
+
+
+# What each mode of bench/coupling_sources.py re-couples, in a reader's words.
+_SOURCE_MODES = {
+    ("stream", "stream"): "none: the code as it is",
+    ("turn", "stream"): "the game's draws keyed by (seed, what, turn, count in the turn)",
+    ("count", "stream"): "the game's draws keyed by (seed, what, count in the game)",
+    ("stream", "const"): "each bot's tie-break salt fixed for the whole game",
+    ("stream", "turn"): "each bot's tie-break salt keyed by (seed, turn)",
+    ("turn", "const"): "both: game draws by turn, bots' salts fixed",
+}
+
+
+def _sources_rows(sources: dict[str, Any] | None) -> list[str]:
+    """The sources table (bench/coupling_sources.py): the discordant share with each
+    randomness re-coupled, on the same pairs."""
+    if not sources:
+        return []
+    rows = [
+        "",
+        f"Which randomness keeps the pairs apart: the same pairs ({sources['games']:,} games per cell, "
+        "keyed deals) with the game's generator or the bots' tie-break streams re-coupled "
+        "(bench/coupling_sources.py); a pair plays the same game when every move is the same:",
+        "",
+        "| re-coupled | Rat sat | discordant | if independent | share | +- 1 s.e. | same game |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in sources["modes"]:
+        what = _SOURCE_MODES.get((r["game"], r["bot"]), f"game {r['game']}, bot {r['bot']}")
+        rows.append(
+            f"| {what} | {r['pairs']:,} | {r['discordant']:,} | {r['independent_expectation']:,.1f} "
+            f"| {r['share']:.3f} | {r['share_se']:.3f} | {100 * r['same_game']:.0f}% |"
+        )
+        parted = r.get("parted_only")
+        if parted:
+            rows.append(
+                f"| the same, pairs that parted only | {parted['pairs']:,} | {parted['discordant']:,} "
+                f"| {parted['independent_expectation']:,.1f} | {parted['share']:.3f} | {parted['share_se']:.3f} | 0% |"
+            )
+    return rows
 
 
 def power_nightly_table(results: dict[str, Any]) -> str:

@@ -13,6 +13,9 @@ Four figures (docs/fairness.md "Coupled deals", docs/sweeps.md "Power"):
   level (q / the night's metrics).
 - **Speed** (`speed`): random decisions/s of each game dealt keyed against Fisher-Yates,
   measured interleaved in the same run, as a ratio. Target: within 5 %.
+- **Sources** (`coupling_sources`, bench/coupling_sources.py): the same pairs with the
+  game's generator or the bots' tie-break streams re-coupled in several ways, to tell which
+  randomness keeps the paired games apart (docs/fairness.md says what it found).
 - **Nightly, A/A** (`nightly_aa`): pairs of real nights of a game (the nightly's cells, at
   the nightly's games per cell) on master seeds s and s + 1, compared as the nightly
   compares (`compare_nights`): the share of pairs with any drift. Target: at most 5 %.
@@ -20,7 +23,7 @@ Four figures (docs/fairness.md "Coupled deals", docs/sweeps.md "Power"):
   clean night on the same seed (paired, keyed deals), at the nightly's games per cell:
   whether the night flags it, per seed, with the wall time of one night of that game.
 
-`BENCH_POWER_PARTS=coupled,speed,aa,planted` (default all) runs some parts, and
+`BENCH_POWER_PARTS=coupled,speed,sources,aa,planted` (default all) runs some parts, and
 `BENCH_POWER_PLANTED_GAMES` / `BENCH_POWER_AA_GAME_LIST` some games; what a run does not
 measure keeps its last figures, each with the time and load it was measured at
 (`parts_measured`). The shared 2-core machines cannot afford every part at full size in one
@@ -41,6 +44,7 @@ from pathlib import Path
 from statistics import NormalDist
 from typing import Any
 
+from bench.coupling_sources import sources
 from services.balance.sweeps import night, nightly
 from services.balance.sweeps.drift import compare_nights
 from services.balance.sweeps.local import run_local
@@ -56,6 +60,7 @@ from services.engines.registry import available_games, load_game
 # from the 0.5 target). Fisher-Yates, only the reference (about 1.0), plays fewer.
 GAMES = int(os.environ.get("BENCH_POWER_GAMES", 20000))
 FY_GAMES = int(os.environ.get("BENCH_POWER_FY_GAMES", 4000))
+SOURCES_GAMES = int(os.environ.get("BENCH_POWER_SOURCES_GAMES", 8000))  # per cell and mode
 COUPLED_PROCESSES = int(os.environ.get("BENCH_POWER_PROCESSES", 2))
 BOOTSTRAP = 1000  # resamples of the pairs for the share's interval
 SPEED_SECONDS = float(os.environ.get("BENCH_POWER_SPEED_SECONDS", 6.0))  # per game and shuffle
@@ -70,7 +75,7 @@ PLANTED_SEEDS = int(os.environ.get("BENCH_POWER_PLANTED_SEEDS", 3))
 # The games whose planted change is measured, and whose A/A pairs (default: all three).
 PLANTED_GAMES = [g for g in os.environ.get("BENCH_POWER_PLANTED_GAMES", "").split(",") if g]
 AA_GAME_LIST = [g for g in os.environ.get("BENCH_POWER_AA_GAME_LIST", "").split(",") if g]
-# The parts to run (default all): coupled, speed, aa, planted; a part not run keeps the
+# The parts to run (default all): coupled, speed, sources, aa, planted; a part not run keeps the
 # figures of the last run that measured it (bench/results.json), marked with its date.
 PARTS = [p for p in os.environ.get("BENCH_POWER_PARTS", "").split(",") if p]
 SIZES = (200, 400, 800, 1600, 3200)
@@ -331,13 +336,14 @@ _PER_GAME = ("nightly_aa", "nightly_planted")
 
 
 def run() -> dict[str, Any]:
-    parts = PARTS or ["coupled", "speed", "aa", "planted"]
+    parts = PARTS or ["coupled", "speed", "sources", "aa", "planted"]
     out: dict[str, Any] = {"targets": {}, "load_average": list(os.getloadavg())}
     measured: dict[str, Any] = {}
     now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for part, key in (
         ("coupled", "coupled"),
         ("speed", "speed"),
+        ("sources", "coupling_sources"),
         ("aa", "nightly_aa"),
         ("planted", "nightly_planted"),
     ):
@@ -348,6 +354,8 @@ def run() -> dict[str, Any]:
             out[key] = coupled(GAMES, FY_GAMES)
         elif part == "speed":
             out[key] = speed(SPEED_SECONDS)
+        elif part == "sources":
+            out[key] = sources(SOURCES_GAMES, COUPLED_PROCESSES)
         elif part == "aa":
             out[key] = nightly_aa(AA_PAIRS, AA_GAMES, AA_GAME_LIST)
         else:
@@ -374,7 +382,7 @@ def _keep_previous(out: dict[str, Any], measured: dict[str, Any], previous: dict
     aa = previous.get("nightly_aa")
     if aa and "game" in aa:  # the one-game layout of older runs
         previous["nightly_aa"] = {aa["game"]: {k: v for k, v in aa.items() if k != "game"}}
-    for key in ("coupled", "speed", *_PER_GAME):
+    for key in ("coupled", "speed", "coupling_sources", *_PER_GAME):
         if key in _PER_GAME:
             for game, row in previous.get(key, {}).items():
                 if game not in out.setdefault(key, {}):
