@@ -40,7 +40,7 @@ from .keys import (
     shard_of,
     table_key,
 )
-from .packing import unpack_actions, unpack_log_chunk, unpack_log_line
+from .packing import unpack_actions, unpack_log
 
 # Columns of an archived table: the record's fields as Redis held them (binary-safe), and
 # its log and action lists as JSON.
@@ -212,12 +212,7 @@ class Archiver:
                     "finished_at": float(record.get(b"finished_at") or record[b"created"]),
                     "record": _record_json(record),
                     # The archive keeps plain JSON (packing.py is Redis's business).
-                    "log": b"["
-                    + b",".join(
-                        [line for chunk in chunks for line in unpack_log_chunk(chunk)]
-                        + [unpack_log_line(line) for line in log]
-                    )
-                    + b"]",
+                    "log": b"[" + b",".join(unpack_log(chunks, log)) + b"]",
                     "actions": (
                         orjson.dumps(unpack_actions(record[b"acts"]))
                         if b"acts" in record

@@ -75,17 +75,24 @@ def unpack_state(raw: bytes) -> bytes:
     return raw if raw[:1] == b"{" else zlib.decompress(raw)
 
 
-def pack_log_line(line: bytes) -> bytes:
+def _deflate(data: bytes) -> bytes:
+    """Raw deflate against the log's dictionary: a line's and a chunk's one format."""
     packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, LOG_DICTIONARY)
-    return LOG_MARK + packer.compress(line) + packer.flush()
+    return packer.compress(data) + packer.flush()
+
+
+def _inflate(data: bytes) -> bytes:
+    unpacker = zlib.decompressobj(-15, LOG_DICTIONARY)
+    return unpacker.decompress(data) + unpacker.flush()
+
+
+def pack_log_line(line: bytes) -> bytes:
+    return LOG_MARK + _deflate(line)
 
 
 def unpack_log_line(raw: bytes) -> bytes:
     """A log line's JSON from what Redis holds (packed or not)."""
-    if raw[:1] != LOG_MARK:
-        return raw
-    unpacker = zlib.decompressobj(-15, LOG_DICTIONARY)
-    return unpacker.decompress(raw[1:]) + unpacker.flush()
+    return _inflate(raw[1:]) if raw[:1] == LOG_MARK else raw
 
 
 ACTS_MARK = b"\x02"
@@ -154,10 +161,16 @@ CHUNK_MARK = b"\x02"
 
 def pack_log_chunk(lines: list[bytes]) -> bytes:
     """Log lines (JSON, never holding a raw newline: orjson escapes it) as one chunk."""
-    packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, LOG_DICTIONARY)
-    return CHUNK_MARK + packer.compress(b"\n".join(lines)) + packer.flush()
+    return CHUNK_MARK + _deflate(b"\n".join(lines))
 
 
 def unpack_log_chunk(raw: bytes) -> list[bytes]:
-    unpacker = zlib.decompressobj(-15, LOG_DICTIONARY)
-    return (unpacker.decompress(raw[1:]) + unpacker.flush()).split(b"\n")
+    return _inflate(raw[1:]).split(b"\n")
+
+
+def unpack_log(chunks: list[bytes], lines: list[bytes]) -> list[bytes]:
+    """The JSON lines of sealed `chunks` (`:logz`) then of unsealed `lines` (`:log`), in
+    order: how every reader joins the two lists."""
+    return [line for chunk in chunks for line in unpack_log_chunk(chunk)] + [
+        unpack_log_line(x) for x in lines
+    ]

@@ -73,8 +73,7 @@ from .packing import (
     pack_log_line,
     pack_state,
     unpack_actions,
-    unpack_log_chunk,
-    unpack_log_line,
+    unpack_log,
     unpack_state,
 )
 from .seat_deadlines import schedule
@@ -485,8 +484,7 @@ class TableStore:
         sealed = int(blocks or 0) * LOG_BLOCK
         # Lines from `at` on: those of the chunks read, then `:log`'s.
         at = min(first * CHUNK_LINES, sealed)
-        found = [line for chunk in packed for line in unpack_log_chunk(chunk)]
-        found += [unpack_log_line(line) for line in lines]
+        found = unpack_log(packed, lines)
         found = found[start - at :] if count is None else found[start - at : start - at + count]
         return [orjson.loads(line) for line in found]
 
@@ -499,9 +497,7 @@ class TableStore:
         if not lines and not packed:
             archived = self._archived(table_id)
             return archived["log"][-count:] if archived else []
-        found = [unpack_log_line(line) for line in lines]
-        if len(found) < count:
-            found = [line for chunk in packed for line in unpack_log_chunk(chunk)] + found
+        found = unpack_log(packed if len(lines) < count else [], lines)
         return [orjson.loads(line) for line in found[-count:]]
 
     def actions(self, table_id: str) -> list[list[int]]:
@@ -669,8 +665,7 @@ class TableStore:
             lines, *last = pipe.execute()
         if len(lines) < LOG_BLOCK or (more and not last[0]):
             return False
-        sealed = unpack_log_chunk(last[0]) if more else []
-        chunk = pack_log_chunk(sealed + [unpack_log_line(line) for line in lines])
+        chunk = pack_log_chunk(unpack_log(last, lines))  # `last`: the chunk it extends, or none
         keys = [table_key(table_id), log_key(table_id), log_chunks_key(table_id)]
         return bool(self._seal(keys=keys, args=[blocks, chunk, LOG_BLOCK, int(more)]))
 
