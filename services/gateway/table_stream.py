@@ -138,16 +138,29 @@ class TableStream:
         """What a nudge (`message`, heard at `since`) sends: the new log lines, then the
         `update` carrying them. True: the stream is over after it."""
         log = self._log_since_cursor(since, cache)
-        # Streams with the same pending run of the log (most of them: every one in step)
-        # share the update's bytes.
-        first_pending = self.pending[0]["id"] if self.pending else self.cursor + 1
-        key = ("update", self.table_id, self.seat, message, first_pending, self.cursor)
-        found = self._shared(key, since, lambda: self._update(message), cache)
+        found = self._pending_update(message, since, cache)
+        if found is not None and found[1]:
+            # The state is read after the log, so the last move can land between the two:
+            # the state says the game is over while that move's lines were not read. They
+            # are read now (nothing is written after the end: a move's lines and its state
+            # are one commit) and the update is built again to carry them, so a stream never
+            # ends short of the last turn.
+            late = self._log_since_cursor(time.monotonic(), cache)
+            if late:
+                log += late
+                found = self._pending_update(message, since, cache)
         self.pending = []
         if found is None:
             return log + END, True
         update, self.finished = found
         return (log + update + END, True) if self.finished else (log + update, False)
+
+    def _pending_update(self, message: bytes, since: float, cache: dict | None) -> tuple[bytes, bool] | None:
+        """The update carrying `pending`: streams with the same pending run of the log
+        (most of them: every one in step) share its bytes."""
+        first_pending = self.pending[0]["id"] if self.pending else self.cursor + 1
+        key = ("update", self.table_id, self.seat, message, first_pending, self.cursor)
+        return self._shared(key, since, lambda: self._update(message), cache)
 
     def after_in_step(self, message: bytes, since: float, cache: dict) -> tuple[bytes, bool]:
         """`after` for a fan-out pass: streams of one table in step (the same seat, the same

@@ -118,3 +118,55 @@ def test_the_event_log_pages_and_refuses_unknown_parameters(client):
         assert reply.status_code == 400, bad
         assert reply.get_json()["error"]["code"] == "malformed"
     assert client.get(f"/api/tables/{tid}/events/stream?atfer=1").status_code == 400
+
+
+def test_a_stream_that_hears_the_last_move_late_still_sends_every_turn(client, app, monkeypatch):
+    """The race behind a stream that missed a turn: an update reads the new log lines, then
+    the state, and the game's last moves can land between the two reads. The state then
+    says the game is over while those moves' lines were never read, and the stream used
+    to end without them. Here the rest of the game is played at exactly that point."""
+    game = "tricky_cultists"
+    tid = client.post("/api/tables", json={"game": game, "players": 4, "seed": 5, "config": {"rounds": 1}})
+    tid = tid.get_json()["table"]
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in range(4)]
+
+    def move() -> bool:
+        """One legal move by the seat to act; False once the game is over."""
+        table = client.get(f"/api/tables/{tid}").get_json()
+        if table["status"] == "finished":
+            return False
+        seat = table["to_act"][0]
+        legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
+        body = {"action": legal["legal_actions"][0]["id"], "version": legal["version"]}
+        moved = client.post(f"/api/tables/{tid}/actions", json=body, headers=bearer(tokens[seat]))
+        assert moved.status_code == 200, moved.get_json()
+        return True
+
+    reads = app.extensions["cultists"].stream_tables
+    real = reads.stream_state
+    calls: list[int] = []
+
+    def state_after_the_rest_is_played(table_id, seat):
+        calls.append(1)
+        if len(calls) == 2:  # the first update's read, its log lines already read
+            while move():
+                pass
+        return real(table_id, seat)
+
+    monkeypatch.setattr(reads, "stream_state", state_after_the_rest_is_played)
+    stream = client.get(f"/api/tables/{tid}/events/stream", buffered=False)
+    try:
+        events = sse_events(stream)
+        assert next(events)[0] == "state"
+        assert move()
+        seen = list(events)
+    finally:
+        stream.close()
+    assert len(calls) >= 2, "the update read the state after the rest of the game was played"
+    logged = [e["id"] for e in client.get(f"/api/tables/{tid}/events?limit=500").get_json()["events"]]
+    assert client.get(f"/api/tables/{tid}").get_json()["status"] == "finished"
+    sent = [data["id"] for name, data in seen if name == "log"]
+    assert sent == logged[-len(sent) :] and sent[-1] == logged[-1], "every turn up to the last was sent"
+    update = next(data for name, data in seen if name == "update")
+    assert update["status"] == "finished" and update["events"][-1]["id"] == logged[-1]
+    assert seen[-1][0] == "end"
