@@ -24,9 +24,11 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
+from bench.load import load_average
 from services.engines.core.bots import make_bot, parse_bot_spec
+from services.engines.core.ismcts import ISMCTSBot
 from services.engines.core.ladder import play_ladder
 from services.engines.registry import load_game
 
@@ -83,7 +85,7 @@ def _rung(game: str, players: int, bots: list[str]) -> dict[str, Any]:
 def _positions(game: str, players: int) -> list[Any]:
     """Decision points with a real choice along heuristic self-play (seeded)."""
     spec = load_game(game)
-    found = []
+    found: list[Any] = []
     seed = 0
     while len(found) < SPEED_POSITIONS:
         state = spec.new_state(LADDERS[game].get("config"), players, 77 + seed)
@@ -112,7 +114,7 @@ def _iterations_per_second(game: str, players: int, bot_spec: str) -> float:
         bot = make_bot(spec, budget, i)
         seat = state.to_act()[0]
         bot.choose(state, seat, state.legal_actions(seat))
-        iterations += bot.last_iterations
+        iterations += cast(ISMCTSBot, bot).last_iterations
     return iterations / (time.perf_counter() - start)
 
 
@@ -214,7 +216,7 @@ def run() -> dict[str, Any]:
             row = {k: v for k, v in earlier[game].items() if k != "carried_over"}
             row.update(_policy_rows(game, players, ismcts))
             row["rungs_carried_over"] = ["heuristic_vs_random", "ismcts_vs_heuristic"]
-            row["policy_load_average"] = [round(x, 2) for x in os.getloadavg()]
+            row["policy_load_average"] = load_average()
             out[game] = row
             for name, ok in earlier.get("targets", {}).items():
                 if name.startswith(f"{game} ") and "policy" not in name:
@@ -226,7 +228,7 @@ def run() -> dict[str, Any]:
         row["ismcts_vs_heuristic"] = _rung(game, players, [ismcts, "heuristic"])
         row["ismcts_iterations_per_second"] = round(_iterations_per_second(game, players, ismcts))
         row["four_player_game_cpu_seconds"] = round(_four_player_seconds(game, ismcts), 2)
-        row["load_average"] = [round(x, 2) for x in os.getloadavg()]
+        row["load_average"] = load_average()
         row.update(_policy_rows(game, players, ismcts))
         out[game] = row
         _policy_targets(game, row, out["targets"])

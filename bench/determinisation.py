@@ -8,11 +8,11 @@ IS-MCTS iteration it is part of (docs/bots.md).
 
 from __future__ import annotations
 
-import os
 import random
 import time
 from typing import Any
 
+from bench.load import load_average
 from services.engines.core import decks
 from services.engines.core.bots import make_bot
 from services.engines.core.rng import Rng
@@ -38,7 +38,7 @@ def _positions(game: str, players: int, games: int) -> list[Any]:
 
 
 def run(games: int = 12, repeats: int = 5) -> dict[str, Any]:
-    out: dict[str, Any] = {"load_average": [round(x, 2) for x in os.getloadavg()]}
+    out: dict[str, Any] = {"load_average": load_average()}
     searches = 0
     original = decks._kind_counts
 
@@ -47,7 +47,7 @@ def run(games: int = 12, repeats: int = 5) -> dict[str, Any]:
         searches += 1
         return original(*args)
 
-    decks._kind_counts = counted  # count how often the plain re-deal did not fit
+    decks._kind_counts = counted  # type: ignore[assignment]  # count how often the plain re-deal did not fit
     try:
         for game, players in TABLES.items():
             positions = _positions(game, players, games)
@@ -75,7 +75,7 @@ def _ignoring_voids(positions: list[Any], players: int, repeats: int) -> float:
     from services.engines.tricky_cultists import rules
 
     keep = rules.redeal_limited
-    rules.redeal_limited = lambda zones, _limits, _kinds, rng: decks.redeal(zones, rng)  # type: ignore[assignment]
+    rules.redeal_limited = lambda zones, _limits, _kinds, rng: decks.redeal(zones, rng)  # type: ignore[assignment, misc]
     try:
         calls, spent = _resample_all(positions, players, repeats)
         return round(spent / calls * 1e6, 1)

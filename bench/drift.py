@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
+from bench.load import load_average
 from services.balance.sweeps import night
 from services.balance.sweeps.drift import DriftSettings, NightGame, compare_nights
 from services.balance.sweeps.local import run_local
+from services.balance.sweeps.outcomes import CellOutcomes
 
 AA_PAIRS = int(os.environ.get("BENCH_DRIFT_AA_PAIRS", 200))
 POWER_PAIRS = int(os.environ.get("BENCH_DRIFT_POWER_PAIRS", 50))
@@ -136,7 +138,7 @@ def _paired_planted(rng: np.random.Generator, games: int, shift: float) -> tuple
     """The planted 4-player cell on the same seeds both nights: tonight is last night's games
     with just enough games moved from another seat to seat 0 to add `shift` (the best case
     for pairing: the change touches no other game)."""
-    from services.balance.sweeps.outcomes import CellOutcomes, transpose
+    from services.balance.sweeps.outcomes import transpose
 
     units, draw, edge = 4, 0.01, 0.03
     probs = np.full(units, (1 - draw - edge) / units)
@@ -176,7 +178,7 @@ def paired_power(pairs: int, games: int, settings: DriftSettings) -> dict[str, f
                 game.aggregates["cells"] = [
                     c if c["label"] != PLANTED_CELL else cell for c in game.aggregates["cells"]
                 ]
-                game.outcomes[PLANTED_CELL] = outcomes
+                cast("dict[str, CellOutcomes]", game.outcomes)[PLANTED_CELL] = outcomes
             report = compare_nights(a, b, settings)
             hits += any(
                 d["cell"] == PLANTED_CELL and d["metric"] == "seat 0 win rate"
@@ -278,7 +280,7 @@ def run() -> dict[str, Any]:
         "real_aa": real,
         "real_same_seeds": paired_real,
         "synthetic_seconds": round(synthetic_seconds, 1),
-        "load_average": [round(x, 2) for x in os.getloadavg()],
+        "load_average": load_average(),
         "targets": {
             "aa_false_alarm_rate_at_most_5pct": aa["false_alarm_rate"] <= 0.05,
             "real_aa_pairs_flag_nothing": all(p["drifted"] == 0 for p in real["pairs"]),

@@ -14,10 +14,11 @@ import json
 import random
 import sys
 import time
-from typing import Any
+from typing import Any, cast
 
 import services.engines
 from services.engines.core.bots import make_bot
+from services.engines.core.ismcts import ISMCTSBot
 from services.engines.core.play import bot_seed, play_game
 from services.engines.registry import load_game
 
@@ -77,7 +78,7 @@ def ismcts_iterations(game: str, seconds: float) -> dict[str, Any]:
             continue
         seat = state.to_act()[0]
         bot.choose(state, seat, state.legal_actions(seat))
-        iterations += bot.last_iterations
+        iterations += cast(ISMCTSBot, bot).last_iterations
         done += 1
     return {"iterations_per_second": iterations / (time.perf_counter() - start), "searches": done}
 

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.load import load_average
 from services.engines.core.play import play_game
 from services.engines.core.serial import state_to_bytes
 from services.engines.registry import available_games, load_game
@@ -194,7 +195,7 @@ def _largest_state(game: str, seeds: range) -> int:
 
 
 def run(seconds_per_game: float = 8.0) -> dict[str, Any]:
-    out: dict[str, Any] = {"targets": {}, "load_average": list(os.getloadavg())}
+    out: dict[str, Any] = {"targets": {}, "load_average": load_average()}
     out["compiled"] = compared = _compare(available_games())
     if compared["openspiel_crazy_eights_decisions_per_second"]:
         for game in available_games():
@@ -227,5 +228,5 @@ def run(seconds_per_game: float = 8.0) -> dict[str, Any]:
         )
         out["targets"][f"{game} state <= {STATE_BYTES_LIMIT} bytes"] = size <= STATE_BYTES_LIMIT
         print(f"  {game}: {dps:,.0f} decisions/s, {games / elapsed:.1f} games/s, max state {size} B")
-    out["load_average_after"] = list(os.getloadavg())
+    out["load_average_after"] = load_average()
     return out

@@ -18,6 +18,7 @@ import asyncio
 import multiprocessing
 import os
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -31,6 +32,7 @@ from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import free_port, wait_for_port
 
 from .gateway import Connection, Load, _percentile, _start, _start_engines, _stop
+from .load import load_average
 
 PLAYER_TABLES = 40
 PLAYER_INTERVAL = 0.2  # seconds between one table's moves: 200 moves/s offered in all
@@ -186,7 +188,7 @@ def run() -> dict[str, Any]:
     games = available_games()
     redis = start_redis()
     logs = Path(tempfile.mkdtemp(prefix="cultists-bench-flood-"))
-    procs = []
+    procs: list[subprocess.Popen] = []
     try:
         env = {"REDIS_URL": redis.url, **_start_engines(games, logs, procs)}
         gateway_port = free_port()
@@ -225,7 +227,7 @@ def run() -> dict[str, Any]:
         "flooded": flooded,
         "p99_ratio": round(ratio, 2),
         "cpus": os.cpu_count(),
-        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        "load_average_at_end": load_average(),
         "targets": {
             f"players' move p99 under a one-address flood <= {TARGET_P99_RATIO:g}x unflooded": ratio
             <= TARGET_P99_RATIO,

@@ -35,6 +35,7 @@ from typing import Any
 import orjson
 import psutil
 
+from bench.load import load_average
 from services.engines.registry import available_games
 from services.platform.matchmaking import MatchPolicy, Ticket, group_tickets
 from services.runtime.embedded_redis import start_redis
@@ -312,7 +313,7 @@ def http_load(tables: int = TABLES, seconds: float = MEASURE_SECONDS) -> dict[st
         "games": games,
         "cpus": os.cpu_count(),
         # What else ran: figures from a machine busy with other work are not the stack's own.
-        "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+        "load_average_at_end": load_average(),
         **phases,
         "floor": floor_phases,
         "gateway_cpu_over_floor": ratios,

@@ -34,6 +34,7 @@ import grpc
 import psutil
 from cultists.v1 import common_pb2, engine_pb2, engine_pb2_grpc
 
+from bench.load import load_average
 from services.engines.registry import available_games
 from services.runtime.ports import free_port, wait_for_port
 
@@ -247,7 +248,7 @@ def _one_engine(
 
 
 def run(samples: int = 3000, chunk: int = 250) -> dict[str, Any]:
-    out: dict[str, Any] = {"targets": {}, "load_average": list(os.getloadavg()), "tables": TABLES}
+    out: dict[str, Any] = {"targets": {}, "load_average": load_average(), "tables": TABLES}
     key = os.urandom(16).hex()  # replicas share CULTISTS_STATE_KEY
     for game in available_games():
         read_back = _replica_moves(game, key, samples)
@@ -278,5 +279,5 @@ def run(samples: int = 3000, chunk: int = 250) -> dict[str, Any]:
                 f"CPU/call {cpu_call['ping']:.3f} vs {cpu_call['apply']:.3f} ms ({figures['cpu_apply_over_ping']:.2f}x)",
                 flush=True,
             )
-    out["load_average_after"] = list(os.getloadavg())
+    out["load_average_after"] = load_average()
     return out

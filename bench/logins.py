@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import subprocess
 import sys
 import tempfile
 import threading
@@ -73,7 +74,7 @@ def run() -> dict[str, Any]:
     games = available_games()
     redis = start_redis()
     logs = Path(tempfile.mkdtemp(prefix="cultists-bench-logins-"))
-    procs = []
+    procs: list[subprocess.Popen] = []
     try:
         env = {"REDIS_URL": redis.url, **_start_engines(games, logs, procs)}
         port = free_port()
@@ -98,7 +99,7 @@ def run() -> dict[str, Any]:
         base = f"http://127.0.0.1:{port}"
         _probe(base, 2.0)  # warm up
         idle = _probe(base, MEASURE_SECONDS)
-        stop, counts = threading.Event(), []
+        stop, counts = threading.Event(), list[int]()
         clients = [
             threading.Thread(target=_bad_sign_ins, args=(base, stop, counts)) for _ in range(BAD_CLIENTS)
         ]

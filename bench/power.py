@@ -45,6 +45,7 @@ from statistics import NormalDist
 from typing import Any
 
 from bench.coupling_sources import sources
+from bench.load import load_average
 from services.balance.sweeps import night, nightly
 from services.balance.sweeps.drift import compare_nights
 from services.balance.sweeps.local import run_local
@@ -103,6 +104,8 @@ def _rat(result: dict[str, Any]) -> list[tuple[bool, bool]]:
 def _rat_of_chunk(spec: Any, chunk: Any) -> tuple[int, int, list[tuple[bool, bool]]]:
     """(cell, first game, `_rat` of its games) of one chunk, played in a worker process."""
     r = simulate_chunk(spec, chunk)
+    if r is None:
+        raise RuntimeError(f"chunk {chunk} was not played")
     return r["cell"], r["start"], _rat(r)
 
 
@@ -337,7 +340,7 @@ _PER_GAME = ("nightly_aa", "nightly_planted")
 
 def run() -> dict[str, Any]:
     parts = PARTS or ["coupled", "speed", "sources", "aa", "planted"]
-    out: dict[str, Any] = {"targets": {}, "load_average": list(os.getloadavg())}
+    out: dict[str, Any] = {"targets": {}, "load_average": load_average()}
     measured: dict[str, Any] = {}
     now = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for part, key in (
@@ -349,7 +352,7 @@ def run() -> dict[str, Any]:
     ):
         if part not in parts:
             continue
-        started_load = [round(x, 2) for x in os.getloadavg()]
+        started_load = load_average()
         if part == "coupled":
             out[key] = coupled(GAMES, FY_GAMES)
         elif part == "speed":
@@ -363,7 +366,7 @@ def run() -> dict[str, Any]:
         when = {
             "at": now,
             "load_average_at_start": started_load,
-            "load_average_at_end": [round(x, 2) for x in os.getloadavg()],
+            "load_average_at_end": load_average(),
         }
         if key in _PER_GAME:
             measured.update({f"{key}.{game}": when for game in out[key]})

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -44,6 +43,7 @@ from .gateway import (
     _start_engines,
     _stop,
 )
+from .load import load_average
 from .run import RESULTS
 
 TOP = 25
@@ -158,7 +158,7 @@ def main(argv: list[str]) -> int:
             for function, share in found[name][kind]:
                 print(f"    {share:5.1f}%  {function}")
     found["measured_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    found["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    found["load_average_at_end"] = load_average()
     found["engines_compiled"] = services.engines.compiled()
     results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     results["gateway_profile"] = found

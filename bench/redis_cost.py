@@ -40,15 +40,15 @@ after every move.
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import redis
 
+from bench.load import load_average
 from services.engines.core.server import start_engine
 from services.engines.registry import available_games
 from services.gateway import create_app
@@ -83,7 +83,7 @@ def _stats(nodes: list[redis.Redis]) -> tuple[dict[str, int], dict[str, float]]:
     calls: dict[str, int] = {}
     usec: dict[str, float] = {}
     for node in nodes:
-        for name, row in node.info("commandstats").items():
+        for name, row in cast("dict[str, Any]", node.info("commandstats")).items():
             command = name.removeprefix("cmdstat_")
             if command in READING:
                 continue
@@ -122,7 +122,7 @@ def _reference(nodes: list[redis.Redis], calls: int = 2000) -> dict[str, float]:
     for _ in range(calls):
         node.ping()
         node.hgetall(key)
-    stats = node.info("commandstats")
+    stats = cast("dict[str, Any]", node.info("commandstats"))
     node.delete(key)
     return {name: float(stats[f"cmdstat_{name}"]["usec_per_call"]) for name in ("ping", "hgetall")}
 
@@ -133,7 +133,10 @@ def _thread_cpu(pids: list[int]) -> float:
 
 
 def _cpu(nodes: list[redis.Redis]) -> float:
-    return sum(float(i["used_cpu_user"]) + float(i["used_cpu_sys"]) for i in (n.info("cpu") for n in nodes))
+    return sum(
+        float(i["used_cpu_user"]) + float(i["used_cpu_sys"])
+        for i in (cast("dict[str, Any]", n.info("cpu")) for n in nodes)
+    )
 
 
 Seats = tuple[str, list[str], dict]  # a table's id, its seats' tokens, the last /legal answer
@@ -200,7 +203,7 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
     moves = 0
     largest: dict[str, Any] = {"bytes": 0}
     cpu = _cpu(nodes)
-    load = [round(x, 2) for x in os.getloadavg()]
+    load = load_average()
     started = time.perf_counter()
     while moves < MOVES:
         for i in range(len(seats)):
@@ -239,7 +242,7 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
         **quiet,
         "load_average_at_start": load,
         "reference_usec_per_call": reference,
-        "load_average_after_moves": [round(x, 2) for x in os.getloadavg()],
+        "load_average_after_moves": load_average(),
         "live_table_bytes_mean": round(sum(memory) / len(memory)),
         # The largest any table of any game was at any version (its keys' bytes, which of
         # them, its game and version).

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import services.engines
 
@@ -44,8 +45,9 @@ from . import (
     tune,
     web_play,
 )
+from .load import load_average
 
-SECTIONS = {
+SECTIONS: dict[str, Callable[[], dict[str, Any]]] = {
     "engines": engines.run,
     "grpc": grpc_latency.run,
     "engine_bounds": engine_bounds.run,
@@ -84,8 +86,8 @@ def main(argv: list[str]) -> int:
     if any(a in ("-h", "--help") for a in argv):
         print(__doc__.strip())
         print("\nsections (last run's wall time):")
-        for name, section in SECTIONS.items():
-            module = sys.modules[section.__module__]
+        for name, measure in SECTIONS.items():
+            module = sys.modules[measure.__module__]
             quick = "  [quick]" if name in QUICK else ""
             summary = (module.__doc__ or "").strip().splitlines()[0]
             print(f"  {name:<17} {duration(results, name):>16}{quick}  {summary}")
@@ -114,7 +116,7 @@ def main(argv: list[str]) -> int:
         section["wall_seconds"] = round(time.perf_counter() - start, 2)
         # When, and how busy the machine was: the docs print both beside every figure.
         section["measured_at"] = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-        section["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+        section["load_average_at_end"] = load_average()
         # Whether the engines' compiled modules were there to load (make install builds them).
         section["engines_compiled"] = services.engines.compiled()
         results[name] = section

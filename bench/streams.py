@@ -42,6 +42,7 @@ from services.runtime.embedded_redis import start_redis
 from services.runtime.ports import free_port, wait_for_port
 
 from .gateway import Connection, _gunicorn, _percentile, _start, _stop
+from .load import load_average
 
 GAME = "trash_cult"
 STREAMS = 5000
@@ -227,7 +228,7 @@ class _Load:
         wall = end[0] - self.start[0]
         other = (end[1] - self.start[1]) - (end[2] - self.start[2])
         self.figures = {
-            "load_average_1min": round(os.getloadavg()[0], 2),
+            "load_average_1min": load_average()[0],
             "other_cpu_cores": round(max(other, 0.0) / wall, 2),
         }
 

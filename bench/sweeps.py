@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.load import load_average
+
 ROOT = Path(__file__).resolve().parents[1]
 PROCESSES = 2
 TARGET_RATIO = 0.9
@@ -115,7 +117,7 @@ def run() -> dict[str, Any]:
     if not url:
         embedded = start_redis()
         url = embedded.url
-    app.conf.broker_url = app.conf.result_backend = url
+    app.conf.update(broker_url=url, result_backend=url)
     store = SweepStore.from_url(url)
     log_dir = tempfile.mkdtemp(prefix="cultists-bench-sweeps-")
     worker = _start_worker(url, log_dir)
@@ -150,7 +152,7 @@ def run() -> dict[str, Any]:
         print(
             f"  100,000 Crazy Cultists games via {path}: {big_seconds:.1f} s ({BIG_GAMES / big_seconds:,.0f} games/s)"
         )
-        load = os.getloadavg()[0]
+        load = load_average()[0]
     finally:
         if worker.poll() is None:
             os.killpg(worker.pid, 15)

@@ -17,10 +17,10 @@ process (one core) so the figure does not depend on the machine's free cores.
 
 from __future__ import annotations
 
-import os
 import statistics
 from typing import Any
 
+from bench.load import load_average
 from services.balance.tune.confirm import confirm
 from services.balance.tune.evaluate import LocalRunner
 from services.balance.tune.run import run_tune
@@ -87,12 +87,12 @@ def _median(runs: list[dict[str, Any]]) -> float | None:
 
 def run() -> dict[str, Any]:
     runner = LocalRunner(1)
-    load_before = os.getloadavg()[0]
+    load_before = load_average()[0]
     tune = [{"seed": s, **_tune(runner, s)} for s in SEEDS]
     grid = [{"seed": s, **_grid(runner, s)} for s in SEEDS]
     out: dict[str, Any] = {
         "load_average": round(load_before, 2),
-        "load_average_after": round(os.getloadavg()[0], 2),
+        "load_average_after": load_average()[0],
         "seeds": list(SEEDS),
         "confirm_games": SPEC["confirm"],
         "tune": {"median_games_to_target": _median(tune), "runs": tune},
