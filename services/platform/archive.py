@@ -40,6 +40,7 @@ from .keys import (
     shard_of,
     table_key,
 )
+from .log_blocks import LogBlocks
 from .packing import unpack_actions, unpack_log
 
 # Columns of an archived table: the record's fields as Redis held them (binary-safe), and
@@ -62,6 +63,8 @@ class TableArchive:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        # Live tables' sealed log blocks (log_blocks.py), which join a table's row here.
+        self.blocks = LogBlocks(self.root / "logs")
         self._lock = threading.Lock()
         self._index: dict[str, Path] = {}
         self._seen: set[str] = set()
@@ -206,6 +209,8 @@ class Archiver:
                 record, chunks, log, actions = pipe.execute()
             if not record:
                 continue
+            if record.get(b"logf"):  # its sealed blocks are in its file (log_blocks.py)
+                chunks = self.archive.blocks.read(table_id, 0, int(record.get(b"logz") or 0))
             rows.append(
                 {
                     "table": table_id,
@@ -228,6 +233,7 @@ class Archiver:
             self.redis.delete(
                 table_key(table_id), log_chunks_key(table_id), log_key(table_id), actions_key(table_id)
             )
+            self.archive.blocks.delete(table_id)  # after Redis: a reader that saw the record finds it
         with self.redis.pipeline(transaction=False) as pipe:
             for table_id in ids:
                 for game in self.games:

@@ -29,7 +29,8 @@ seat is bound to), left:i (its player left during play), tries:i (moves the seat
 this decision, move_limits.py); seed_source; deal_key (hex, the deal's ChaCha20 key:
 server-side, in the replay record once finished); acts (the moves, packing.py; a table
 from before it has the `:actions` list instead); logz (the log's blocks of lines sealed in
-`:logz`'s chunks, before `:log`'s lines: packing.LOG_BLOCK); moved_at (when the version last moved);
+`:logz`'s chunks, before `:log`'s lines: packing.LOG_BLOCK); logf ('1': those blocks are in
+the table's file under the archive's folder instead, log_blocks.py); moved_at (when the version last moved);
 seats_v (bumped by each change to a seat's kind, away flag or deadline outside a move:
 the commit checks it, seat_deadlines.py);
 once finished, finished_at and scores. The state and the log lines are packed (packing.py).
@@ -345,6 +346,9 @@ class TableStore:
         # Where finished tables go after their grace period (archive.py); read from there
         # when Redis no longer has a table.
         self.archive = archive
+        # Where a live table's sealed log blocks go, out of Redis (log_blocks.py): beside
+        # the archive, which takes them with the rest of the table once it is over.
+        self.blocks = archive.blocks if archive is not None else None
         self.timing = timing
         self.finished_ttl = finished_ttl
         # An index entry whose table does not exist is dropped only once older than this:
@@ -473,31 +477,59 @@ class TableStore:
         """The log from position `start`: all of it, or at most `count` entries."""
         first = start // CHUNK_LINES  # the first chunk that may hold `start`
         with self.redis.pipeline(transaction=True) as pipe:  # chunks and lines as one
-            pipe.hget(table_key(table_id), "logz")
+            pipe.hmget(table_key(table_id), ["logz", "logf"])
             pipe.lrange(log_chunks_key(table_id), first, -1)
             pipe.lrange(log_key(table_id), 0, -1)
-            blocks, packed, lines = pipe.execute()
+            (blocks, in_file), packed, lines = pipe.execute()
         if blocks is None and not lines:  # no line in Redis (a live table has one): archived?
-            archived = self._archived(table_id)
-            log = archived["log"] if archived else []
-            return log[start:] if count is None else log[start : start + count]
+            return self._archived_log(table_id, start, count)
         sealed = int(blocks or 0) * LOG_BLOCK
-        # Lines from `at` on: those of the chunks read, then `:log`'s.
-        at = min(first * CHUNK_LINES, sealed)
+        if in_file:  # the sealed blocks from the one holding `start` on are in the file
+            block = min(start // LOG_BLOCK, int(blocks))
+            packed = self._file_blocks(table_id, block, int(blocks))
+            if packed is None:  # archived (its file with it) since Redis was read
+                return self._archived_log(table_id, start, count)
+            at = block * LOG_BLOCK
+        else:  # lines from `at` on: those of the chunks read, then `:log`'s
+            at = min(first * CHUNK_LINES, sealed)
         found = unpack_log(packed, lines)
         found = found[start - at :] if count is None else found[start - at : start - at + count]
         return [orjson.loads(line) for line in found]
+
+    def _archived_log(self, table_id: str, start: int, count: int | None) -> list[dict[str, Any]]:
+        archived = self._archived(table_id)
+        log = archived["log"] if archived else []
+        return log[start:] if count is None else log[start : start + count]
+
+    def _file_blocks(self, table_id: str, first: int, end: int) -> list[bytes] | None:
+        """Sealed blocks `first` to `end - 1` from the table's file; None if it is gone."""
+        if self.blocks is None:
+            raise RuntimeError(
+                f"table {table_id}'s sealed log is in a file and this store has no folder for one"
+            )
+        try:
+            return self.blocks.read(table_id, first, end)
+        except KeyError:
+            return None
 
     def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
         """The newest `count` log entries (a page's last-trick line needs only those)."""
         with self.redis.pipeline(transaction=True) as pipe:
             pipe.lrange(log_key(table_id), -count, -1)
             pipe.lrange(log_chunks_key(table_id), -(count // CHUNK_LINES + 1), -1)
-            lines, packed = pipe.execute()
-        if not lines and not packed:
-            archived = self._archived(table_id)
-            return archived["log"][-count:] if archived else []
-        found = unpack_log(packed if len(lines) < count else [], lines)
+            pipe.hmget(table_key(table_id), ["logz", "logf"])
+            lines, packed, (blocks, in_file) = pipe.execute()
+        if not lines and not packed and blocks is None:
+            return self._archived_log(table_id, 0, None)[-count:]
+        if len(lines) >= count:
+            packed = []
+        elif in_file:  # the blocks that make up what `:log` lacks, from the file
+            end = int(blocks)
+            wanted = -(-(count - len(lines)) // LOG_BLOCK)  # blocks, rounded up
+            packed = self._file_blocks(table_id, max(0, end - wanted), end)
+            if packed is None:
+                return self._archived_log(table_id, 0, None)[-count:]
+        found = unpack_log(packed, lines)
         return [orjson.loads(line) for line in found[-count:]]
 
     def actions(self, table_id: str) -> list[list[int]]:
@@ -656,7 +688,20 @@ class TableStore:
         (lua/seal.lua: the check that they are the lines read, and the chunk). One round
         trip of two reads and a script of four commands, once a block: about a fifth of a
         command per move (bench redis_cost). A seal lost to a crash is made by the next
-        move's."""
+        move's. With a folder for them (the archive's), the block goes to the table's file
+        instead and leaves Redis (log_blocks.py), for every table that began so."""
+        keys = [table_key(table_id), log_key(table_id), log_chunks_key(table_id)]
+        if self.blocks is not None:
+            with self.redis.pipeline(transaction=False) as pipe:  # (the script checks `blocks`)
+                pipe.lrange(log_key(table_id), 0, LOG_BLOCK - 1)
+                pipe.hget(table_key(table_id), "logf")
+                lines, in_file = pipe.execute()
+            if in_file or blocks == 0:  # the table's blocks go to its file (lua/seal.lua)
+                if len(lines) < LOG_BLOCK:
+                    return False
+                block = pack_log_chunk(unpack_log([], lines))
+                self.blocks.append(table_id, blocks, block)  # before the record counts it
+                return bool(self._seal(keys=keys, args=[blocks, b"", LOG_BLOCK, 2]))
         more = blocks % CHUNK_BLOCKS != 0  # the last chunk takes this block too
         with self.redis.pipeline(transaction=False) as pipe:  # (the script checks `blocks`)
             pipe.lrange(log_key(table_id), 0, LOG_BLOCK - 1)
@@ -666,7 +711,6 @@ class TableStore:
         if len(lines) < LOG_BLOCK or (more and not last[0]):
             return False
         chunk = pack_log_chunk(unpack_log(last, lines))  # `last`: the chunk it extends, or none
-        keys = [table_key(table_id), log_key(table_id), log_chunks_key(table_id)]
         return bool(self._seal(keys=keys, args=[blocks, chunk, LOG_BLOCK, int(more)]))
 
     def _deadlines(

@@ -55,13 +55,14 @@ def test_a_finished_table_leaves_redis_and_reads_the_same(client, app, table_wor
     gw = app.extensions["cultists"]
     tid = _finished_table(client)
     before = _seen(client, tid)
-    assert gw.redis.exists(log_chunks_key(tid)), "its older log lines were sealed in chunks"
+    assert gw.store.blocks.path(tid).exists(), "its older log lines were sealed to its file"
     archiver = Archiver(gw.redis, gw.store.archive, gw.store.games, grace=3600)
     assert archiver.run() == 0, "within its grace period a finished table stays"
     archiver.grace = 0
     assert archiver.run() == 1
     keys = (table_key(tid), log_key(tid), log_chunks_key(tid), actions_key(tid))
     assert not gw.redis.exists(*keys), "0 bytes of Redis left"
+    assert not gw.store.blocks.path(tid).exists(), "its sealed blocks are in the archive's row now"
     assert gw.store.count("finished", GAME) == 0
     assert _seen(client, tid) == before
     assert f'data-table="{tid}"' in client.get("/replays").get_data(as_text=True)

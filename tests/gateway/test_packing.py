@@ -7,12 +7,12 @@ import re
 import zlib
 
 import orjson
+import pytest
 
 from services.engines.registry import available_games
 from services.platform.keys import actions_key, log_chunks_key, log_key, table_key
 from services.platform.packing import (
     ACTS_MARK,
-    CHUNK_BLOCKS,
     CHUNK_LINES,
     LOG_BLOCK,
     pack_action,
@@ -26,7 +26,7 @@ from services.platform.packing import (
     unpack_log_line,
     unpack_state,
 )
-from services.platform.store import lua_source
+from services.platform.store import TableStore, lua_source
 
 from .conftest import bearer
 from .support import two_player_config
@@ -122,14 +122,16 @@ def _events(client, tid: str) -> list[dict]:
             return out
 
 
-def test_the_log_sealed_in_chunks_reads_as_one_log_at_the_same_ids(client, app):
+def test_the_log_sealed_in_blocks_reads_as_one_log_at_the_same_ids(client, app):
+    """A live table's sealed blocks leave Redis for its file (log_blocks.py): the log reads
+    as one, at the same ids, from any position."""
     gw = app.extensions["cultists"]
     redis = gw.redis
     tid, tokens = _playing(client)
     seen: list[dict] = []  # every event as the moves' answers numbered them
-    while not redis.exists(log_chunks_key(tid)) or int(redis.hget(table_key(tid), "logz")) < 2:
+    while int(redis.hget(table_key(tid), "logz") or 0) < 2:
         table = client.get(f"/api/tables/{tid}").get_json()
-        assert table["status"] == "playing", "the game ended before its log had two chunks"
+        assert table["status"] == "playing", "the game ended before its log had two blocks"
         seat = table["to_act"][0]
         legal = client.get(f"/api/tables/{tid}/legal", headers=bearer(tokens[seat])).get_json()
         body = {"action": legal["legal_actions"][0]["id"], "version": legal["version"]}
@@ -137,9 +139,9 @@ def test_the_log_sealed_in_chunks_reads_as_one_log_at_the_same_ids(client, app):
         assert reply.status_code == 200, reply.get_json()
         seen += reply.get_json()["events"]
     blocks = int(redis.hget(table_key(tid), "logz"))
-    assert (
-        redis.llen(log_chunks_key(tid)) == -(-blocks // CHUNK_BLOCKS) and redis.llen(log_key(tid)) < LOG_BLOCK
-    )
+    assert redis.hget(table_key(tid), "logf") == b"1" and not redis.exists(log_chunks_key(tid))
+    assert redis.llen(log_key(tid)) < LOG_BLOCK, "Redis keeps only the unsealed lines"
+    assert len(gw.store.blocks.read(tid, 0, blocks)) == blocks
     log = _events(client, tid)
     assert [e["id"] for e in log] == list(range(len(log))), "ids are the whole log's positions"
     assert len(log) == blocks * LOG_BLOCK + redis.llen(log_key(tid))
@@ -150,36 +152,72 @@ def test_the_log_sealed_in_chunks_reads_as_one_log_at_the_same_ids(client, app):
         assert gw.store.log(tid, start, 5) == gw.store.log(tid)[start : start + 5], start
 
 
-def test_a_seal_happens_once_and_never_from_lines_read_before_another_seal(client, app):
+@pytest.mark.parametrize("where", ["file", "redis"])
+def test_a_seal_happens_once_and_never_from_lines_read_before_another_seal(client, app, where):
+    """Both ways a store seals: to the table's file (a store with the archive's folder, as
+    the platform's), or to `:logz`'s chunks in Redis (a store without one)."""
     gw = app.extensions["cultists"]
     redis = gw.redis
     tid, tokens = _playing(client)
-    before = gw.store.log(tid)
+    store = (
+        gw.store
+        if where == "file"
+        else TableStore(redis, gw.store.timing, gw.store.finished_ttl, gw.store.games)
+    )
+    before = store.log(tid)
     # The table's log unsealed and long: blocks of lines for two chunks and more (as a
     # table from before chunks, or one whose seals a crash lost, has them).
     notes = [{"kind": "note", "seat": -1, "text": f"n{i}", "payload": {}} for i in range(5 * LOG_BLOCK + 3)]
     redis.rpush(log_key(tid), *[pack_log_line(orjson.dumps(n)) for n in notes])
-    whole = gw.store.log(tid)
+    whole = store.log(tid)
     assert whole == before + notes
     for blocks in range(5):
-        assert gw.store.seal(tid, blocks), blocks
-        assert not gw.store.seal(tid, blocks), "the second of two racing seals writes nothing"
-        assert gw.store.log(tid) == whole and int(redis.hget(table_key(tid), "logz")) == blocks + 1
-    assert (
-        redis.llen(log_chunks_key(tid)) == 2
-        and len(unpack_log_chunk(redis.lindex(log_chunks_key(tid), 0))) == CHUNK_LINES
-    )
+        assert store.seal(tid, blocks), blocks
+        assert not store.seal(tid, blocks), "the second of two racing seals writes nothing"
+        assert store.log(tid) == whole and int(redis.hget(table_key(tid), "logz")) == blocks + 1
+    if where == "redis":
+        assert (
+            redis.llen(log_chunks_key(tid)) == 2
+            and len(unpack_log_chunk(redis.lindex(log_chunks_key(tid), 0))) == CHUNK_LINES
+        )
+    else:
+        assert not redis.exists(log_chunks_key(tid)) and redis.llen(log_key(tid)) < LOG_BLOCK
+        assert [len(unpack_log_chunk(b)) for b in store.blocks.read(tid, 0, 5)] == [LOG_BLOCK] * 5
     ends = (len(whole) - 1, len(whole))
     for start in (0, 1, CHUNK_LINES - 1, CHUNK_LINES, CHUNK_LINES + 1, 5 * LOG_BLOCK, *ends):
         for count in (1, 5, None):
             want = whole[start:] if count is None else whole[start : start + count]
-            assert gw.store.log(tid, start, count) == want, (start, count)
+            assert store.log(tid, start, count) == want, (start, count)
     for count in (1, 4, LOG_BLOCK, CHUNK_LINES + 5, len(whole), len(whole) + 2):
-        assert gw.store.log_tail(tid, count) == whole[-count:], count
+        assert store.log_tail(tid, count) == whole[-count:], count
     # A move after seals numbers its events where the whole log ends.
     _move(client, tid, tokens)
     log = _events(client, tid)
-    assert [e["id"] for e in log] == list(range(len(log))) and gw.store.log(tid)[: len(whole)] == whole
+    assert [e["id"] for e in log] == list(range(len(log))) and store.log(tid)[: len(whole)] == whole
+
+
+def test_a_table_seals_one_way_from_its_first_block_to_its_end(client, app):
+    """A store with a folder for blocks (the platform's) and one without (a table begun
+    before blocks left Redis) never mix: each table's sealed blocks are all in its file or
+    all in `:logz`, whichever store sealed its first."""
+    gw = app.extensions["cultists"]
+    redis = gw.redis
+    in_redis = TableStore(redis, gw.store.timing, gw.store.finished_ttl, gw.store.games)
+    notes = [{"kind": "note", "seat": -1, "text": f"n{i}", "payload": {}} for i in range(2 * LOG_BLOCK)]
+    packed = [pack_log_line(orjson.dumps(n)) for n in notes]
+    older, _ = _playing(client)  # its first block sealed in Redis
+    redis.rpush(log_key(older), *packed)
+    whole = gw.store.log(older)
+    assert in_redis.seal(older, 0) and gw.store.seal(older, 1), "the second seal takes the first's way"
+    assert redis.llen(log_chunks_key(older)) == 1 and not gw.store.blocks.path(older).exists()
+    assert redis.hget(table_key(older), "logf") is None and gw.store.log(older) == whole
+    newer, _ = _playing(client)  # its first block sealed to its file
+    redis.rpush(log_key(newer), *packed)
+    whole = gw.store.log(newer)
+    assert gw.store.seal(newer, 0)
+    assert not in_redis.seal(newer, 1), "a store without the folder refuses a table in a file"
+    assert gw.store.seal(newer, 1) and not redis.exists(log_chunks_key(newer))
+    assert len(gw.store.blocks.read(newer, 0, 2)) == 2 and gw.store.log(newer) == whole
 
 
 def test_long_legal_lists_are_packed_and_legal_answers_them_whole(client, app):
@@ -207,3 +245,20 @@ def test_a_seal_a_crash_lost_is_made_by_the_next_move(client, app):
     assert int(redis.hget(table_key(tid), "logz")) == 1, "the move sealed one block"
     log = _events(client, tid)
     assert [e["id"] for e in log] == list(range(len(log))) and gw.store.log(tid)[: len(whole)] == whole
+
+
+def test_a_seal_killed_between_its_file_and_its_script_is_made_again_once(client, app):
+    """A gateway that appended a block to the table's file and died before the script
+    counted it: the next seal appends the same block again, and readers take one copy."""
+    gw = app.extensions["cultists"]
+    redis = gw.redis
+    tid, _ = _playing(client)
+    notes = [{"kind": "note", "seat": -1, "text": f"n{i}", "payload": {}} for i in range(LOG_BLOCK)]
+    redis.rpush(log_key(tid), *[pack_log_line(orjson.dumps(n)) for n in notes])
+    whole = gw.store.log(tid)
+    lines = redis.lrange(log_key(tid), 0, LOG_BLOCK - 1)
+    gw.store.blocks.append(tid, 0, pack_log_chunk([unpack_log_line(x) for x in lines]))  # ... dies
+    assert redis.hget(table_key(tid), "logz") is None and gw.store.log(tid) == whole
+    assert gw.store.seal(tid, 0)
+    assert gw.store.blocks.path(tid).stat().st_size > 0 and gw.store.log(tid) == whole
+    assert gw.store.log_tail(tid, len(whole)) == whole and len(gw.store.blocks.read(tid, 0, 1)) == 1
