@@ -41,6 +41,7 @@ from .schemas import (
     query_parameters,
     validate,
 )
+from .table_configs import check_table_config, config_name, config_schema, size_rules
 from .versions import created
 
 bp = Blueprint("lobby", __name__, url_prefix="/api")
@@ -183,6 +184,7 @@ def create_table():
     gw = current()
     body = parse_body(NewTable)
     gw.engines.require(body.game)
+    config = check_table_config(body.game, body.config) if body.config else {}
     signed_in = player_id()
     owner = f"p:{signed_in}" if signed_in else f"a:{request.remote_addr}"
     gw.waiting_cap.check(owner)
@@ -190,7 +192,7 @@ def create_table():
     bots = None if seats is None else [None if s.kind == "human" else s.bot or "random" for s in seats]
     decision = body.decision_seconds if body.decision_seconds is not None else gw.settings.decision_seconds
     table = gw.tables.open_table(
-        body.game, body.players, body.config or {}, bots, decision, seed=body.seed, opened_by=opener_kind()
+        body.game, body.players, config, bots, decision, seed=body.seed, opened_by=opener_kind()
     )
     assert table is not None  # only a watched (matchmaking) open can fail
     if table.status == "waiting":
@@ -359,11 +361,14 @@ def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
     """One alternative of `NewTable` per game and table size, read from each engine's own
     spec (one source of truth): the game named, `players` that size (or left out), `seats`
     that many, each bot one of the game's; a size only a config switch allows needs the
-    switch. So a schema-valid request names a table the game takes, as the fuzzer checks.
+    switch; `config` the game's own (`<Game>TableConfig`, table_configs.py), with what the
+    size asks of it; a size other than the default says itself (by `players` or `seats`).
+    So a schema-valid request names a table the game takes, as the fuzzer checks.
     (`null` is in each nullable enum: OpenAPI 3.0 validates a null against the enum too.)"""
     out: list[dict[str, Any]] = []
     for game in games:
         spec = load_game(game)
+        own = ref(config_name(game))
         seat = {  # a human seat's `bot` is ignored; a bot seat's is one of the game's
             "anyOf": [
                 {"type": "object", "properties": {"kind": {"type": "string", "enum": ["human"]}}},
@@ -381,6 +386,10 @@ def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
         for n in range(spec.min_players, spec.max_players + 1):
             if n < spec.min_players_for(spec.make_config()) and n not in switches:
                 continue
+            config: list[dict[str, Any]] = [own]
+            rules = size_rules(game, n)
+            if rules:
+                config.append({"type": "object", "properties": rules})
             alternative: dict[str, Any] = {
                 "type": "object",
                 "required": ["game"],
@@ -390,13 +399,20 @@ def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
                     "seats": {"type": "array", "minItems": n, "maxItems": n, "items": seat, "nullable": True},
                 },
             }
-            if n in switches:  # the switch, and the size said (by `players` or by `seats`)
+            if n in switches:  # the switch
                 alternative["required"] = ["game", "config"]
-                alternative["properties"]["config"] = {
-                    "type": "object",
-                    "required": [switches[n]],
-                    "properties": {switches[n]: {"type": "boolean", "enum": [True]}},
-                }
+                config.append(
+                    {
+                        "type": "object",
+                        "required": [switches[n]],
+                        "properties": {switches[n]: {"type": "boolean", "enum": [True]}},
+                    }
+                )
+            # (a config the size needs is there: not null)
+            alternative["properties"]["config"] = {"allOf": config}
+            if n not in switches:
+                alternative["properties"]["config"]["nullable"] = True
+            if n != spec.default_players:  # the size said (by `players` or by `seats`)
                 alternative["anyOf"] = [
                     {"required": ["players"], "properties": {"players": {"type": "integer"}}},
                     {"required": ["seats"], "properties": {"seats": {"type": "array"}}},
@@ -406,6 +422,7 @@ def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
 
 
 OPENAPI_SCHEMAS = openapi_components(NewTable, JoinSeat, Games, Tables, SeatClaim, Seat)
+OPENAPI_SCHEMAS.update({config_name(g): config_schema(g) for g in available_games()})
 OPENAPI_SCHEMAS["NewTable"] = {
     "description": OPENAPI_SCHEMAS["NewTable"].get("description", ""),
     "allOf": [

@@ -6,6 +6,7 @@ names (docs/gateway.md). No operation and no check is left out."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import re
 import time
@@ -82,21 +83,13 @@ _REPLAY_GAPS = {
         "unknown_seat", "too_long",
     )
 }  # fmt: skip
-# A table's size, seats and bots are the document's per game (lobby_api.tables_by_game);
-# its `config` is not yet: a game's own rules over a whole config (a deck that deals, a hand
-# that fits) cross fields, and which fields a game has is the game's.
-_TABLE_GAPS = {
-    f"positive_data_acceptance:{code}"
-    for code in ("invalid_config", "config_limit", "invalid_argument", "state_too_large")
-}
-# A display name is 1-32 characters once trimmed, each printable by Python's
-# `str.isprintable` over all of Unicode (players.display_name), which a schema pattern
-# cannot state short of listing every unassigned and format code point.
-_NAME_GAPS = {"positive_data_acceptance:malformed"}
+# A table's size, seats, bots and config fields are the document's per game (lobby_api.
+# tables_by_game, table_configs.py: each field's type, bounds and names, a list per seat);
+# what is left is the engine's rules over a whole config (a deck that deals its hands, a
+# hand limit above the starting hand), sums and comparisons across fields.
+_TABLE_GAPS = {"positive_data_acceptance:invalid_argument"}
 KNOWN_GAPS: dict[str, set[str]] = {
     "POST /api/v1/tables": _TABLE_GAPS,
-    "POST /api/v1/players/guest": _NAME_GAPS,
-    "PATCH /api/v1/players/me": _NAME_GAPS,
     "GET /api/v1/replays": _REPLAY_GAPS,
     "GET /api/v1/replays/steps/{step}": _REPLAY_GAPS,
 }
@@ -316,3 +309,70 @@ def test_the_progress_answers_have_their_models_keys(redis_url):
     assert sweep is not None
     assert set(sweep) | {"cells", "links"} == set(SweepProgress.model_fields)
     SweepProgress.model_validate(sweep)
+
+
+def test_a_display_names_pattern_is_the_rule_the_api_keeps(client):
+    """The document's display-name pattern is the platform's own (players.NAME_PATTERN),
+    and the API keeps it code point for code point: a visible character alone is a name,
+    a control, format, surrogate or separator one is not; white space around a name is
+    trimmed, inside it only spaces; and what the pattern refuses, the API refuses."""
+    import unicodedata
+
+    from services.platform.players import NAME, NAME_PATTERN
+
+    doc = client.get("/api/openapi.json").get_json()
+    for model in ("GuestSignIn", "Rename"):
+        assert doc["components"]["schemas"][model]["properties"]["name"]["pattern"] == NAME_PATTERN
+    hidden = {"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"}
+    for code in range(0x110000):
+        char = chr(code)
+        assert bool(NAME.fullmatch(char)) == (unicodedata.category(char) not in hidden), hex(code)
+    assert NAME.fullmatch(" \tAda Lovelace\u3000") and not NAME.fullmatch("Ada\tLovelace")
+    assert not NAME.fullmatch("   ") and not NAME.fullmatch("Ada\u202eecalevol")
+    made = client.post("/api/players/guest", json={"device": "d" * 16, "name": " \u00a0Ada \U000f0000 "})
+    assert made.status_code == 201, made.get_json()
+    assert made.get_json()["name"] == "Ada \U000f0000"  # trimmed; a private-use character is let be
+    session = {"X-Player-Token": made.get_json()["token"]}
+    for name in ("Ada\u200dL", "\u0007", "Ada\nL", " ", "Ada\u2028L"):
+        refused = client.patch("/api/players/me", json={"name": name}, headers=session)
+        assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "malformed", name
+        assert "pattern" in refused.get_json()["error"]["message"], refused.get_json()
+
+
+def test_a_table_config_schema_is_the_engines_own(client):
+    """Each game's `config` in the document is its engine's: every field of its config,
+    no other; each whole number bounded by the engine's config_limits; names from its
+    config_choices; and the API refuses what the schema does (a number as text, a field
+    the game lacks, a number past its bound), before any engine is asked."""
+    from services.engines.core.config import config_limits
+    from services.engines.registry import available_games, load_game
+    from services.gateway.table_configs import config_name
+
+    doc = client.get("/api/openapi.json").get_json()
+    for game in available_games():
+        spec = load_game(game)
+        schema = doc["components"]["schemas"][config_name(game)]
+        assert schema["additionalProperties"] is False
+        assert set(schema["properties"]) == {f.name for f in dataclasses.fields(spec.config_class)}
+        for name, (low, high) in config_limits(spec.config_class).items():
+            prop = schema["properties"][name]
+            assert (prop["type"], prop["minimum"], prop["maximum"]) == ("integer", low, high), name
+        for name, names in spec.config_choices.items():
+            prop = schema["properties"][name]
+            assert (prop.get("items", prop))["enum"] == list(names), name
+    crazy = "crazy_cultists"
+    for config, code in (
+        ({"favor_1": "4"}, "invalid_config"),
+        ({"two_players": "yes"}, "invalid_config"),
+        ({"favour_1": 4}, "invalid_config"),
+        ({"variant": "devilish "}, "invalid_config"),
+        ({"hand_limit": 0}, "config_limit"),
+    ):
+        refused = client.post("/api/tables", json={"game": crazy, "config": config})
+        assert refused.status_code == 400, (config, refused.get_json())
+        error = refused.get_json()["error"]
+        assert (error["code"], error["field"]) == (code, f"config.{next(iter(config))}"), error
+    trash = {"game": "trash_cult", "players": 3, "config": {"cults": ["Rat", "Skunk", "Raccoon"]}}
+    assert client.post("/api/tables", json=trash).status_code == 201
+    emptied = client.post("/api/tables", json={"game": crazy, "config": {"favor_1": None}})
+    assert emptied.status_code == 201 and emptied.get_json()["config"]["favor_1"] == 15, "null: the default"
