@@ -41,7 +41,7 @@ from .schemas import (
     query_parameters,
     validate,
 )
-from .table_configs import check_table_config, config_name, config_schema, size_rules
+from .table_configs import check_table_config, config_name, config_schema, seat_bounds, size_rules
 from .versions import created
 
 bp = Blueprint("lobby", __name__, url_prefix="/api")
@@ -59,14 +59,7 @@ class SeatSpec(Body):
     bot: BotName | None = Field(None, description="the bot of a bot seat; default random")
 
 
-def _seat_bounds() -> tuple[int, int]:
-    """Fewest and most seats any installed game takes (some config's): the document's
-    bounds are then the API's, and a schema fuzzer's table sizes are ones a game might take."""
-    specs = [load_game(g) for g in available_games()]
-    return min(s.min_players for s in specs), max(s.max_players for s in specs)
-
-
-SEATS_MIN, SEATS_MAX = _seat_bounds()
+SEATS_MIN, SEATS_MAX = seat_bounds()
 
 
 class NewTable(Body):

@@ -28,11 +28,19 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from services.engines.core.config import config_limits, field_types
 from services.engines.core.errors import BadConfig
 from services.engines.core.game import GameSpec
-from services.engines.registry import load_game
+from services.engines.registry import available_games, load_game
 from services.models import describe, first_field
 from services.platform.errors import PlatformError
 
 from .schemas import _openapi_30
+
+
+def seat_bounds() -> tuple[int, int]:
+    """Fewest and most seats any installed game takes (some config's): the document's
+    bounds of a table's size (a new table's, a replay's) are then the API's, and a schema
+    fuzzer's sizes are ones a game might take."""
+    specs = [load_game(g) for g in available_games()]
+    return min(s.min_players for s in specs), max(s.max_players for s in specs)
 
 
 class _Config(BaseModel):

@@ -91,7 +91,8 @@ def test_finished_table_replays_its_record(client, table_worker):
         ({"game": "no_such_game", "seed": 1}, 404, "unknown_game"),
         ({"game": "trash_cult"}, 400, "malformed"),
         ({"game": "trash_cult", "seed": "x"}, 400, "malformed"),
-        ({"game": "trash_cult", "seed": 1, "players": 9}, 400, "invalid_players"),
+        ({"game": "trash_cult", "seed": 1, "players": 5}, 400, "invalid_players"),
+        ({"game": "trash_cult", "seed": 1, "players": 9}, 400, "malformed"),  # no game seats 9
         ({"game": "trash_cult", "seed": 1, "config": "{not json"}, 400, "invalid_config"),
         ({"game": "trash_cult", "seed": 1, "config": '{"no_such_field": 1}'}, 400, "invalid_config"),
         ({"game": "trash_cult", "seed": 1, "bots": "nobody"}, 400, "invalid_bots"),
