@@ -351,17 +351,18 @@ def _lowering_switches(spec: GameSpec) -> dict[int, str]:
 
 
 def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
-    """One alternative of `NewTable` per game and table size, read from each engine's own
-    spec (one source of truth): the game named, `players` that size (or left out), `seats`
-    that many, each bot one of the game's; a size only a config switch allows needs the
-    switch; `config` the game's own (`<Game>TableConfig`, table_configs.py), with what the
-    size asks of it; a size other than the default says itself (by `players` or `seats`).
-    So a schema-valid request names a table the game takes, as the fuzzer checks.
+    """One alternative of `NewTable` per game, read from each engine's own spec (one
+    source of truth): the game named, its `config` the game's own (`<Game>TableConfig`,
+    table_configs.py), and any of one alternative per table size: `players` that size (or
+    left out), `seats` that many, each bot one of the game's, and what the size asks of
+    the config (a list per seat; a switch, for a size only it allows). A size other than
+    the default says itself (by `players` or `seats`). So a schema-valid request names a
+    table the game takes, as the fuzzer checks. The config is stated once per game, not
+    per size: the same bounds, and a fuzzer covers each of them once.
     (`null` is in each nullable enum: OpenAPI 3.0 validates a null against the enum too.)"""
     out: list[dict[str, Any]] = []
     for game in games:
         spec = load_game(game)
-        own = ref(config_name(game))
         seat = {  # a human seat's `bot` is ignored; a bot seat's is one of the game's
             "anyOf": [
                 {"type": "object", "properties": {"kind": {"type": "string", "enum": ["human"]}}},
@@ -376,41 +377,41 @@ def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
             ]
         }
         switches = _lowering_switches(spec)
+        sizes: list[dict[str, Any]] = []
         for n in range(spec.min_players, spec.max_players + 1):
             if n < spec.min_players_for(spec.make_config()) and n not in switches:
                 continue
-            config: list[dict[str, Any]] = [own]
-            rules = size_rules(game, n)
-            if rules:
-                config.append({"type": "object", "properties": rules})
-            alternative: dict[str, Any] = {
+            size: dict[str, Any] = {
                 "type": "object",
-                "required": ["game"],
                 "properties": {
-                    "game": {"type": "string", "enum": [game]},
                     "players": {"type": "integer", "enum": [n, None], "nullable": True},
                     "seats": {"type": "array", "minItems": n, "maxItems": n, "items": seat, "nullable": True},
                 },
             }
-            if n in switches:  # the switch
-                alternative["required"] = ["game", "config"]
-                config.append(
-                    {
-                        "type": "object",
-                        "required": [switches[n]],
-                        "properties": {switches[n]: {"type": "boolean", "enum": [True]}},
-                    }
-                )
-            # (a config the size needs is there: not null)
-            alternative["properties"]["config"] = {"allOf": config}
-            if n not in switches:
-                alternative["properties"]["config"]["nullable"] = True
+            config: dict[str, Any] = {"type": "object", "properties": size_rules(game, n)}
+            if n in switches:  # the switch: a config that is there (not null), with it on
+                size["required"] = ["config"]
+                config["required"] = [switches[n]]
+                config["properties"][switches[n]] = {"type": "boolean", "enum": [True]}
+            elif config["properties"]:
+                config["nullable"] = True
+            if config["properties"]:
+                size["properties"]["config"] = config
             if n != spec.default_players:  # the size said (by `players` or by `seats`)
-                alternative["anyOf"] = [
+                size["anyOf"] = [
                     {"required": ["players"], "properties": {"players": {"type": "integer"}}},
                     {"required": ["seats"], "properties": {"seats": {"type": "array"}}},
                 ]
-            out.append(alternative)
+            sizes.append(size)
+        own = {
+            "type": "object",
+            "required": ["game"],
+            "properties": {
+                "game": {"type": "string", "enum": [game]},
+                "config": {"allOf": [ref(config_name(game))], "nullable": True},
+            },
+        }
+        out.append({"allOf": [own, {"anyOf": sizes}]})
     return out
 
 

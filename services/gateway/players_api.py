@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from flask import Blueprint, jsonify
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from services.gateway.context import current
 from services.platform.players import (
@@ -98,18 +98,12 @@ PlayerName = Annotated[
 ]
 NAME_RULE = (
     f"1 to {NAME_MAX} characters, trimmed of the white space around them; none a control, "
-    "format, surrogate or separator character, but spaces between the others"
+    "format or separator character, but spaces between the others"
 )
-
-
-# The name's pattern excludes surrogates, which Rust's regex (pydantic's default) cannot name.
-NAMED = ConfigDict(strict=True, extra="ignore", frozen=True, regex_engine="python-re")
 
 
 class GuestSignIn(Body):
     """A device's guest player: the same one for the same device id, made on first sight."""
-
-    model_config = NAMED
 
     device: str = Field(
         min_length=DEVICE_MIN, max_length=DEVICE_MAX, description="a random id the device keeps; a secret"
@@ -118,8 +112,6 @@ class GuestSignIn(Body):
 
 
 class Rename(Body):
-    model_config = NAMED
-
     name: PlayerName | None = Field(None, description=f"the new display name (null: unchanged): {NAME_RULE}")
 
 

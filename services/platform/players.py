@@ -56,16 +56,19 @@ NAME_MAX = 32
 # (so the document's rule is the API's, code point for code point): white space around it,
 # which is trimmed, then at least one visible character, with spaces only between them.
 # A visible character is any but a control (Cc), format (Cf: the bidi overrides and
-# zero-width joiners a spoofed name is made of), surrogate (Cs) or separator (Z*) one.
-# Private-use and unassigned code points are let be (they show as a box, hiding nothing):
-# listing those would make the pattern hundreds of ranges long.
-_HIDDEN = frozenset({"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"})
+# zero-width joiners a spoofed name is made of) or separator (Z*) one of the Basic
+# Multilingual Plane, where every control, separator and bidi control is. Past it the few
+# format characters (tags, hieroglyph and musical format controls) are let be, as are
+# private-use and unassigned code points: a name is a label, never an identity, and a
+# pattern that lists them is one no common dialect reads alike (ECMA-262 names no code
+# point past the BMP in a class without its `u` flag) or hundreds of ranges long. A lone
+# surrogate is no character at all: no JSON body carrying one parses (400 malformed).
+_HIDDEN = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
 
 
 def _char(code: int) -> str:
-    """A code point as every dialect reads it in a class: `\\uXXXX` in the BMP, else the
-    character itself (ECMA-262 with its `u` flag, Python and Rust read it so)."""
-    return f"\\u{code:04x}" if code <= 0xFFFF else chr(code)
+    """A code point of the BMP as every dialect reads it in a class: `\\uXXXX`."""
+    return f"\\u{code:04x}"
 
 
 def _ranges(codes: list[int]) -> str:
@@ -81,12 +84,10 @@ def _ranges(codes: list[int]) -> str:
 
 
 def _name_pattern() -> str:
-    # Every hidden code point is in planes 0, 1 and 14 (the tags), and is not printable:
-    # scanning those planes, printable ones skipped, takes a fraction of all of them.
+    # (a hidden code point is not printable: printable ones are skipped unasked)
     hidden = [
         c
-        for plane in (0, 1, 14)
-        for c in range(plane << 16, (plane + 1) << 16)
+        for c in range(0x10000)
         if c == 0x20 or (not chr(c).isprintable() and unicodedata.category(chr(c)) in _HIDDEN)
     ]
     space = [c for c in range(0x3001) if chr(c).isspace()]  # what str.strip() trims

@@ -314,7 +314,7 @@ def test_the_progress_answers_have_their_models_keys(redis_url):
 def test_a_display_names_pattern_is_the_rule_the_api_keeps(client):
     """The document's display-name pattern is the platform's own (players.NAME_PATTERN),
     and the API keeps it code point for code point: a visible character alone is a name,
-    a control, format, surrogate or separator one is not; white space around a name is
+    a control, format or separator one is not (nor a lone surrogate: no JSON carries one); white space around a name is
     trimmed, inside it only spaces; and what the pattern refuses, the API refuses."""
     import unicodedata
 
@@ -323,10 +323,11 @@ def test_a_display_names_pattern_is_the_rule_the_api_keeps(client):
     doc = client.get("/api/openapi.json").get_json()
     for model in ("GuestSignIn", "Rename"):
         assert doc["components"]["schemas"][model]["properties"]["name"]["pattern"] == NAME_PATTERN
-    hidden = {"Cc", "Cf", "Cs", "Zs", "Zl", "Zp"}
-    for code in range(0x110000):
+    hidden = {"Cc", "Cf", "Zs", "Zl", "Zp"}
+    for code in (*range(0xD800), *range(0xE000, 0x110000)):  # (a lone surrogate does not parse)
         char = chr(code)
-        assert bool(NAME.fullmatch(char)) == (unicodedata.category(char) not in hidden), hex(code)
+        visible = code > 0xFFFF or unicodedata.category(char) not in hidden  # (the BMP's)
+        assert bool(NAME.fullmatch(char)) == visible, hex(code)
     assert NAME.fullmatch(" \tAda Lovelace\u3000") and not NAME.fullmatch("Ada\tLovelace")
     assert not NAME.fullmatch("   ") and not NAME.fullmatch("Ada\u202eecalevol")
     made = client.post("/api/players/guest", json={"device": "d" * 16, "name": " \u00a0Ada \U000f0000 "})
@@ -337,6 +338,9 @@ def test_a_display_names_pattern_is_the_rule_the_api_keeps(client):
         refused = client.patch("/api/players/me", json={"name": name}, headers=session)
         assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "malformed", name
         assert "pattern" in refused.get_json()["error"]["message"], refused.get_json()
+    lone = b'{"name": "Ada\\ud800"}'
+    refused = client.patch("/api/players/me", data=lone, headers=session, content_type="application/json")
+    assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "malformed"
 
 
 def test_a_table_config_schema_is_the_engines_own(client):
