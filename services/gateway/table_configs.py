@@ -32,7 +32,7 @@ from services.engines.registry import available_games, load_game
 from services.models import describe, first_field
 from services.platform.errors import PlatformError
 
-from .schemas import _openapi_30
+from .schemas import openapi_components
 
 
 def seat_bounds() -> tuple[int, int]:
@@ -103,7 +103,9 @@ def config_model(game: str) -> type[BaseModel]:
 
 def config_schema(game: str) -> dict[str, Any]:
     """The game's config model as an OpenAPI 3.0 component."""
-    schema = _openapi_30(config_model(game).model_json_schema())
+    components = openapi_components(config_model(game))
+    schema = components.pop(config_name(game))
+    assert not components, f"{game}'s config model uses models of its own: {sorted(components)}"
     schema["description"] = (
         f"config overrides of a {game} table: the engine's fields, bounds (config_limits) and "
         "names (config_choices); a rule over several fields is the engine's (400 invalid_argument)"
