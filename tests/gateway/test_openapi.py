@@ -353,6 +353,9 @@ def test_a_display_names_pattern_is_the_rule_the_api_keeps(client):
     assert made.status_code == 201, made.get_json()
     assert made.get_json()["name"] == "Ada \U000f0000"  # trimmed; a private-use character is let be
     session = {"X-Player-Token": made.get_json()["token"]}
+    # Marks and spaces inside are a name's (docs/security.md): only hidden characters are not.
+    renamed = client.patch("/api/players/me", json={"name": "xxx !"}, headers=session)
+    assert renamed.status_code == 200 and renamed.get_json()["name"] == "xxx !", renamed.get_json()
     for name in ("Ada\u200dL", "\u0007", "Ada\nL", " ", "Ada\u2028L"):
         refused = client.patch("/api/players/me", json={"name": name}, headers=session)
         assert refused.status_code == 400 and refused.get_json()["error"]["code"] == "malformed", name
