@@ -44,6 +44,8 @@ def describe(exc: ValidationError) -> str:
         return f"'{path}' is required"
     if kind == "extra_forbidden":
         return f"'{path}' is not a field here (a typo?)"
+    if kind == "string_pattern_mismatch" and len(str(first.get("ctx", {}).get("pattern", ""))) > 80:
+        return f"'{path}': holds a character the field's pattern (in the API document) leaves out"
     return f"'{path}': {msg[:1].lower()}{msg[1:]}"
 
 

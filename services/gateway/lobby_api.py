@@ -41,6 +41,7 @@ from .schemas import (
     query_parameters,
     validate,
 )
+from .table_configs import check_table_config, config_name, config_schema, seat_bounds, size_rules
 from .versions import created
 
 bp = Blueprint("lobby", __name__, url_prefix="/api")
@@ -58,14 +59,7 @@ class SeatSpec(Body):
     bot: BotName | None = Field(None, description="the bot of a bot seat; default random")
 
 
-def _seat_bounds() -> tuple[int, int]:
-    """Fewest and most seats any installed game takes (some config's): the document's
-    bounds are then the API's, and a schema fuzzer's table sizes are ones a game might take."""
-    specs = [load_game(g) for g in available_games()]
-    return min(s.min_players for s in specs), max(s.max_players for s in specs)
-
-
-SEATS_MIN, SEATS_MAX = _seat_bounds()
+SEATS_MIN, SEATS_MAX = seat_bounds()
 
 
 class NewTable(Body):
@@ -183,6 +177,7 @@ def create_table():
     gw = current()
     body = parse_body(NewTable)
     gw.engines.require(body.game)
+    config = check_table_config(body.game, body.config) if body.config else {}
     signed_in = player_id()
     owner = f"p:{signed_in}" if signed_in else f"a:{request.remote_addr}"
     gw.waiting_cap.check(owner)
@@ -190,7 +185,7 @@ def create_table():
     bots = None if seats is None else [None if s.kind == "human" else s.bot or "random" for s in seats]
     decision = body.decision_seconds if body.decision_seconds is not None else gw.settings.decision_seconds
     table = gw.tables.open_table(
-        body.game, body.players, body.config or {}, bots, decision, seed=body.seed, opened_by=opener_kind()
+        body.game, body.players, config, bots, decision, seed=body.seed, opened_by=opener_kind()
     )
     assert table is not None  # only a watched (matchmaking) open can fail
     if table.status == "waiting":
@@ -356,10 +351,14 @@ def _lowering_switches(spec: GameSpec) -> dict[int, str]:
 
 
 def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
-    """One alternative of `NewTable` per game and table size, read from each engine's own
-    spec (one source of truth): the game named, `players` that size (or left out), `seats`
-    that many, each bot one of the game's; a size only a config switch allows needs the
-    switch. So a schema-valid request names a table the game takes, as the fuzzer checks.
+    """One alternative of `NewTable` per game, read from each engine's own spec (one
+    source of truth): the game named, its `config` the game's own (`<Game>TableConfig`,
+    table_configs.py), and any of one alternative per table size: `players` that size (or
+    left out), `seats` that many, each bot one of the game's, and what the size asks of
+    the config (a list per seat; a switch, for a size only it allows). A size other than
+    the default says itself (by `players` or `seats`). So a schema-valid request names a
+    table the game takes, as the fuzzer checks. The config is stated once per game, not
+    per size: the same bounds, and a fuzzer covers each of them once.
     (`null` is in each nullable enum: OpenAPI 3.0 validates a null against the enum too.)"""
     out: list[dict[str, Any]] = []
     for game in games:
@@ -378,34 +377,46 @@ def tables_by_game(games: list[str]) -> list[dict[str, Any]]:
             ]
         }
         switches = _lowering_switches(spec)
+        sizes: list[dict[str, Any]] = []
         for n in range(spec.min_players, spec.max_players + 1):
             if n < spec.min_players_for(spec.make_config()) and n not in switches:
                 continue
-            alternative: dict[str, Any] = {
+            size: dict[str, Any] = {
                 "type": "object",
-                "required": ["game"],
                 "properties": {
-                    "game": {"type": "string", "enum": [game]},
                     "players": {"type": "integer", "enum": [n, None], "nullable": True},
                     "seats": {"type": "array", "minItems": n, "maxItems": n, "items": seat, "nullable": True},
                 },
             }
-            if n in switches:  # the switch, and the size said (by `players` or by `seats`)
-                alternative["required"] = ["game", "config"]
-                alternative["properties"]["config"] = {
-                    "type": "object",
-                    "required": [switches[n]],
-                    "properties": {switches[n]: {"type": "boolean", "enum": [True]}},
-                }
-                alternative["anyOf"] = [
+            config: dict[str, Any] = {"type": "object", "properties": size_rules(game, n)}
+            if n in switches:  # the switch: a config that is there (not null), with it on
+                size["required"] = ["config"]
+                config["required"] = [switches[n]]
+                config["properties"][switches[n]] = {"type": "boolean", "enum": [True]}
+            elif config["properties"]:
+                config["nullable"] = True
+            if config["properties"]:
+                size["properties"]["config"] = config
+            if n != spec.default_players:  # the size said (by `players` or by `seats`)
+                size["anyOf"] = [
                     {"required": ["players"], "properties": {"players": {"type": "integer"}}},
                     {"required": ["seats"], "properties": {"seats": {"type": "array"}}},
                 ]
-            out.append(alternative)
+            sizes.append(size)
+        own = {
+            "type": "object",
+            "required": ["game"],
+            "properties": {
+                "game": {"type": "string", "enum": [game]},
+                "config": {"allOf": [ref(config_name(game))], "nullable": True},
+            },
+        }
+        out.append({"allOf": [own, {"anyOf": sizes}]})
     return out
 
 
 OPENAPI_SCHEMAS = openapi_components(NewTable, JoinSeat, Games, Tables, SeatClaim, Seat)
+OPENAPI_SCHEMAS.update({config_name(g): config_schema(g) for g in available_games()})
 OPENAPI_SCHEMAS["NewTable"] = {
     "description": OPENAPI_SCHEMAS["NewTable"].get("description", ""),
     "allOf": [

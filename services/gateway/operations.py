@@ -128,9 +128,12 @@ TABLE_OPEN = (
     "unknown_game", "invalid_players", "invalid_bot", "unknown_bot", "bot_limit", "invalid_config",
     "config_limit", "invalid_argument", "state_too_large", "table_bot_budget",
 )  # fmt: skip
+# A replay is rebuilt by the rules library in the gateway (pages/replay.py), no engine
+# asked, so a config the rules refuse is `invalid_config`; a bot over its bounds is the
+# lobby's `bot_limit` (bounds.check_bot).
 REPLAY = (
-    "malformed", "unknown_game", "unknown_table", "invalid_players", "invalid_bots", "invalid_config",
-    "invalid_argument", "too_long", "unknown_step", "unknown_seat", "replay_mismatch", "not_finished",
+    "malformed", "unknown_game", "unknown_table", "invalid_players", "invalid_bots", "bot_limit",
+    "invalid_config", "too_long", "unknown_step", "unknown_seat", "replay_mismatch", "not_finished",
     "too_slow", "busy", *ENGINE,
 )  # fmt: skip
 # Designer routes: a session of an account with the designer (or operator) role.

@@ -9,7 +9,15 @@ from flask import Blueprint, jsonify
 from pydantic import Field
 
 from services.gateway.context import current
-from services.platform.players import DEVICE_MAX, DEVICE_MIN, NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, USERNAME
+from services.platform.players import (
+    DEVICE_MAX,
+    DEVICE_MIN,
+    NAME_MAX,
+    NAME_PATTERN,
+    PASSWORD_MAX,
+    PASSWORD_MIN,
+    USERNAME,
+)
 
 from .auth import current_player, session_token
 from .openapi import errors, json_body, ok
@@ -78,7 +86,20 @@ def logout_everywhere():
 
 SESSION_REQUIRED: list[dict[str, list[str]]] = [{"PlayerSession": []}]
 
-PlayerName = Annotated[str, Field(min_length=1, max_length=NAME_MAX)]
+# A display name: the platform's own rule (players.NAME_PATTERN), so the document's
+# pattern is exactly what the API takes.
+PlayerName = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=NAME_MAX,
+        pattern=NAME_PATTERN,
+    ),
+]
+NAME_RULE = (
+    f"1 to {NAME_MAX} characters, trimmed of the white space around them; none a control, "
+    "format or separator character, but spaces between the others"
+)
 
 
 class GuestSignIn(Body):
@@ -87,11 +108,11 @@ class GuestSignIn(Body):
     device: str = Field(
         min_length=DEVICE_MIN, max_length=DEVICE_MAX, description="a random id the device keeps; a secret"
     )
-    name: PlayerName | None = Field(None, description="display name for a new guest")
+    name: PlayerName | None = Field(None, description=f"display name for a new guest: {NAME_RULE}")
 
 
 class Rename(Body):
-    name: PlayerName | None = Field(None, description="the new display name (null: unchanged)")
+    name: PlayerName | None = Field(None, description=f"the new display name (null: unchanged): {NAME_RULE}")
 
 
 class Upgrade(Body):

@@ -34,6 +34,7 @@ from __future__ import annotations
 import re
 import secrets
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -50,6 +51,52 @@ PLAYER_ID = re.compile(r"^[0-9a-f]{16}$")
 USERNAME = re.compile(r"^[A-Za-z0-9_.-]{3,32}$")
 DEVICE_MIN, DEVICE_MAX = 16, 128
 NAME_MAX = 32
+
+# What a display name may hold, stated as one pattern that the OpenAPI document gives as is
+# (so the document's rule is the API's, code point for code point): white space around it,
+# which is trimmed, then at least one visible character, with spaces only between them.
+# A visible character is any but a control (Cc), format (Cf: the bidi overrides and
+# zero-width joiners a spoofed name is made of) or separator (Z*) one of the Basic
+# Multilingual Plane, where every control, separator and bidi control is. Past it the few
+# format characters (tags, hieroglyph and musical format controls) are let be, as are
+# private-use and unassigned code points: a name is a label, never an identity, and a
+# pattern that lists them is one no common dialect reads alike (ECMA-262 names no code
+# point past the BMP in a class without its `u` flag) or hundreds of ranges long. A lone
+# surrogate is no character at all: no JSON body carrying one parses (400 malformed).
+_HIDDEN = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})
+
+
+def _char(code: int) -> str:
+    """A code point of the BMP as every dialect reads it in a class: `\\uXXXX`."""
+    return f"\\u{code:04x}"
+
+
+def _ranges(codes: list[int]) -> str:
+    """Ascending code points as a character class's ranges."""
+    out: list[str] = []
+    start = previous = codes[0]
+    for code in [*codes[1:], -1]:
+        if code != previous + 1:
+            out.append(_char(start) + (f"-{_char(previous)}" if previous > start else ""))
+            start = code
+        previous = code
+    return "".join(out)
+
+
+def _name_pattern() -> str:
+    # (a hidden code point is not printable: printable ones are skipped unasked)
+    hidden = [
+        c
+        for c in range(0x10000)
+        if c == 0x20 or (not chr(c).isprintable() and unicodedata.category(chr(c)) in _HIDDEN)
+    ]
+    space = [c for c in range(0x3001) if chr(c).isspace()]  # what str.strip() trims
+    visible = f"[^{_ranges(hidden)}]"
+    return f"^[{_ranges(space)}]*{visible}(?:{visible}| )*[{_ranges(space)}]*$"
+
+
+NAME_PATTERN = _name_pattern()
+NAME = re.compile(NAME_PATTERN)
 PASSWORD_MIN, PASSWORD_MAX = 10, 128
 # zxcvbn's guessability score (0-4) a new password must reach: 3 is "safely unguessable
 # against online attacks" in its words; common words, keyboard runs, repeats, dates and
@@ -105,15 +152,16 @@ def check_role(role: Any) -> str:
 
 
 def display_name(value: Any, default: str) -> str:
-    """A display name: 1-32 printable characters, trimmed; `default` when none is given."""
+    """A display name (NAME, NAME_PATTERN): trimmed of the white space around it;
+    `default` when none is given."""
     if value is None:
         return default
-    if not isinstance(value, str) or not value.strip() or len(value.strip()) > NAME_MAX:
-        raise PlatformError(400, "malformed", f"'name' is 1 to {NAME_MAX} characters")
-    name = value.strip()
-    if not name.isprintable():
-        raise PlatformError(400, "malformed", "'name' holds only printable characters")
-    return name
+    if not isinstance(value, str) or not 1 <= len(value) <= NAME_MAX or not NAME.fullmatch(value):
+        raise PlatformError(
+            400, "malformed", f"'name' is 1 to {NAME_MAX} characters, none a control, format or "
+            "separator character (spaces only inside it)"
+        )  # fmt: skip
+    return value.strip()
 
 
 def _check_credentials(username: Any, password: Any) -> None:

@@ -91,10 +91,12 @@ def test_finished_table_replays_its_record(client, table_worker):
         ({"game": "no_such_game", "seed": 1}, 404, "unknown_game"),
         ({"game": "trash_cult"}, 400, "malformed"),
         ({"game": "trash_cult", "seed": "x"}, 400, "malformed"),
-        ({"game": "trash_cult", "seed": 1, "players": 9}, 400, "invalid_players"),
+        ({"game": "trash_cult", "seed": 1, "players": 5}, 400, "invalid_players"),
+        ({"game": "trash_cult", "seed": 1, "players": 9}, 400, "malformed"),  # no game seats 9
         ({"game": "trash_cult", "seed": 1, "config": "{not json"}, 400, "invalid_config"),
         ({"game": "trash_cult", "seed": 1, "config": '{"no_such_field": 1}'}, 400, "invalid_config"),
         ({"game": "trash_cult", "seed": 1, "bots": "nobody"}, 400, "invalid_bots"),
+        ({"game": "trash_cult", "seed": 1, "bots": "ismcts:iterations=100000000"}, 400, "bot_limit"),
         ({"game": "crazy_cultists", "seed": 1, "players": 2}, 400, "invalid_config"),  # CC-2
         (
             {"game": "trash_cult", "seed": 1, "players": 2, "bots": "random,random,random"},
@@ -105,6 +107,9 @@ def test_finished_table_replays_its_record(client, table_worker):
 )
 def test_what_cannot_be_replayed_is_refused(client, query, status, code):
     _error(client.get("/api/replays", query_string=query), status, code)
+    # ... with a code the document lists for that status (what an SDK switches on)
+    responses = client.get("/api/openapi.json").get_json()["paths"]["/api/v1/replays"]["get"]["responses"]
+    assert code in responses[str(status)]["x-error-codes"]
 
 
 def test_steps_and_seats_out_of_range(client):

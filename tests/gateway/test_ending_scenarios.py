@@ -23,7 +23,7 @@ from .conftest import bearer
 SEARCH = 3000  # playouts tried per scenario; each scenario is found in far fewer
 
 
-def _seat_table(client, game: str, players: int, config: dict[str, str]) -> tuple[str, dict[int, str]]:
+def _seat_table(client, game: str, players: int, config: dict[str, Any]) -> tuple[str, dict[int, str]]:
     seats = [{"kind": "human"}] * players
     table = client.post("/api/tables", json={"game": game, "seats": seats, "config": config}).get_json()
     tokens = {}
@@ -44,7 +44,7 @@ def _playout(start: State, rng: random.Random) -> tuple[State, list[tuple[int, i
     return state, moves
 
 
-def _play_to(client, app, game: str, players: int, config: dict[str, str], wanted: Callable[[State], bool]):
+def _play_to(client, app, game: str, players: int, config: dict[str, Any], wanted: Callable[[State], bool]):
     """A table of `game` played through the API to an end `wanted` accepts."""
     tid, tokens = _seat_table(client, game, players, config)
     record = app.extensions["cultists"].store.load(tid)
@@ -93,7 +93,7 @@ def _teams(state: State) -> list[int]:
     return [int(t) for t in totals]
 
 
-TRICKY = {"rounds": "1"}
+TRICKY = {"rounds": 1}
 
 
 def test_a_tricky_draw_says_draw_and_ranks_nobody_ahead(client, app):
@@ -139,7 +139,7 @@ def test_a_tie_on_score_is_broken_by_the_rule_that_decides(client, app):
         totals = [t for t, _ in state.score_breakdown()]
         return len(won) == 1 and totals.count(totals[won[0]]) > 1
 
-    tid, tokens, table = _play_to(client, app, "trash_cult", 4, {"food_needed_4p": "2"}, tied)
+    tid, tokens, table = _play_to(client, app, "trash_cult", 4, {"food_needed_4p": 2}, tied)
     winner = table["winners"][0]
     totals = {s["seat"]: s["total"] for s in table["scores"]}
     tied = [s for s in range(4) if s != winner and totals[s] == totals[winner]]

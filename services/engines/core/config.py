@@ -114,8 +114,10 @@ def parse_set_options(pairs: list[str]) -> dict[str, str]:
 # How far a number in a config may stray from its ruling's default: `LIMIT_FACTOR` times
 # the default's size, and never less than `LIMIT_FLOOR` (so a field defaulting to 0 or 1
 # still has room). A config class may name tighter or looser bounds per field in a
-# `LIMITS` class attribute. Without a bound, one request could ask for a deck of a million
-# cards: megabytes of state per table and seconds per move (issue 15).
+# `LIMITS` class attribute, and the least value its rules take where that is more than 0
+# in `LEAST` (what its `validate` refuses below it), so the published bounds are the
+# rules' own for every field on its own. Without a bound, one request could ask for a deck
+# of a million cards: megabytes of state per table and seconds per move (issue 15).
 LIMIT_FACTOR = 4
 LIMIT_FLOOR = 10
 
@@ -127,6 +129,7 @@ def config_limits(cls: type) -> dict[str, tuple[int, int]]:
     may still refuse more (a hand larger than its limit...)."""
     hints, _ = field_types(cls)
     explicit: Mapping[str, tuple[int, int]] = getattr(cls, "LIMITS", {})
+    least: Mapping[str, int] = getattr(cls, "LEAST", {})
     out: dict[str, tuple[int, int]] = {}
     for f in dataclasses.fields(cls):
         if hints[f.name] is not int:
@@ -136,7 +139,7 @@ def config_limits(cls: type) -> dict[str, tuple[int, int]]:
             continue
         default = f.default if isinstance(f.default, int) else 0
         bound = max(LIMIT_FACTOR * abs(default), LIMIT_FLOOR)
-        out[f.name] = (-bound if default < 0 else 0, bound)
+        out[f.name] = (least.get(f.name, -bound if default < 0 else 0), bound)
     return out
 
 

@@ -9,6 +9,7 @@ No `from __future__ import annotations` here: real (not string) annotations keep
 """
 
 from dataclasses import dataclass, fields
+from typing import ClassVar
 
 from services.engines.core.errors import BadConfig
 
@@ -74,6 +75,16 @@ class CrazyCultistsConfig:
     remove_counter_spell: int = 1
     # G-5 turn cap: the game ends as a draw when it is reached.
     max_turns: int = 500
+
+    # The least value each field takes where its rules need more than 0 (validate below).
+    LEAST: ClassVar[dict[str, int]] = {
+        "hand_limit": 1,
+        "candles_to_win": 1,
+        "beast_candles_to_win": 1,
+        "beast_threshold": 1,
+        "black_spire_points": 1,
+        "max_turns": 1,
+    }
 
     def main_counts(self) -> list[int]:
         """Cards of each main-deck kind after CC-11's removals."""

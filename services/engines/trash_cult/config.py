@@ -7,6 +7,7 @@ annotations would cost a compile per field each time.
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 from ..core.errors import BadConfig
 from .cards import ACTIVE_KINDS, COUNT_FIELDS, CULT_BY_NAME, CULTS, EITHER_OR, kind_table
@@ -73,6 +74,12 @@ class TrashCultConfig:
     rat_poison_food: int = 2
     garbage_trucks_draw: int = 2
     thunderstorm_food: int = 1  # trashed from your Shrine
+
+    # The least value each field takes where its rules need more than 0 (validate below).
+    LEAST: ClassVar[dict[str, int]] = {
+        **dict.fromkeys(("food_needed_2p", "food_needed_3p", "food_needed_4p", "actions_per_turn"), 1),
+        **dict.fromkeys(("max_turns", "snackrifice_hostage_cost", "snackrifice_food_cost"), 1),
+    }
 
     def validate(self) -> None:
         unknown = [c for c in self.cults if c not in CULT_BY_NAME]

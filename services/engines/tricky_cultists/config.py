@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 from ..core.errors import BadConfig
 from .cards import AGENDA_KEYS, AGENDAS, SUIT_NAMES
@@ -62,6 +63,17 @@ class TrickyCultistsConfig:
     suspicion_penalty: int = 1
     # G-5: tricks begun before the game ends as a draw.
     max_turns: int = 500
+
+    # The least value each field takes where its rules need more than 0 (validate below).
+    LEAST: ClassVar[dict[str, int]] = {
+        **dict.fromkeys(("ranks", "value_divisor", "hand_size", "rounds", "agenda_copies", "max_turns"), 1),
+        "draft_size": PLAYERS,
+    }
+    # Caps of the rules that are tighter than the usual room around a default.
+    LIMITS: ClassVar[dict[str, tuple[int, int]]] = {
+        "rounds": (1, MAX_ROUNDS),
+        "agenda_copies": (1, MAX_AGENDA_COPIES),
+    }
 
     def validate(self) -> None:
         unknown = [s for s in self.suits if s not in SUIT_NAMES]

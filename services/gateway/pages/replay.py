@@ -46,9 +46,11 @@ from services.platform.tables import TableService
 
 from ..offload import run_cpu_bound
 from ..schemas import Body, GameName, validate
+from ..table_configs import seat_bounds
 from .present import bot_words, display_name, presentation
 
 SEED_LIMIT = 2**64 - 1  # NewGameRequest.seed is a uint64
+SEATS = seat_bounds()  # some installed game's
 
 
 class ReplayQuery(Body):
@@ -60,7 +62,9 @@ class ReplayQuery(Body):
         None, pattern=r"^[0-9a-f]{16}$", description="a finished table's id (instead of game + seed)"
     )
     game: GameName | None = Field(None, description="with `seed`: a sweep's game")
-    players: int | None = Field(None, ge=1, le=64, description="seats (default: the game's default)")
+    players: int | None = Field(
+        None, ge=SEATS[0], le=SEATS[1], description="seats (default: the game's default)"
+    )
     seed: int | None = Field(None, ge=0, le=SEED_LIMIT)
     config: str | None = Field(None, max_length=4096, description="config overrides as a JSON object")
     bots: str | None = Field(
