@@ -48,6 +48,7 @@ MODULES = [
     "services/engines/core/messages.py",
     "services/engines/core/issued.py",
     "services/engines/core/policy.py",  # the `policy` bot's decision (issue 32: its CPU)
+    "services/engines/observation.py",  # the view's vector, hashed slots for features.py
     *(
         f"{GAMES[game].module.replace('.', '/')}/{part}.py"
         for game in builtin_games()
