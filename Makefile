@@ -23,7 +23,7 @@ $(STAMP): pyproject.toml $(PROTOS) deploy/system-packages.sh
 # The engines' hot modules, compiled in place by Cython from the same .py files (never
 # fails: without a compiler it says so in one line and the interpreted source runs). A
 # .pxd (Cython declarations: the layout of compiled state classes) is a source too.
-ENGINE_SOURCES := $(wildcard services/engines/core/*.py services/engines/*/rules.py services/engines/*/cards.py services/engines/*/bots.py services/engines/*/features.py services/engines/*/*.pxd)
+ENGINE_SOURCES := $(wildcard services/engines/core/*.py services/engines/*/rules.py services/engines/*/cards.py services/engines/*/bots.py services/engines/*/features.py services/engines/observation.py services/engines/*/*.pxd)
 COMPILED := $(VENV)/.compiled
 
 compile: $(COMPILED)

@@ -10,17 +10,27 @@ interpreted source instead
 
 Run by `make install` and the Dockerfile's build stage. Compiling is an optimisation, never
 a requirement: where Cython or a C compiler is missing, or a module fails to build, this
-prints one line and exits 0, and the interpreted source runs unchanged.
+prints one line and exits 0, and the interpreted source runs unchanged. Each built module is
+also kept in a cache under the user's cache folder, named by everything it is built from
+(cache_dir, toolchain_digest), so that a later build, in this tree or in any other (a fresh
+clone, a worktree, the image test's build stage), copies in the modules whose source has
+not changed instead of compiling them again.
 docs/engine-performance.md says why Cython and not mypyc.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
+import hashlib
 import json
 import os
 import re
+import shlex
+import shutil
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,6 +58,7 @@ MODULES = [
     "services/engines/core/messages.py",
     "services/engines/core/issued.py",
     "services/engines/core/policy.py",  # the `policy` bot's decision (issue 32: its CPU)
+    "services/engines/observation.py",  # the view's vector, hashed slots for features.py
     *(
         f"{GAMES[game].module.replace('.', '/')}/{part}.py"
         for game in builtin_games()
@@ -67,6 +78,11 @@ DIRECTIVES = {
     "embedsignature": False,
     "always_allow_keywords": True,
 }
+
+# The tree's own path left out of a built module (the debug information names source files
+# relative to it), so a module built in one tree is the very file a build of the same source
+# in another makes: what lets the build cache below share modules between trees.
+PREFIX_MAP = "-fdebug-prefix-map={root}=." if os.name == "posix" else ""
 
 
 # A compiled state class's fields are declared in its `.pxd` (they live in the object), and
@@ -157,11 +173,81 @@ def clean() -> None:
         path.unlink()
 
 
-def compile_all() -> int:
-    """Build every module in place; returns how many were built."""
-    from Cython.Build import cythonize
-    from setuptools import Distribution
-    from setuptools.command.build_ext import build_ext
+# Built modules kept between builds, one per module, under the user's cache folder (never in
+# the checkout: a fresh clone, a worktree and the image test's build stage all share it).
+# An entry is named by everything its .so is made from: the module's source and `.pxd`
+# (source_hash, as built.json records it), every `.pxd` of the tree (what it may cimport),
+# the compile settings below, and the toolchain (Cython's version, the Python its headers
+# and ABI are of, the C compiler's version and flags). A change to any of them misses, and
+# that module alone is compiled; an unchanged module is copied in, byte for byte what
+# compiling it would make. CULTISTS_ENGINE_CACHE names another folder, or `off` for none.
+CACHE_ENV = "CULTISTS_ENGINE_CACHE"
+CACHE_DAYS = 30  # an entry no build has used for this long is removed
+
+
+def cache_dir() -> Path | None:
+    chosen = os.environ.get(CACHE_ENV, "")
+    if chosen == "off":
+        return None
+    if chosen:
+        return Path(chosen)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "cultists" / "engines"
+
+
+def toolchain_digest() -> str:
+    """What every built module depends on besides its own source."""
+    import importlib.metadata
+    import sysconfig
+
+    parts = [
+        f"cython {importlib.metadata.version('cython')}",
+        f"setuptools {importlib.metadata.version('setuptools')}",
+        f"python {sys.version} {sys.implementation.cache_tag}",
+        f"directives {sorted(DIRECTIVES.items())!r}",
+        f"flags {PREFIX_MAP}",
+    ]
+    for var in ("EXT_SUFFIX", "CC", "CFLAGS", "CCSHARED", "LDSHARED", "LDFLAGS", "CPPFLAGS", "INCLUDEPY"):
+        parts.append(f"sysconfig {var}={sysconfig.get_config_var(var)}")
+    for var in ("CC", "CFLAGS", "CPPFLAGS", "LDSHARED", "LDFLAGS", "ARCHFLAGS"):
+        parts.append(f"env {var}={os.environ.get(var, '')}")
+    compiler = shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")[0]
+    version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=True)
+    parts.append(f"compiler {compiler}: {version.stdout}")
+    include = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    parts.append(f"Python.h {hashlib.sha256(include.read_bytes()).hexdigest()}")
+    for pxd in sorted((ROOT / "services").rglob("*.pxd")):
+        parts.append(f"{pxd.relative_to(ROOT)} {hashlib.sha256(pxd.read_bytes()).hexdigest()}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _cache_entry(cache: Path, toolchain: str, module: str, source: str) -> Path:
+    key = hashlib.sha256(f"{toolchain}\n{module}\n{source}".encode()).hexdigest()[:40]
+    return cache / f"{key}-{Path(module).stem}.so"
+
+
+def _copy_atomic(source: Path, dest: Path) -> None:
+    """`source` to `dest` (with a fresh modification time) through a temporary file beside
+    it: a process that has the old file loaded keeps it, and no one reads a half-written one."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    shutil.copy(source, tmp)
+    os.replace(tmp, dest)
+
+
+def _prune(cache: Path) -> None:
+    """Remove the entries (and any temporary file a killed build left) unused for CACHE_DAYS."""
+    cutoff = time.time() - CACHE_DAYS * 86400
+    for entry in cache.iterdir():
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime < cutoff:
+                entry.unlink()
+
+
+def compile_all() -> tuple[int, int]:
+    """Build every module in place; returns how many modules there are and how many of
+    them came from the build cache."""
+    import sysconfig
 
     os.chdir(ROOT)
     from services.engines import source_hash
@@ -171,23 +257,64 @@ def compile_all() -> int:
     hashes = {
         module.removesuffix(".py").replace("/", "."): source_hash(str(ROOT / module)) for module in MODULES
     }
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    cache = cache_dir()
+    toolchain = toolchain_digest() if cache is not None else ""
+    todo: list[str] = []
+    stored: list[tuple[Path, Path]] = []  # (built module, its cache entry) to keep once built
+    for module in MODULES:
+        target = ROOT / (module.removesuffix(".py") + suffix)
+        if cache is None:
+            todo.append(module)
+            continue
+        entry = _cache_entry(cache, toolchain, module, hashes[module.removesuffix(".py").replace("/", ".")])
+        if entry.is_file():
+            _copy_atomic(entry, target)
+            with contextlib.suppress(OSError):
+                os.utime(entry)  # used now: _prune keeps it
+        else:
+            todo.append(module)
+            stored.append((target, entry))
+    if todo:
+        _build(todo, force=cache is not None)
+    for target, entry in stored:
+        with contextlib.suppress(OSError):  # a cache that cannot be written only costs time
+            _copy_atomic(target, entry)
+    if cache is not None and cache.is_dir():
+        _prune(cache)
+    MANIFEST.write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
+    return len(MODULES), len(MODULES) - len(todo)
+
+
+def _build(modules: list[str], force: bool) -> None:
+    """Cython and the C compiler over `modules`, in place. `force` when they go in the
+    cache (each one is a module the cache lacks, stored under the toolchain it is named by),
+    so that neither Cython's up-to-date check (a .c newer than its .py, whatever Cython wrote
+    it) nor setuptools' (a build/ output newer than its .c, whatever flags made it) skips one."""
+    from Cython.Build import cythonize
+    from setuptools import Distribution
+    from setuptools.command.build_ext import build_ext
+
     extensions = cythonize(
-        MODULES,
+        modules,
         compiler_directives=DIRECTIVES,
         # A game's .pxd cimports the core's (`State` is an extension type that a game's
         # state class extends): Cython finds `services.engines...` from the tree's root.
         include_path=[str(ROOT)],
         quiet=True,
         nthreads=0,
+        force=force,
     )
+    for extension in extensions:
+        if PREFIX_MAP:
+            extension.extra_compile_args.append(PREFIX_MAP.format(root=ROOT))
     dist = Distribution({"ext_modules": extensions, "script_name": "compile_engines.py"})
     cmd = build_ext(dist)
     cmd.inplace = True
+    cmd.force = force
     cmd.parallel = os.cpu_count() or 1
     cmd.ensure_finalized()
     cmd.run()
-    MANIFEST.write_text(json.dumps(hashes, indent=1, sort_keys=True) + "\n")
-    return len(extensions)
 
 
 def main(argv: list[str]) -> int:
@@ -210,7 +337,7 @@ def main(argv: list[str]) -> int:
             os.dup2(log.fileno(), 1)
             os.dup2(log.fileno(), 2)
             try:
-                count = compile_all()
+                count, reused = compile_all()
             finally:
                 sys.stdout.flush()
                 sys.stderr.flush()
@@ -223,7 +350,8 @@ def main(argv: list[str]) -> int:
             f"engines not compiled ({type(exc).__name__}: {first}; see {log_path}); the interpreted source runs"
         )
         return 0
-    print(f"engines compiled: {count} modules (Cython, in place)")
+    cached = f"; {reused} of them as built before, from {cache_dir()}" if reused else ""
+    print(f"engines compiled: {count} modules (Cython, in place{cached})")
     return 0
 
 

@@ -63,6 +63,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="DAgger: a policy weights file that plays about half the moves of the new games"
         " (the teacher still labels every decision)",
     )
+    p.add_argument(
+        "--init",
+        type=Path,
+        default=None,
+        metavar="WEIGHTS",
+        help="start the net from this policy weights file (e.g. the shipped one) instead of at"
+        " random: a stronger teacher's labels then refine what the net already plays",
+    )
     p.add_argument("--hidden", type=positive_int, default=128, help="hidden units")
     p.add_argument("--epochs", type=positive_int, default=40, help="passes over all examples")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate")
@@ -144,6 +152,24 @@ class Net:
         self.m = [np.zeros_like(p) for p in self.params]
         self.v = [np.zeros_like(p) for p in self.params]
         self.steps = 0
+
+    @classmethod
+    def from_weights(cls, path: Path, table: ActionTable, inputs: int, seed: int) -> Net:
+        """A net holding an exported weights file's numbers (`export`'s inverse, with the
+        input scaling left in w0); the columns the file lacks start at zero."""
+        with np.load(path, allow_pickle=False) as d:
+            w0, b0, w1, b1, actions = d["w0"], d["b0"], d["w1"], d["b1"], d["actions"]
+            deep = "w2" in d.files
+        if w0.shape[0] != inputs or deep:
+            raise BadConfig(f"--init {path}: a one-hidden-layer net over {inputs} inputs is needed")
+        net = cls(inputs, w0.shape[1], len(table), seed)
+        net.params[0][:] = w0
+        net.params[1][:] = b0
+        cols = [table.to_index(int(a)) for a in actions]
+        net.params[2][:] = 0.0
+        net.params[2][:, cols] = w1
+        net.params[3][cols] = b1
+        return net
 
     def logits(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         w0, b0, w1, b1 = self.params
@@ -275,7 +301,10 @@ def run(args: argparse.Namespace) -> int:
             saved["epochs_done"] = 0  # new examples: the epochs count again over all of them
             _save(checkpoint, saved)
         x, y, mask = _load_data(checkpoint, saved["chunks"], len(table))
-        if saved["net"] is None:
+        if saved["net"] is None and args.init is not None:
+            saved["scale"] = np.ones(encoder.size, np.float32)  # the file's w0 has its scaling in it
+            saved["net"] = Net.from_weights(args.init, table, encoder.size, args.seed)
+        elif saved["net"] is None:
             scale = np.maximum(np.abs(x).max(axis=0).astype(np.float32), 1.0)
             saved["scale"] = scale
             saved["net"] = Net(encoder.size, args.hidden, len(table), args.seed)

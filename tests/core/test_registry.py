@@ -75,6 +75,18 @@ def test_pyproject_packages_each_game_s_build() -> None:
         assert set(data[GAMES[name].module]) >= {"*.so", "*.pxd"}, name
 
 
+def test_pyproject_packages_every_compiled_module() -> None:
+    """Each module deploy/compile_engines.py builds has its package's `*.so` in the wheel
+    (and its `*.pxd`, where it has one): a wheel without the `.so` runs that module from
+    its source, and one without the `.pxd` every module (the hash built.json records of
+    the module covers its `.pxd`, so the build counts as stale)."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    for module in MODULES:
+        package = module.rpartition("/")[0].replace("/", ".")
+        wanted = {"*.so"} | ({"*.pxd"} if (ROOT / module).with_suffix(".pxd").exists() else set())
+        assert wanted <= set(data.get(package, [])), f"{module}: {package} in package-data"
+
+
 def _compose() -> dict:
     return yaml.safe_load((ROOT / "docker-compose.yml").read_text())
 

@@ -84,3 +84,33 @@ def test_train_with_a_student_labels_the_positions_the_student_reaches(tmp_path:
     state = spec.new_state(None, 4, 2)
     seat = state.to_act()[0]
     assert bot.choose(state, seat, state.legal_actions(seat)) in state.legal_actions(seat)
+
+
+def test_train_from_a_weights_file_starts_where_that_net_plays(tmp_path: Path) -> None:
+    """`--init`: a stronger teacher's labels refine a shipped net rather than a random one;
+    with no epochs the exported net is the file's (the same scores for every legal move)."""
+    import numpy as np
+
+    from services.engines.core.policy import load_net
+
+    shipped = Path("services/engines/weights/trash_cult.npz")
+    ckpt, out = tmp_path / "tc.pkl", tmp_path / "tc.npz"
+    args = ["train", "trash_cult", "--players", "2", "--games", "1", "--checkpoint", str(ckpt)]
+    assert main([*args, "--init", str(shipped), "--epochs", "1", "--lr", "1e-12", "--out", str(out)]) == 0
+    before, after = load_net("trash_cult", shipped), load_net("trash_cult", out)
+    spec = load_game("trash_cult")
+    state = spec.new_state(None, 2, 9)
+    checked = 0
+    bot = PolicyBot(spec, seed=1, weights=out)
+    while not state.is_terminal() and checked < 10:
+        seat = state.to_act()[0]
+        legal = state.legal_actions(seat)
+        cols = [a for a in legal if a in before.column and a in after.column]
+        if len(cols) > 1:
+            obs = before.encoder.dense(state, seat)
+            old = before.scores(obs)[[before.column[a] for a in cols]]
+            new = after.scores(obs)[[after.column[a] for a in cols]]
+            assert np.allclose(old, new, atol=1e-3)
+            checked += 1
+        state.apply(seat, bot.choose(state, seat, legal), legal)
+    assert checked == 10

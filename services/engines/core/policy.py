@@ -5,8 +5,9 @@ the seat's encoded information to one score per engine action id it was trained 
 bot plays the legal action with the highest score. The encoding is the game's own
 `features.py` where its package has one (Tricky Cultists: the trick card by card, seats
 counted from the seat to move, services/engines/tricky_cultists/features.py), else
-`encode_view(state.view(seat))` (services/engines/observation.py); both read only what the
-seat may see. Inference is numpy only, so the platform runs it with no ML framework: the
+`encode_view(state.view(seat))` (services/engines/observation.py), which Trash Cult's and
+Crazy Cultists's `features.observation` compute straight from the state (the same vector,
+without building the view); all read only what the seat may see. Inference is numpy only, so the platform runs it with no ML framework: the
 first layer adds the rows of the active inputs (a few dozen of the thousand, which is most
 of the saving over a full product), the output scores only the legal actions' columns. The
 weights ship in the repository, one `.npz` per game under services/engines/weights/ (arrays
@@ -42,7 +43,8 @@ def weights_path(game: str) -> Path:
 
 class Encoder:
     """How a policy sees a seat: `active(state, seat)` gives the indices of the non-zero
-    inputs and their values (None: all ones), `dense` the whole vector (training). `name` is
+    inputs and their values (None: all ones; an index given twice: the sum of its values),
+    `dense` the whole vector (training). `name` is
     the game's (its own `features.py`) or VIEW (the hashed view, for any game)."""
 
     def __init__(self, game: str, name: str) -> None:
@@ -50,12 +52,16 @@ class Encoder:
         # The action id the net scores for an engine action (seat-relative where the
         # features count seats from the mover); None: the engine's own id.
         self.relative: Callable[[State, int, int], int] | None = None
+        # The view's vector straight from the state, as (slots, values), where the game's
+        # features.py has it (Trash Cult, Crazy Cultists); None: built from the view.
+        self.observation: Callable[[State, int], tuple[list[int], list[float]]] | None = None
+        module = load_part(game, "features") if has_part(game, "features") else None
         if name == VIEW:
             from ..observation import OBS_SIZE
 
             self.name, self.size, self.features = VIEW, OBS_SIZE, None
-        elif name == game and has_part(game, "features"):
-            module = load_part(game, "features")
+            self.observation = getattr(module, "observation", None)
+        elif name == game and module is not None and hasattr(module, "features"):
             self.name, self.size, self.features = game, int(module.SIZE), module.features
             self.relative = getattr(module, "relative_action", None)
         else:
@@ -64,6 +70,9 @@ class Encoder:
     def active(self, state: State, seat: int) -> tuple[np.ndarray, np.ndarray | None]:
         if self.features is not None:
             return np.array(self.features(state, seat), dtype=np.intp), None
+        if self.observation is not None:
+            slots, found = self.observation(state, seat)
+            return np.array(slots, dtype=np.intp), np.array(found, dtype=np.float32)
         from ..observation import encode_view
 
         dense = encode_view(state.view(seat), self.size)
@@ -76,13 +85,15 @@ class Encoder:
         if values is None:
             out[idx] = 1.0
         else:
-            out[idx] = values
+            np.add.at(out, idx, values)  # `observation` may name a slot twice: the sum
         return out
 
 
 def encodings(game: str) -> list[str]:
-    """The encodings a policy of `game` may be trained on: the game's own first, if any."""
-    return [game, VIEW] if has_part(game, "features") else [VIEW]
+    """The encodings a policy of `game` may be trained on: the game's own first, if any (a
+    features.py with only the view's `observation` is the view, computed faster)."""
+    own = has_part(game, "features") and hasattr(load_part(game, "features"), "features")
+    return [game, VIEW] if own else [VIEW]
 
 
 _ENCODERS: dict[tuple[str, str], Encoder] = {}
@@ -233,6 +244,11 @@ class PolicyBot:
             idx: Any = encoder.features(state, seat)
             idx.append(self.net.on)
             values = None
+        elif encoder.observation is not None:  # lists: the always-on input added before numpy
+            idx, found = encoder.observation(state, seat)
+            idx.append(self.net.on)
+            found.append(1.0)
+            values = np.array(found, dtype=np.float32)
         else:
             idx, values = self.net.with_on(*encoder.active(state, seat))
         scores = self.net.scores_on(idx, values, cols).tolist()
