@@ -13,9 +13,12 @@ images are kept, so worktrees that share the machine do not rebuild each other's
 A source change rebuilds, but like an incremental build, not from nothing: the build
 stage's file system (its virtualenv with the build tools, its /src) stays between builds
 and each COPY brings it in line with the checkout, writing a changed file with a fresh
-modification time and leaving an unchanged one alone, so Cython and setuptools recompile
-only the engine modules whose source changed (their own up-to-date checks, as `make
-install` relies on). The dependency wheels an earlier build made are offered to pip
+modification time and leaving an unchanged one alone. The engines' build stage compiles
+only the modules whose source changed: compile_engines.py copies the others in from its
+per-module cache outside any tree (~/.cache/cultists/engines, which `make install` has
+filled from the checkout: the same sources, Cython and compiler name the same entries),
+and where that cache is off, Cython's and setuptools' own up-to-date checks see the
+unchanged modules built already. The dependency wheels an earlier build made are offered to pip
 (PIP_FIND_LINKS, as a wheel cache would), and the virtualenv of an earlier image with the
 very same dependency wheels is reused with only the project's wheel reinstalled. Builds
 take a lock, so two test runs on one machine never share a half-built image.
