@@ -13,12 +13,13 @@ import sys
 
 import orjson
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 
 from services.engines.core.ladder import check_bots, lineups, play_ladder, slot_seats
 
 from .common import add_config_arguments, add_game_argument, game_and_config
 from .options import add_jobs, add_json, add_wide, command, positive_int
+from .progress import LineProgress
 from .tables import Column, print_table
 
 DEFAULT_BOTS = "random,heuristic,ismcts:iterations=100"
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     check_bots(spec, bots)  # before the progress bar, so an error is the only output
     total = args.games * len(lineups(len(bots), len(slot_seats(spec, players))))
     console = Console(stderr=True)
-    with Progress(
+    with LineProgress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),

@@ -31,6 +31,7 @@ from services.engines.core.errors import BadConfig
 
 from .common import balance_clients
 from .options import DIRECTORY, add_jobs, add_json, add_redis_url, add_wide, command, positive_int
+from .progress import LineProgress
 from .tables import Column, print_table
 
 SHOWN = 12  # drifted metrics listed per game without --all
@@ -136,7 +137,7 @@ def _night(night, archive, specs, play: Player, console: Console, args, preview:
 
 
 def _bar(console: Console) -> Progress:
-    return Progress(
+    return LineProgress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),

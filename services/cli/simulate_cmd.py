@@ -13,13 +13,14 @@ from collections import Counter
 
 import orjson
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 
 from services.engines.core.bots import make_bot
 from services.engines.core.play import play_game
 
 from .common import add_config_arguments, add_game_argument, bot_lineup, game_and_config
 from .options import add_wide, command, positive_int
+from .progress import LineProgress
 from .tables import Column, print_table
 
 
@@ -71,7 +72,7 @@ def _interactive(spec, config, players: int, bots: list[str], args: argparse.Nam
     wins: Counter[int] = Counter()
     draws = turns = decisions = 0
     start = time.perf_counter()
-    with Progress(
+    with LineProgress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),

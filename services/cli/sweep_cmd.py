@@ -30,6 +30,7 @@ from services.runtime.errors import Unreachable
 
 from .common import balance_clients, output_folder
 from .options import FILE, add_jobs, add_json, add_out, add_redis_url, add_wide, command, positive_int
+from .progress import LineProgress
 from .tables import Column, Group, print_table
 
 T = TypeVar("T")
@@ -123,7 +124,7 @@ def _cancel(args: argparse.Namespace) -> int:
 
 
 def _bar(console: Console) -> Progress:
-    return Progress(
+    return LineProgress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),

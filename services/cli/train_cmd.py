@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 
 from services.engines.action_space import ActionTable
 from services.engines.core.bots import make_bot
@@ -37,6 +38,7 @@ from services.engines.registry import load_game
 
 from .common import add_game_argument
 from .options import add_jobs, command, positive_int
+from .progress import LineProgress
 
 BATCH = 256
 
@@ -266,7 +268,7 @@ def run(args: argparse.Namespace) -> int:
         with checkpoint.open("rb") as f:  # our own file, written below
             saved = pickle.load(f)
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-    with Progress(*columns) as progress:
+    with LineProgress(*columns, console=Console(stderr=True)) as progress:
         task = progress.add_task(
             f"{spec.title}: teacher games", total=args.games, completed=min(saved["games_done"], args.games)
         )

@@ -17,10 +17,11 @@ import sys
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
 
 from .common import balance_clients, output_folder
 from .options import FILE, add_jobs, add_json, add_out, add_redis_url, command
+from .progress import LineProgress
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
         store, app = balance_clients(args.redis_url, ", or run it here with --local")
         runner, tune_id, mode = CeleryRunner(store, app), new_id(), "celery"
 
-    with Progress(
+    with LineProgress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
