@@ -3,8 +3,9 @@
 The engine's state names who must decide now (`to_act`), including out-of-turn answers
 (Counter-Spell CC-7, Protection Spell TC-10, Hide TC-9): the environment simply hands the
 turn to the first seat it names, so a reaction is an ordinary turn of the seat asked.
-Observations are `{"observation": encode_view(view(seat)), "action_mask": ...}`; rewards
-are the game's returns (1 a win, 0 a loss, a draw shared), given once, at the end.
+Observations are `{"observation": encode_view(view(seat)), "action_mask": ...}` (computed
+straight from the state where the game can: the same numbers); rewards are the game's
+returns (1 a win, 0 a loss, a draw shared), given once, at the end.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from pettingzoo import AECEnv
 from services.engines.action_space import ActionTable
 from services.engines.core.errors import BadConfig
 from services.engines.core.game import State
-from services.engines.observation import OBS_SIZE, encode_view
+from services.engines.core.policy import VIEW, encoder_for
+from services.engines.observation import OBS_SIZE
 from services.engines.registry import load_game
 
 
@@ -59,6 +61,10 @@ class CultistsEnv(AECEnv):
         super().__init__()
         self.spec, self.config, n = make_state_factory(game, players, config)
         self.game = game
+        # The view's vector (observation.py), straight from the state where the game's
+        # features.py computes it (Trash Cult, Crazy Cultists: the same numbers, without
+        # building the view; tests/envs/test_view_features.py), as the policy bot reads it.
+        self._encoder = encoder_for(game, VIEW)
         self.table = ActionTable(game, self.config, n)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(n)]
@@ -98,7 +104,7 @@ class CultistsEnv(AECEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         seat = self._seat[agent]
-        return {"observation": encode_view(self.state.view(seat)), "action_mask": self.mask(seat)}
+        return {"observation": self._encoder.dense(self.state, seat), "action_mask": self.mask(seat)}
 
     def mask(self, seat: int) -> np.ndarray:
         """1 at the index of every action legal for `seat` now."""

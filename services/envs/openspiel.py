@@ -21,8 +21,9 @@ import orjson
 import pyspiel
 
 from services.engines.action_space import ActionTable, has_action_space
+from services.engines.core.policy import VIEW, encoder_for
 from services.engines.core.rng import Rng
-from services.engines.observation import OBS_SIZE, encode_view
+from services.engines.observation import OBS_SIZE
 from services.engines.registry import builtin_games
 
 from .aec import make_state_factory
@@ -140,7 +141,8 @@ class ViewObserver:
         self.dict = {"observation": self.tensor}
 
     def set_from(self, state: CultistsState, player: int) -> None:
-        self.tensor[:] = encode_view(state.engine.view(player))
+        # The view's vector, as the AEC environment's observation (aec.py) computes it.
+        self.tensor[:] = encoder_for(state.game_ref.spec.name, VIEW).dense(state.engine, player)
 
     def string_from(self, state: CultistsState, player: int) -> str:
         return orjson.dumps(state.engine.view(player), option=orjson.OPT_SORT_KEYS).decode()
