@@ -16,13 +16,13 @@ import re
 
 import pytest
 
-from .support import PANEL_MOVED, PANEL_READY, SHORT, open_table, wait_ready
+from .support import PANEL_MOVED, PANEL_READY, SHORT, TWO_CANDLES, open_table, wait_ready
 
 BOTS3 = ["human", "bot:heuristic", "bot:heuristic", "bot:heuristic"]
 # Every bot move is held on screen for the pace, so a game's length is its time here: a
-# Crazy Cultists game to two candles (beast) holds half the bot moves of the lobby's short
-# one, still dozens of them, forced answers among them.
-FOLLOW = {**SHORT, "crazy_cultists": {**SHORT["crazy_cultists"], "beast_candles_to_win": "2"}}
+# Crazy Cultists game to two candles holds half the bot moves of the lobby's short one,
+# still dozens of them, forced answers among them.
+FOLLOW = {**SHORT, "crazy_cultists": TWO_CANDLES}
 
 # What the page put up and when: every panel (version, who moved, the target marked, the
 # last-move line) and, at every change of the log, the newest version it names against the
