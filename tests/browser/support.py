@@ -13,6 +13,10 @@ SHORT = {
     "trash_cult": {"food_needed_4p": "2"},
     "tricky_cultists": {"rounds": "1"},
 }
+# Crazy Cultists to two candles (beast): still a whole game, with about half the moves of
+# SHORT's, for tests whose time is the game's length (each bot move held for a pace) or
+# that only need a finished table.
+TWO_CANDLES = {**SHORT["crazy_cultists"], "beast_candles_to_win": "2"}
 
 PANEL_READY = """() => {
   const p = document.querySelector('[data-testid=panel]');

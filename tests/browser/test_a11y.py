@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from .support import PANEL_READY, SHORT, open_table, play_to_end, sign_in_as, wait_ready
+from .support import PANEL_READY, SHORT, TWO_CANDLES, open_table, play_to_end, sign_in_as, wait_ready
 from .test_enjoy import axe_violations
 
 SIZES = {"desktop": {"width": 1366, "height": 768}, "phone": {"width": 390, "height": 844}}
@@ -41,7 +41,7 @@ def test_every_page_passes_axe_and_shares_the_header(size, new_context, redis_cl
     problems: list[str] = []
     page.goto("/")
     problems += _page_checks(page, "lobby")
-    tid = open_table(page, "crazy_cultists", BOTS3, SHORT["crazy_cultists"], seed=6)
+    tid = open_table(page, "crazy_cultists", BOTS3, TWO_CANDLES, seed=6)  # a short whole game
     wait_ready(page)
     problems += _page_checks(page, "table")
     play_to_end(page)
@@ -52,16 +52,16 @@ def test_every_page_passes_axe_and_shares_the_header(size, new_context, redis_cl
     page.get_by_test_id("replay-panel").wait_for() if page.get_by_test_id("replay-panel").count() else None
     problems += _page_checks(page, "replay")
     page.goto("/account")
-    page.wait_for_timeout(500)
+    page.wait_for_load_state("networkidle")  # its first answers are in and drawn
     problems += _page_checks(page, "account")
     for path, role in (("/designer", "designer"), ("/ops", "operator")):
         page.goto(path)
-        page.wait_for_timeout(500)
+        page.wait_for_load_state("networkidle")
         problems += _page_checks(page, f"{path} as a guest")
         staff = new_context(viewport=SIZES[size]).new_page()
         sign_in_as(staff, redis_client, role)
         staff.goto(path)
-        staff.wait_for_timeout(1500)  # its panels fill in
+        staff.wait_for_load_state("networkidle")  # its panels fill in
         problems += _page_checks(staff, f"{path} as {role}")
     assert not problems, "\n".join(problems)
 

@@ -325,7 +325,9 @@ def test_warning_before_timeout_and_notice_after(new_context, screenshots, beat)
     page = new_context().new_page()
     page.goto("/")
     seats = [{"kind": "human"}] + [{"kind": "bot", "bot": "heuristic"}] * 3
-    body = {"game": "crazy_cultists", "seats": seats, "config": {"variant": "beast"}, "decision_seconds": 12}
+    # Under the page's 10 s warning mark from the first moment: the warning is up as soon as
+    # the seat decides, with 8 s left to see it before the bot moves for the player.
+    body = {"game": "crazy_cultists", "seats": seats, "config": {"variant": "beast"}, "decision_seconds": 8}
     table = page.request.post("/api/tables", data=body).json()["table"]
     page.evaluate("(t) => Cultists.join(t, 0)", table)
     page.goto(f"/tables/{table}?seat=0")

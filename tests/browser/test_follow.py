@@ -16,9 +16,13 @@ import re
 
 import pytest
 
-from .support import PANEL_MOVED, PANEL_READY, SHORT, open_table, wait_ready
+from .support import PANEL_MOVED, PANEL_READY, SHORT, TWO_CANDLES, open_table, wait_ready
 
 BOTS3 = ["human", "bot:heuristic", "bot:heuristic", "bot:heuristic"]
+# Every bot move is held on screen for the pace, so a game's length is its time here: a
+# Crazy Cultists game to two candles holds half the bot moves of the lobby's short one,
+# still dozens of them, forced answers among them.
+FOLLOW = {**SHORT, "crazy_cultists": TWO_CANDLES}
 
 # What the page put up and when: every panel (version, who moved, the target marked, the
 # last-move line) and, at every change of the log, the newest version it names against the
@@ -70,7 +74,7 @@ def _on_screen(panels: list[dict]) -> list[dict]:
 def test_every_bot_move_stays_up_for_the_pace(new_context, game):
     pace = 400
     page = new_context(settings={"cultists:pace": str(pace), "cultists:auto-pass": "0"}).new_page()
-    open_table(page, game, BOTS3, SHORT[game], seed=3)
+    open_table(page, game, BOTS3, FOLLOW[game], seed=3)
     page.evaluate(RECORD)
     clicks = 0
     while True:
@@ -113,7 +117,7 @@ def test_a_forced_answer_taken_for_you_waits_out_the_bot_move_it_answers(new_con
     stays up for the pace, the ones the page answered for the player included."""
     pace = 1600  # slow: longer than any of the forced answer's own 0.6-1.5 s delays
     page = new_context(settings={"cultists:pace": str(pace), "cultists:auto-pass": "1"}).new_page()
-    open_table(page, "crazy_cultists", BOTS3, SHORT["crazy_cultists"], seed=11)
+    open_table(page, "crazy_cultists", BOTS3, FOLLOW["crazy_cultists"], seed=11)
     page.evaluate(RECORD)
     page.evaluate("() => { window.__clicks = []; }")
     clicks = 0

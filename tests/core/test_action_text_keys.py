@@ -41,6 +41,13 @@ def _configs(spec: Any) -> list[Any]:
     return found
 
 
+# Seeded games per config and player count: up to SEEDS, until POSITIONS decisions were
+# played. Crazy and Tricky Cultists games (about 300 and 230 random decisions) all play
+# their four; random Trash Cult games run 450 to 1,900, and two or three reach the positions.
+SEEDS = 4
+POSITIONS = 3000
+
+
 @pytest.mark.parametrize("game", available_games())
 def test_each_text_key_has_one_label_and_detail_per_config(game: str) -> None:
     spec = load_game(game)
@@ -48,13 +55,17 @@ def test_each_text_key_has_one_label_and_detail_per_config(game: str) -> None:
     for config in _configs(spec):
         words: dict[Any, tuple[str, bytes]] = {}
         for players in range(spec.min_players, spec.max_players + 1):
-            for seed in range(4):
+            played = 0
+            for seed in range(SEEDS):
+                if played >= POSITIONS:
+                    break
                 try:
                     state = spec.new_state(config, players, seed)
                 except Exception:
                     continue
                 rng = random.Random(seed)
                 while not state.is_terminal():
+                    played += 1
                     for seat in state.to_act():
                         for action in state.legal_actions(seat):
                             key = state.action_text_key(action)
