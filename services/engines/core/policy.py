@@ -9,7 +9,12 @@ counted from the seat to move, services/engines/tricky_cultists/features.py), el
 Crazy Cultists's `features.observation` compute straight from the state (the same vector,
 without building the view); all read only what the seat may see. Inference is numpy only, so the platform runs it with no ML framework: the
 first layer adds the rows of the active inputs (a few dozen of the thousand, which is most
-of the saving over a full product), the output scores only the legal actions' columns. The
+of the saving over a full product), the output scores only the legal actions' columns.
+Compiled (deploy/compile_engines.py), a decision runs both layers in one C loop over the
+net's arrays (`_sparse_scores`, its C types in policy.pxd), straight from the encoder's
+lists: at this size numpy's calls cost more than their arithmetic. Interpreted, the same
+decision takes numpy's calls (`PolicyNet.numpy_scores_on`); the two give the same scores
+up to float32 rounding and the same moves (tests/envs/test_policy_fast.py). The
 weights ship in the repository, one `.npz` per game under services/engines/weights/ (arrays
 `w0, b0, w1, b1, ...`, the output columns' engine `actions`, `obs_size` and the `encoder`
 it was trained on, the view's where the file names none); a file that does not fit its
@@ -28,6 +33,16 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+try:
+    import cython as _cython  # type: ignore[import-untyped]
+except ImportError:  # interpreted where Cython is not installed: its two directives do nothing
+    from types import SimpleNamespace
+
+    def _as_is(flag: bool) -> Callable[[Any], Any]:
+        return lambda f: f
+
+    _cython = SimpleNamespace(boundscheck=_as_is, wraparound=_as_is)
 
 from ..registry import has_part, load_part
 from .errors import BadConfig
@@ -164,6 +179,13 @@ class PolicyNet:
             np.vstack([w_out, b_out[None, :]]).T if not self.deep else w_out.T, dtype=np.float32
         )
 
+        # Compiled: both layers in `_sparse_scores` (deep nets keep numpy's path), on scratch
+        # arrays of this net's (no Python code runs inside the compiled loop, so no other
+        # thread can write them meanwhile; interpreted, each call takes its own).
+        self.fast = _COMPILED and not self.deep
+        self.acc = np.zeros(hidden + 1, np.float64)
+        self.unit = np.zeros(hidden + 2, np.float32)
+
     def hidden(self, idx: np.ndarray | list[int], values: np.ndarray | None) -> np.ndarray:
         """The last hidden layer (with the always-on unit unless deep) for the active inputs
         `idx`, which include `self.on` (values None: ones)."""
@@ -190,12 +212,88 @@ class PolicyNet:
 
     def legal_scores(self, idx: np.ndarray, values: np.ndarray | None, cols: list[int]) -> np.ndarray:
         """The scores of output columns `cols` for the active inputs `idx` (values None: ones)."""
-        return self.scores_on(*self.with_on(idx, values), cols)
+        return self.numpy_scores_on(*self.with_on(idx, values), cols)
 
-    def scores_on(self, idx: Any, values: np.ndarray | None, cols: list[int]) -> np.ndarray:
-        """`legal_scores` for an `idx` (array or list) that already holds `self.on`."""
+    def numpy_scores_on(self, idx: Any, values: np.ndarray | None, cols: list[int]) -> np.ndarray:
+        """`legal_scores` for an `idx` (array or list) that already holds `self.on`, in
+        numpy's calls (the interpreted decision, deep nets)."""
         out = self.out_rows.take(cols, axis=0) @ self.hidden(idx, values)
         return out if not self.deep else out + self.layers[-1][1][cols]
+
+    def sparse_scores(self, idx: list[int], values: list[float] | None, cols: list[int]) -> list[float]:
+        """`numpy_scores_on` as a list, in one compiled loop (`_sparse_scores`); lists in,
+        `idx` holding `self.on`; a net of one hidden layer only."""
+        if _COMPILED:
+            acc, unit = self.acc, self.unit
+        else:
+            acc, unit = np.zeros_like(self.acc), np.zeros_like(self.unit)
+        return _sparse_scores(self.w0, self.out_rows, acc, unit, idx, values, cols)
+
+    def scores_on(self, idx: Any, values: Any, cols: list[int]) -> list[float]:
+        """The scores of columns `cols` for an `idx` (list or array) that already holds
+        `self.on`, `values` a list, an array or None (ones): the compiled loop where it
+        can, else numpy's calls."""
+        if self.fast and type(idx) is list and (values is None or type(values) is list):
+            return self.sparse_scores(idx, values, cols)
+        if type(values) is list:
+            values = np.array(values, dtype=np.float32)
+        scores: list[float] = self.numpy_scores_on(idx, values, cols).tolist()
+        return scores
+
+
+@_cython.boundscheck(False)
+@_cython.wraparound(False)
+def _sparse_scores(
+    w0: Any, out_rows: Any, acc: Any, unit: Any, idx: list[int], values: list[float] | None, cols: list[int]
+) -> list[float]:
+    """The scores of rows `cols` of `out_rows` (float32, an output's weights over the hidden
+    units) after the ReLU of the sum of rows `idx` of `w0` (float32), row idx[k] times
+    values[k] (None: ones); `acc` (float64, w0's width) and `unit` (float32, one more) are
+    scratch. numpy's path in one loop: the sums in double, the hidden units and the scores
+    rounded to float32 as numpy's float32 products give them; the same arithmetic compiled
+    or not (every product in double, in the same order). Its C types are in policy.pxd;
+    every index is checked here, so the loops need no checks of their own."""
+    rows = w0.shape[0]
+    width = w0.shape[1]
+    outs = out_rows.shape[0]
+    n = len(idx)
+    m = len(cols)
+    if out_rows.shape[1] != width or acc.shape[0] < width or unit.shape[0] <= width:
+        raise ValueError(f"policy arrays do not fit: {width} hidden units")
+    if values is not None and len(values) != n:
+        raise ValueError(f"{len(values)} values for {n} inputs")
+    scores = [0.0] * m
+    for j in range(width):
+        acc[j] = 0.0
+    for k in range(n):
+        i = idx[k]
+        if i < 0 or i >= rows:
+            raise IndexError(f"input {i} is not one of the net's {rows}")
+        v = 1.0 if values is None else float(values[k])
+        if v == 1.0:
+            for j in range(width):
+                acc[j] += float(w0[i, j])
+        else:
+            for j in range(width):
+                acc[j] += v * float(w0[i, j])
+    for j in range(width):
+        unit[j] = acc[j]  # float32
+        if unit[j] < 0.0:
+            unit[j] = 0.0
+    for k in range(m):
+        c = cols[k]
+        if c < 0 or c >= outs:
+            raise IndexError(f"column {c} is not one of the net's {outs}")
+        s = 0.0
+        for j in range(width):
+            s += float(out_rows[c, j]) * float(unit[j])
+        unit[width] = s  # float32
+        scores[k] = float(unit[width])
+    return scores
+
+
+# Whether this module runs compiled (`_sparse_scores` a C function, not a Python one).
+_COMPILED = type(_sparse_scores).__name__ != "function"
 
 
 _NETS: dict[tuple[str, str], PolicyNet] = {}
@@ -243,15 +341,14 @@ class PolicyBot:
         if encoder.features is not None:  # ones: the list itself, with the always-on input
             idx: Any = encoder.features(state, seat)
             idx.append(self.net.on)
-            values = None
-        elif encoder.observation is not None:  # lists: the always-on input added before numpy
-            idx, found = encoder.observation(state, seat)
+            values: Any = None
+        elif encoder.observation is not None:  # lists, with the always-on input
+            idx, values = encoder.observation(state, seat)
             idx.append(self.net.on)
-            found.append(1.0)
-            values = np.array(found, dtype=np.float32)
+            values.append(1.0)
         else:
             idx, values = self.net.with_on(*encoder.active(state, seat))
-        scores = self.net.scores_on(idx, values, cols).tolist()
+        scores = self.net.scores_on(idx, values, cols)
         best = max(scores)
         picks = [a for a, s in zip(known, scores, strict=True) if s == best]
         return picks[0] if len(picks) == 1 else self.rng.choice(picks)
