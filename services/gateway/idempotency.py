@@ -44,11 +44,12 @@ def _scope() -> str:
 
 
 def _check(key: str) -> None:
-    if not KEY_MIN <= len(key) <= KEY_MAX or not key.isascii() or not key.isprintable():
+    """The document's pattern, `^[\\x21-\\x7e]+$`: visible ASCII, so no space either."""
+    if not KEY_MIN <= len(key) <= KEY_MAX or not all("\x21" <= c <= "\x7e" for c in key):
         raise PlatformError(
             400,
             "malformed",
-            f"'{HEADER}' is {KEY_MIN} to {KEY_MAX} printable ASCII characters (a UUID is a good one)",
+            f"'{HEADER}' is {KEY_MIN} to {KEY_MAX} visible ASCII characters, no spaces (a UUID is a good one)",
             field=HEADER,
         )
 

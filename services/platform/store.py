@@ -502,7 +502,10 @@ class TableStore:
         return log[start:] if count is None else log[start : start + count]
 
     def _file_blocks(self, table_id: str, first: int, end: int) -> list[bytes] | None:
-        """Sealed blocks `first` to `end - 1` from the table's file; None if it is gone."""
+        """Sealed blocks `first` to `end - 1` from the table's file; None if the table was
+        archived since Redis was read (its file went with it). A file missing otherwise is
+        a deployment whose gateways and tables workers do not share the data folder: said,
+        never answered as an empty log."""
         if self.blocks is None:
             raise RuntimeError(
                 f"table {table_id}'s sealed log is in a file and this store has no folder for one"
@@ -510,7 +513,13 @@ class TableStore:
         try:
             return self.blocks.read(table_id, first, end)
         except KeyError:
-            return None
+            if self._archived(table_id) is not None:
+                return None
+            raise RuntimeError(
+                f"table {table_id}'s sealed log blocks {first}-{end - 1} are not in"
+                f" {self.blocks.path(table_id)}: every gateway and tables worker must share the"
+                " data folder (CULTISTS_DATA or CULTISTS_ARCHIVE_DIR)"
+            ) from None
 
     def log_tail(self, table_id: str, count: int) -> list[dict[str, Any]]:
         """The newest `count` log entries (a page's last-trick line needs only those)."""

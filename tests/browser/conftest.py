@@ -32,19 +32,19 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="package")
-def live_store(redis_url: str) -> LiveStore:
+def live_store(redis_url: str, tmp_path_factory) -> LiveStore:
     """Pages on one Redis (the gateway tests run live play on a cluster too)."""
-    return LiveStore("single", redis_url, False, redis_url)
+    return LiveStore("single", redis_url, False, redis_url, str(tmp_path_factory.mktemp("archive-browser")))
 
 
 @pytest.fixture(scope="package")
-def gateway_settings(live_store: LiveStore, engines: dict, tmp_path_factory) -> Settings:
+def gateway_settings(live_store: LiveStore, engines: dict) -> Settings:
     """The gateway tests' settings (the imported `app` is built from this), with a short
     event-stream heartbeat: a stream notices its page is gone at its next write, so
     streams end within half a second of their browser context closing."""
     return Settings(
         redis_url=live_store.url,
-        archive_dir=str(tmp_path_factory.mktemp("archive-browser")),
+        archive_dir=live_store.archive_dir,
         engine_addresses={g: f"127.0.0.1:{e.port}" for g, e in engines.items()},
         bot_grace_seconds=BOT_GRACE_SECONDS,
         away_seconds=AWAY_SECONDS,

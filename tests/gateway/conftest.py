@@ -42,12 +42,15 @@ def engine_env(engines: dict) -> dict[str, str]:
 @dataclass(frozen=True)
 class LiveStore:
     """Where live play keeps its tables: one Redis, or a cluster (then Celery's broker is
-    the session's plain Redis, as a deployment would have it)."""
+    the session's plain Redis, as a deployment would have it), and the folder every process
+    shares for archived tables and live tables' sealed log blocks (log_blocks.py: a
+    gateway and a tables worker must read each other's; empty: each process's default)."""
 
     kind: str
     url: str
     cluster: bool
     broker_url: str
+    archive_dir: str = ""
 
     def env(self) -> dict[str, str]:
         """What a worker or gunicorn process is started with to use this store."""
@@ -55,6 +58,7 @@ class LiveStore:
             "REDIS_URL": self.url,
             "REDIS_CLUSTER": "true" if self.cluster else "",
             "CELERY_BROKER_URL": self.broker_url,
+            **({"CULTISTS_ARCHIVE_DIR": self.archive_dir} if self.archive_dir else {}),
         }
 
 
@@ -68,17 +72,18 @@ def redis_cluster() -> Iterator[EmbeddedCluster]:
 
 
 @pytest.fixture(scope="package", params=["single", "cluster"])
-def live_store(request, redis_url: str) -> LiveStore:
+def live_store(request, redis_url: str, tmp_path_factory) -> LiveStore:
+    archive = str(tmp_path_factory.mktemp(f"archive-{request.param}"))
     if request.param == "single":
-        return LiveStore("single", redis_url, False, redis_url)
+        return LiveStore("single", redis_url, False, redis_url, archive)
     cluster = request.getfixturevalue("redis_cluster")
-    return LiveStore("cluster", cluster.url, True, redis_url)
+    return LiveStore("cluster", cluster.url, True, redis_url, archive)
 
 
 @pytest.fixture(scope="package")
-def gateway_settings(live_store: LiveStore, engines: dict, tmp_path_factory) -> Settings:
+def gateway_settings(live_store: LiveStore, engines: dict) -> Settings:
     return Settings(
-        archive_dir=str(tmp_path_factory.mktemp(f"archive-{live_store.kind}")),
+        archive_dir=live_store.archive_dir,
         redis_url=live_store.url,
         redis_cluster=live_store.cluster,
         broker_url=live_store.broker_url,
@@ -138,7 +143,6 @@ def table_worker(
     for both queues: the humans' tasks still come first, by priority)."""
     env = {
         **live_store.env(),
-        "CULTISTS_ARCHIVE_DIR": str(gateway_settings.archive_dir),
         **engine_env(engines),
         "GATEWAY_AWAY_SECONDS": str(AWAY_SECONDS),
         "GATEWAY_BOT_GRACE_SECONDS": str(BOT_GRACE_SECONDS),

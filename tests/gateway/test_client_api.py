@@ -132,8 +132,11 @@ def test_a_retried_write_gets_the_first_answer_byte_for_byte_and_happens_once(cl
     assert len(client.get("/api/v1/tables").get_json()["tables"]) == 1, "one table, not two"
     other = client.post("/api/v1/tables", json={"game": GAME, "players": 3}, headers=key)
     assert other.status_code == 422 and other.get_json()["error"]["code"] == "idempotency_key_reused"
-    bad = client.post("/api/v1/tables", json={"game": GAME}, headers={"Idempotency-Key": "short"})
-    assert bad.status_code == 400 and bad.get_json()["error"]["field"] == "Idempotency-Key"
+    # Too short, or not the document's visible ASCII (a space inside, a tab): refused, unused.
+    for wrong in ("short", "a key with spaces", "tab\there-key", "clé-unicode-key"):
+        bad = client.post("/api/v1/tables", json={"game": GAME}, headers={"Idempotency-Key": wrong})
+        assert bad.status_code == 400 and bad.get_json()["error"]["field"] == "Idempotency-Key", wrong
+    assert len(client.get("/api/v1/tables").get_json()["tables"]) == 1, "a refused key writes nothing"
 
 
 def test_a_move_whose_answer_was_lost_is_retried_without_a_second_effect(client):

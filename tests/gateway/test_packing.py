@@ -262,3 +262,20 @@ def test_a_seal_killed_between_its_file_and_its_script_is_made_again_once(client
     assert gw.store.seal(tid, 0)
     assert gw.store.blocks.path(tid).stat().st_size > 0 and gw.store.log(tid) == whole
     assert gw.store.log_tail(tid, len(whole)) == whole and len(gw.store.blocks.read(tid, 0, 1)) == 1
+
+
+def test_sealed_blocks_missing_from_the_shared_folder_are_said_not_read_as_nothing(client, app):
+    """A gateway and a tables worker that do not share the data folder: a table whose
+    blocks one sealed has no file where the other looks. The log is refused in words
+    naming the folder, never answered as an empty or shortened log."""
+    gw = app.extensions["cultists"]
+    redis = gw.redis
+    tid, _ = _playing(client)
+    notes = [{"kind": "note", "seat": -1, "text": f"n{i}", "payload": {}} for i in range(LOG_BLOCK)]
+    redis.rpush(log_key(tid), *[pack_log_line(orjson.dumps(n)) for n in notes])
+    assert gw.store.seal(tid, 0)
+    gw.store.blocks.path(tid).unlink()  # ... sealed by a process with another folder
+    with pytest.raises(RuntimeError, match="must share the data folder"):
+        gw.store.log(tid)
+    with pytest.raises(RuntimeError, match=str(gw.store.blocks.path(tid))):
+        gw.store.log_tail(tid, 2 * LOG_BLOCK)
