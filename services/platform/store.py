@@ -18,8 +18,10 @@ them is repaired by `reconcile` (beat, every few seconds) rather than lost:
   without a table, which the reconciler drops once it is older than a creation takes;
 - a change is written to the table first, then filed in the index (its earliest deadline
   is also kept in the record, field `due`): the reconciler walks each shard's live tables
-  and refiles any whose index entry disagrees with its record. So a live table is never
-  left without its deadline for longer than one reconciling pass.
+  and refiles any whose index entry is missing or later than its record. So a live table
+  is never left without its deadline for longer than one reconciling pass. A deadline
+  score may be earlier than the record's `due` (a move that puts the deadline off files
+  nothing: _file_moved_deadline); the deadline beat lifts such a score when it passes.
 
 The record (`gw:{t:<id>}`): game, players, seed, config, status, version, state (engine
 bytes), to_act, due, and per seat i: kind:i (human|bot), bot:i, player:i, token:i (sha256
@@ -686,7 +688,7 @@ class TableStore:
                 # Filed already when the move leaves the earliest deadline where it was
                 # (another seat's, kept): no command. A filing lost to a crash before this
                 # move is the reconciler's, as ever.
-                self._file_deadline(shard, table.id, due)
+                self._file_moved_deadline(shard, table.id, due, table.due)
             if unsealed >= LOG_BLOCK and not step.terminal:
                 self.seal(table.id, int(blocks))
         return int(outcome), int(version), int(first)
@@ -822,6 +824,40 @@ class TableStore:
         else:
             self.redis.zrem(index_key(shard, "deadlines"), table_id)
 
+    def _file_moved_deadline(self, shard: int, table_id: str, due: str, was: str) -> None:
+        """A move's new earliest deadline, filed only when it comes sooner than the one it
+        replaces. The index needs a score no later than the table's `due`, never an equal
+        one: a move nearly always pushes the deadline on (the next seat's time starts
+        now), and such a move leaves the earlier score where it was, so most moves file
+        nothing (bench redis_cost: a ZADD was a ninth of a move's Redis time). A table
+        found under a passed score with nobody past their deadline is filed afresh under
+        its own `due` by `refile_early` (tables.py, the deadline beat): one visit per
+        seat's decision time at most, against one ZADD per move. The ZADD here is LT, so a
+        late filing of an older move never lifts a score a newer one lowered."""
+        if not due:
+            self.redis.zrem(index_key(shard, "deadlines"), table_id)
+        elif not was or float(due) < float(was):
+            self.redis.zadd(index_key(shard, "deadlines"), {table_id: float(due)}, lt=True)
+
+    def refile_early(self, table_id: str, due: str) -> None:
+        """Lift a table's deadline score, passed while nobody is past their deadline, to its
+        `due` as just read. A move may commit between that read and this ZADD with a
+        sooner deadline, filed before this lifts it past: so the record's `due` is read
+        again after the lift and filed LT, which leaves the index no later than the
+        table whichever order the two processes' commands came in."""
+        key = index_key(shard_of(table_id), "deadlines")
+        if not due:
+            self.redis.zrem(key, table_id)
+            return
+        self.redis.zadd(key, {table_id: float(due)}, xx=True)
+        now_due = self.redis.hget(table_key(table_id), "due")
+        if now_due is None:
+            return  # gone: the reconciler drops its entry
+        if not now_due:
+            self.redis.zrem(key, table_id)
+        elif float(now_due) < float(due):
+            self.redis.zadd(key, {table_id: float(now_due)}, lt=True)
+
     def _file_started(self, shard: int, table_id: str, game: str, created: float, due: Any) -> None:
         with self.redis.pipeline(transaction=True) as pipe:  # one slot: the shard's
             pipe.zadd(index_key(shard, f"live:{game}"), {table_id: created})
@@ -908,9 +944,12 @@ class TableStore:
                 self._file_started(shard, table_id, game, float(created or listed), due)
                 fixed["started"] += 1
             elif status == "playing":
+                # An index score earlier than the record's `due` is as a move leaves it
+                # (_file_moved_deadline) and the deadline beat lifts it; a later one, or
+                # none, would let a seat's time pass unnoticed.
                 want = float(due) if due else None
                 if (want is None) != (filed is None) or (
-                    want is not None and filed is not None and abs(want - filed) > 0.001
+                    want is not None and filed is not None and filed > want + 0.001
                 ):
                     self._file_deadline(shard, table_id, due)
                     fixed["deadlines"] += 1

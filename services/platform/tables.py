@@ -583,7 +583,8 @@ class TableService:
                 for s in table.to_act
                 if (deadline := table.seats[s].deadline) is not None and deadline <= now
             ]
-            if not due:
+            if not due:  # filed early (a move put the deadline off): file it at its own
+                self.store.refile_early(table_id, table.due)
                 continue
             seat = due[0]
             try:

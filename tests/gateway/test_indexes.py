@@ -106,3 +106,65 @@ def test_a_live_table_that_lost_only_its_deadline_gets_it_back(app, client):
 
     assert gw.store.reconcile()["deadlines"] == 1
     assert gw.redis.zscore(index_key(shard, "deadlines"), tid) == due
+
+
+def _seated(client) -> tuple[str, list[str]]:
+    tid = _open(client)
+    tokens = [client.post(f"/api/tables/{tid}/seats/{s}").get_json()["token"] for s in (0, 1)]
+    return tid, tokens
+
+
+def _move(client, tid: str, tokens: list[str]) -> None:
+    seat = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
+    headers = {"Authorization": f"Bearer {tokens[seat]}"}
+    legal = client.get(f"/api/tables/{tid}/legal", headers=headers).get_json()
+    body = {"action": legal["legal_actions"][0]["id"], "version": legal["version"]}
+    reply = client.post(f"/api/tables/{tid}/actions", json=body, headers=headers)
+    assert reply.status_code == 200, reply.get_json()
+
+
+def test_a_move_that_puts_the_deadline_off_leaves_the_earlier_score_and_the_beat_lifts_it(app, client):
+    """A move files its deadline only when it comes sooner: the index may run early, never
+    late. The beat, finding the early score passed with nobody past their time, files the
+    table at its own deadline and moves nobody; the reconciler leaves an early score be."""
+    gw = app.extensions["cultists"]
+    tid, tokens = _seated(client)
+    key = index_key(shard_of(tid), "deadlines")
+    filed = gw.redis.zscore(key, tid)
+    version = int(gw.redis.hget(table_key(tid), "version"))
+    _move(client, tid, tokens)
+    due = float(gw.redis.hget(table_key(tid), "due"))
+    assert due > filed, "the next seat's time starts at the move"
+    assert gw.redis.zscore(key, tid) == filed, "a later deadline is not filed"
+    assert gw.store.reconcile()["deadlines"] == 0, "an early score is no fault"
+
+    assert gw.tables.enforce_deadlines((filed + due) / 2) == 0, "nobody is past their time"
+    assert int(gw.redis.hget(table_key(tid), "version")) == version + 1
+    assert gw.redis.zscore(key, tid) == due, "filed at the table's own deadline"
+
+
+def test_a_deadline_score_later_than_the_table_is_put_back(app, client):
+    gw = app.extensions["cultists"]
+    tid, _ = _seated(client)
+    key = index_key(shard_of(tid), "deadlines")
+    due = float(gw.redis.hget(table_key(tid), "due"))
+    gw.redis.zadd(key, {tid: due + 600})
+
+    assert gw.store.reconcile()["deadlines"] == 1
+    assert gw.redis.zscore(key, tid) == due
+
+
+def test_lifting_an_early_score_never_files_past_a_sooner_deadline_a_move_wrote(app, client):
+    """The race the beat's lift has with a move: the beat read the table's deadline, a move
+    then committed a sooner one (and filed it), then the beat lifts the score to what it
+    read. It reads the record again after lifting and files the sooner deadline."""
+    gw = app.extensions["cultists"]
+    tid, _ = _seated(client)
+    key = index_key(shard_of(tid), "deadlines")
+    due = gw.redis.hget(table_key(tid), "due").decode()
+    read_by_the_beat = f"{float(due) + 300:.3f}"  # the deadline as it was when the beat read it
+    gw.redis.zadd(key, {tid: float(due)})  # filed by the move that made it `due`
+
+    gw.store.refile_early(tid, read_by_the_beat)
+
+    assert gw.redis.zscore(key, tid) == float(due)
