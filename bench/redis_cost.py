@@ -4,10 +4,11 @@ Issue 28 item 3: a move must cost at most 8 Redis commands, those run inside Lua
 and at most 0.08 ms of Redis CPU; item 4: a live table at most 8 KB of Redis (MEMORY
 USAGE of its record, log and actions, SAMPLES 0), read after every move of every table,
 so the target is checked at each table's largest (near its end, a game's bytes grow with
-its log and moves), with the mean over the tables at the end of the run beside it. Measured from Redis's own accounting over a known number
-of moves: `CONFIG RESETSTAT`, then moves, then `INFO commandstats` (calls and usec per
-command, Lua's inner calls counted separately from the EVALSHA that ran them) and `INFO
-cpu` (the server process's CPU, summed over the cluster's masters).
+its log and moves), with the mean over the tables at the end of the run beside it.
+Measured from Redis's own accounting around each of a known number of moves: `INFO
+commandstats` before and after it (calls and usec per command, Lua's inner calls counted
+separately from the EVALSHA that ran them) and `INFO cpu` (the server process's CPU,
+summed over the cluster's masters).
 
 A script's `usec` in commandstats already holds the time of the commands it ran, and those
 commands are counted again under their own names, so adding every command's `usec` counted
@@ -27,7 +28,13 @@ commandstats' usec is wall time inside each call, so a loaded machine (other pro
 on Redis's core, its caches cold between one client's requests) inflates it, and a rare
 call preempted mid-way adds milliseconds to a mean of microseconds. So the moves are
 played in ROUNDS rounds and the figure is the median of the rounds' means, with each
-round's mean, the median move's and the load average beside it; and for comparison a
+round's mean, the median move's and the load average beside it. The three measurements
+(one Redis, the cluster, one Redis with the rate limits) take their rounds in turn, round
+1 of each, then round 2 of each, ..., so a load that comes and goes during the run falls
+on all of them alike, where one measurement after another put the load of one stretch of
+the run on one of them only (2026-12-05: the cluster's figure 1.6 times the single's
+when measured after it with the load rising, the same as the single's when its rounds
+alternated). And for comparison a
 run of QUIET_MOVES moves with no readings between them, timed by the server processes'
 own CPU (/proc/<pid>/schedstat: the main thread's nanoseconds on a CPU, so time spent
 preempted is not counted; it does count everything else Redis did, the lookups between
@@ -43,6 +50,7 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any, cast
 
@@ -176,7 +184,11 @@ def _move(client: Any, entry: Seats, pick: random.Random) -> Seats:
     return tid, tokens, reply.get_json()
 
 
-def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
+def _measure(store: Any, engines: dict, limits: bool) -> Generator[None, None, dict[str, Any]]:
+    """One store's measurement, as a generator the driver (`run`) steps: set up, then one
+    step per round of MOVES // ROUNDS moves, the rounds of every measurement taken in turn so
+    each sees the machine as the others do (module docstring), then the rest, its result
+    the generator's return value."""
     settings = Settings(
         redis_url=store.url,
         redis_cluster=hasattr(store, "nodes"),
@@ -198,17 +210,18 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
     nodes = _nodes(store)
     sent = _tap(platform.redis)
     reference = _reference(nodes)
-    for node in nodes:
-        node.config_resetstat()
     moves = 0
     largest: dict[str, Any] = {"bytes": 0}
-    cpu = _cpu(nodes)
+    totals: dict[str, Any] = {}
+    server_cpu = seconds = 0.0
+    yield
     load = load_average()
-    started = time.perf_counter()
-    while moves < MOVES:
-        for i in range(len(seats)):
-            if moves >= MOVES:
-                break
+    size = MOVES // ROUNDS
+    for _ in range(ROUNDS):
+        cpu = _cpu(nodes)  # per round: another measurement's rounds may share this server
+        started = time.perf_counter()
+        for turn in range(size):
+            i = turn % len(seats)
             # The lookups first, outside the readings: they are not a move's.
             entry = _ready(client, seats[i], GAME)
             assert entry is not None
@@ -218,11 +231,12 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
             sent_after = dict(sent)
             after = _stats(nodes)
             moves += 1
-            _add(before, after, {k: n - sent_before.get(k, 0) for k, n in sent_after.items()})
+            _add(totals, before, after, {k: n - sent_before.get(k, 0) for k, n in sent_after.items()})
             # Outside the move's readings: the table's bytes at this version.
             largest = max(largest, _table_bytes(platform.redis, seats[i][0]), key=lambda r: r["bytes"])
-    seconds = time.perf_counter() - started
-    server_cpu = _cpu(nodes) - cpu
+        seconds += time.perf_counter() - started
+        server_cpu += _cpu(nodes) - cpu
+        yield
     quiet = _quiet(client, seats, nodes, store.pids, pick)
     # SAMPLES 0: every field and list entry measured (the default samples 5 of them and
     # scales up, which swings by KBs where one field is the state and the rest are tiny).
@@ -238,7 +252,7 @@ def _measure(store: Any, engines: dict, limits: bool) -> dict[str, Any]:
         largest = max(largest, found, key=lambda r: r["bytes"])
     platform.close()
     return {
-        **_summary(moves, seconds, server_cpu),
+        **_summary(totals, moves, seconds, server_cpu),
         **quiet,
         "load_average_at_start": load,
         "reference_usec_per_call": reference,
@@ -315,10 +329,8 @@ def _table_bytes(client: Any, table_id: str) -> dict[str, Any]:
     return {"bytes": sum(parts.values()), **parts, "version": int(version or 0)}
 
 
-_totals: dict[str, Any] = {}
-
-
 def _add(
+    totals: dict[str, Any],
     before: tuple[dict[str, int], dict[str, float]],
     after: tuple[dict[str, int], dict[str, float]],
     sent: dict[str, int],
@@ -327,7 +339,7 @@ def _add(
     the commands the gateway sent (module docstring: a script's time holds its inner ones)."""
     calls0, usec0 = before
     calls1, usec1 = after
-    counted = _totals.setdefault("calls", {})
+    counted = totals.setdefault("calls", {})
     direct_usec = 0.0
     for command, n in calls1.items():
         calls = n - calls0.get(command, 0)
@@ -337,20 +349,20 @@ def _add(
             spent = usec1.get(command, 0.0) - usec0.get(command, 0.0)
             direct_usec += spent * direct / calls
             # What Redis's own sum says (every name's time, Lua's inner calls twice).
-            _totals["usec_all"] = _totals.get("usec_all", 0.0) + spent
-            by_name = _totals.setdefault("usec_by", {})
+            totals["usec_all"] = totals.get("usec_all", 0.0) + spent
+            by_name = totals.setdefault("usec_by", {})
             by_name[command] = by_name.get(command, 0.0) + spent
-    _totals.setdefault("moves", []).append(direct_usec)
+    totals.setdefault("moves", []).append(direct_usec)
 
 
-def _summary(moves: int, seconds: float, server_cpu: float) -> dict[str, Any]:
-    calls = {k: v for k, v in _totals.pop("calls", {}).items() if v}
-    per_move: list[float] = _totals.pop("moves", [])
+def _summary(totals: dict[str, Any], moves: int, seconds: float, server_cpu: float) -> dict[str, Any]:
+    calls = {k: v for k, v in totals.pop("calls", {}).items() if v}
+    per_move: list[float] = totals.pop("moves", [])
     usec = sum(per_move)
     size = max(1, len(per_move) // ROUNDS)
     rounds = [statistics.fmean(per_move[i : i + size]) / 1000 for i in range(0, size * ROUNDS, size)]
-    usec_all = _totals.pop("usec_all", 0.0)
-    usec_by = _totals.pop("usec_by", {})
+    usec_all = totals.pop("usec_all", 0.0)
+    usec_by = totals.pop("usec_by", {})
     total = sum(calls.values())
     return {
         "moves": moves,
@@ -404,16 +416,30 @@ class _Cluster:
 def run() -> dict[str, Any]:
     engines = {g: start_engine(g) for g in available_games()}
     out: dict[str, Any] = {"game": GAME, "players": 4, "tables": TABLES}
+    stores: list[Any] = []
     try:
-        for name, make in (("single", _Single), ("cluster", _Cluster)):
-            store = make()
+        stores = [_Single(), _Cluster()]
+        single, cluster = stores
+        measurements = {
+            "single": _measure(single, engines, limits=False),
+            "cluster": _measure(cluster, engines, limits=False),
+            "single_with_rate_limits": _measure(single, engines, limits=True),
+        }
+        for measurement in measurements.values():
+            next(measurement)  # set up
+        for _ in range(ROUNDS):  # round by round, in turn: the same machine for each
+            for measurement in measurements.values():
+                next(measurement)
+        for name, measurement in measurements.items():
             try:
-                out[name] = _measure(store, engines, limits=False)
-                if name == "single":
-                    out["single_with_rate_limits"] = _measure(store, engines, limits=True)
-            finally:
-                store.stop()
+                next(measurement)
+            except StopIteration as done:
+                out[name] = done.value
+            else:
+                raise AssertionError(f"{name}: more rounds than ROUNDS")
     finally:
+        for store in stores:
+            store.stop()
         for engine in engines.values():
             engine.stop(grace=0)
     out["targets"] = (
