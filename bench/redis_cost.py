@@ -33,8 +33,8 @@ round's mean, the median move's and the load average beside it. The three measur
 1 of each, then round 2 of each, ..., so a load that comes and goes during the run falls
 on all of them alike, where one measurement after another put the load of one stretch of
 the run on one of them only (2026-12-05: the cluster's figure 1.6 times the single's
-when measured after it with the load rising, the same as the single's when its rounds
-alternated). And for comparison a
+when measured after it with the load rising; 1.2 times when their rounds alternated).
+And for comparison a
 run of QUIET_MOVES moves with no readings between them, timed by the server processes'
 own CPU (/proc/<pid>/schedstat: the main thread's nanoseconds on a CPU, so time spent
 preempted is not counted; it does count everything else Redis did, the lookups between
