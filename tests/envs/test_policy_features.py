@@ -8,7 +8,11 @@ games to the heuristic. These tests fail on such an encoding.
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -156,3 +160,64 @@ def test_purple_s_target_is_scored_by_its_seat_counted_from_the_mover() -> None:
                     assert m == GIVE * STRIDE + (a % STRIDE - seat) % 4
             seen += 1
     assert seen >= 3
+
+
+_DIGEST = """
+import hashlib, json
+from services.engines.core.bots import make_bot
+from services.engines.core.policy import load_net
+from services.engines.registry import load_game
+from services.engines.tricky_cultists import features as tf
+spec = load_game("tricky_cultists")
+column = load_net("tricky_cultists").column
+digest, decisions = hashlib.sha256(), 0
+for seed in range(1, 9):
+    state = spec.new_state(None, 4, seed)
+    bots = [make_bot(spec, "heuristic", seed * 7 + s) for s in range(4)]
+    while not state.is_terminal():
+        seat = state.to_act()[0]
+        legal = state.legal_actions(seat)
+        for s in range(4):  # every seat's features, in the order the encoder lists them
+            digest.update(json.dumps(tf.features(state, s)).encode())
+        digest.update(json.dumps(tf.legal_columns(state, seat, legal, column)).encode())
+        state.apply(seat, bots[seat].choose(state, seat, legal))
+        decisions += 1
+print(json.dumps({"file": tf.__file__, "digest": digest.hexdigest(), "decisions": decisions}))
+"""
+
+
+def _digest(pure: bool) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if k != "CULTISTS_PURE_PYTHON"}
+    if pure:
+        env["CULTISTS_PURE_PYTHON"] = "1"
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", _DIGEST], cwd=root, env=env, capture_output=True, text=True, timeout=240
+    )
+    assert done.returncode == 0, done.stderr
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_compiled_features_and_columns_are_the_interpreted_ones_in_the_same_order() -> None:
+    """features.pxd types the encoder in C; the indices, their order (the net sums its rows
+    in it, so the order is part of the scores' rounding) and the legal moves' columns must
+    be exactly the interpreted source's, or the policy would play other moves compiled."""
+    compiled, interpreted = _digest(pure=False), _digest(pure=True)
+    assert str(interpreted["file"]).endswith(".py")
+    assert int(str(compiled["decisions"])) > 500
+    assert compiled["digest"] == interpreted["digest"]
+
+
+def test_legal_columns_maps_each_move_as_relative_action_does() -> None:
+    net = load_net(GAME)
+    column = dict(net.column)
+    column.pop(next(iter(column)))  # a move the net has no column for is left out
+    for game_seed in (1, 2):
+        for state, seat, _ in _positions(game_seed):
+            legal = state.legal_actions(seat)  # type: ignore[attr-defined]
+            want = [(a, column[m]) for a in legal if (m := tf.relative_action(state, seat, a)) in column]
+            known, cols = tf.legal_columns(state, seat, legal, column)
+            assert list(zip(known, cols, strict=True)) == want
+    with pytest.raises(TypeError):
+        tf.features(None, 0)

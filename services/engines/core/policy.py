@@ -67,6 +67,11 @@ class Encoder:
         # The action id the net scores for an engine action (seat-relative where the
         # features count seats from the mover); None: the engine's own id.
         self.relative: Callable[[State, int, int], int] | None = None
+        # `relative` over a decision's legal moves in one call, (known actions, columns),
+        # where the game's features.py has it (Tricky Cultists: compiled beside the features).
+        self.columns: (
+            Callable[[State, int, list[int], dict[int, int]], tuple[list[int], list[int]]] | None
+        ) = None
         # The view's vector straight from the state, as (slots, values), where the game's
         # features.py has it (Trash Cult, Crazy Cultists); None: built from the view.
         self.observation: Callable[[State, int], tuple[list[int], list[float]]] | None = None
@@ -79,6 +84,7 @@ class Encoder:
         elif name == game and module is not None and hasattr(module, "features"):
             self.name, self.size, self.features = game, int(module.SIZE), module.features
             self.relative = getattr(module, "relative_action", None)
+            self.columns = getattr(module, "legal_columns", None)
         else:
             raise BadConfig(f"{game} has no policy encoding {name!r} (it has {', '.join(encodings(game))})")
 
@@ -326,7 +332,9 @@ class PolicyBot:
         column = self.net.column
         encoder = self.encoder
         relative = encoder.relative
-        if relative is None:
+        if encoder.columns is not None:
+            known, cols = encoder.columns(state, seat, legal, column)
+        elif relative is None:
             known = [a for a in legal if a in column]
             cols = [column[a] for a in known]
         else:

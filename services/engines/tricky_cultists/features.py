@@ -77,7 +77,9 @@ def _bin(value: int, bins: int) -> int:
 
 def features(state: object, seat: int) -> list[int]:
     """The indices (< SIZE) of the features that are 1 for `seat`, in no particular order."""
-    st = state  # a TrickyCultistsState; typed loosely so the compiled module stays generic
+    if state is None:  # compiled, `st` is the state's extension type, which admits None
+        raise TypeError("features() needs a Tricky Cultists state, not None")
+    st = state  # a TrickyCultistsState (features.pxd: compiled, its fields read directly)
     cfg = st.config  # type: ignore[attr-defined]
     n = st.num_players  # type: ignore[attr-defined]
     ranks = cfg.ranks
@@ -169,3 +171,22 @@ def relative_action(state: object, seat: int, action: int) -> int:
     if kind == GIVE:
         return GIVE * STRIDE + (arg - seat) % state.num_players  # type: ignore[attr-defined]
     return action
+
+
+def legal_columns(
+    state: object, seat: int, legal: list[int], column: dict[int, int]
+) -> tuple[list[int], list[int]]:
+    """The legal actions the net has a column for, and those columns (`column`: the net's
+    action id -> its column), each action scored as `relative_action` names it: the
+    policy bot's per-decision mapping in one call, compiled, rather than one Python call
+    per legal action."""
+    n = state.num_players  # type: ignore[attr-defined]
+    known: list[int] = []
+    cols: list[int] = []
+    for a in legal:
+        kind = a // STRIDE
+        c = column.get(GIVE * STRIDE + (a % STRIDE - seat) % n if kind == GIVE else a)
+        if c is not None:
+            known.append(a)
+            cols.append(c)
+    return known, cols
