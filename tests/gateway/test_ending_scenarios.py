@@ -135,9 +135,11 @@ def test_a_tie_on_score_is_broken_by_the_rule_that_decides(client, app):
     wins only at the end of its owner's turn with a Cult Member kept (TC-17)."""
 
     def tied(state: State) -> bool:
+        # Tied with the winner and outscored by nobody: a loser above the winner's total
+        # (an end like _loser_outscored_a_winner's) would rank second, the tied one third.
         won = state.winners()
         totals = [t for t, _ in state.score_breakdown()]
-        return len(won) == 1 and totals.count(totals[won[0]]) > 1
+        return len(won) == 1 and totals.count(totals[won[0]]) > 1 and max(totals) == totals[won[0]]
 
     tid, tokens, table = _play_to(client, app, "trash_cult", 4, {"food_needed_4p": 2}, tied)
     winner = table["winners"][0]
