@@ -826,7 +826,7 @@ class TableStore:
 
     def _file_moved_deadline(self, shard: int, table_id: str, due: str, was: str) -> None:
         """A move's new earliest deadline, filed only when it comes sooner than the one it
-        replaces. The index needs a score no later than the table's `due`, never an equal
+        replaces. The index needs a score no later than the table's `due`, not an equal
         one: a move nearly always pushes the deadline on (the next seat's time starts
         now), and such a move leaves the earlier score where it was, so most moves file
         nothing (bench redis_cost: a ZADD was a ninth of a move's Redis time). A table

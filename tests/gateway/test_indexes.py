@@ -9,6 +9,8 @@ from urllib.parse import quote
 
 from services.platform.keys import index_key, shard_of, table_key
 
+from .conftest import bearer
+
 CRAZY = "crazy_cultists"
 TWO = {"two_players": True}  # Crazy Cultists seats 2 only behind its sweep-variant switch (CC-2)
 
@@ -116,7 +118,7 @@ def _seated(client) -> tuple[str, list[str]]:
 
 def _move(client, tid: str, tokens: list[str]) -> None:
     seat = client.get(f"/api/tables/{tid}").get_json()["to_act"][0]
-    headers = {"Authorization": f"Bearer {tokens[seat]}"}
+    headers = bearer(tokens[seat])
     legal = client.get(f"/api/tables/{tid}/legal", headers=headers).get_json()
     body = {"action": legal["legal_actions"][0]["id"], "version": legal["version"]}
     reply = client.post(f"/api/tables/{tid}/actions", json=body, headers=headers)
